@@ -1,0 +1,71 @@
+/**
+ * One error class for everything the gateway answers on purpose. A `GatewayError` carries the
+ * HTTP status and the OpenAI-style fields; `http/error-response.ts` renders it in the shape the
+ * route's clients expect (OpenAI or Anthropic). Anything else that reaches the top is a bug and
+ * is masked as a 500.
+ */
+export interface GatewayErrorInit {
+  status: number;
+  message: string;
+  /** OpenAI `error.type`; defaults from the status (see `defaultType`). */
+  type?: string;
+  /** The request field at fault, as the client wrote it (`messages[0].role`), or null. */
+  param?: string | null;
+  code?: string | null;
+  /** Headers the response must carry, e.g. `retry-after` on a 429. */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly type: string;
+  readonly param: string | null;
+  readonly code: string | null;
+  readonly headers: Record<string, string>;
+
+  constructor(init: GatewayErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'GatewayError';
+    this.status = init.status;
+    this.type = init.type ?? defaultType(init.status);
+    this.param = init.param ?? null;
+    this.code = init.code ?? null;
+    this.headers = init.headers ?? {};
+  }
+}
+
+function defaultType(status: number): string {
+  if (status === 401 || status === 400 || status === 404 || status === 405 || status === 409 || status === 413) {
+    return 'invalid_request_error';
+  }
+  if (status === 403) return 'permission_error';
+  if (status === 429) return 'rate_limit_exceeded';
+  return 'server_error';
+}
+
+/** 400 naming the field at fault: the common case of bad input. */
+export function invalidRequest(message: string, param: string | null = null, code: string | null = null): GatewayError {
+  return new GatewayError({ status: 400, message, param, code });
+}
+
+export function isGatewayError(error: unknown): error is GatewayError {
+  return error instanceof GatewayError;
+}
+
+/** Aborts are their own category: a client that left is not a failure to log or wrap. */
+export function isAbortError(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error.name === 'AbortError' || error.name === 'TimeoutError' || (error as { code?: string }).code === 'ABORT_ERR')
+  );
+}
+
+/**
+ * The error a client may see: a `GatewayError` as it is, anything else masked as a 500 with no
+ * detail (the original is logged by the caller, never sent).
+ */
+export function toPublicError(error: unknown): GatewayError {
+  if (isGatewayError(error)) return error;
+  return new GatewayError({ status: 500, message: 'The gateway had an internal error while processing the request.', cause: error });
+}

@@ -1,0 +1,176 @@
+/**
+ * The protocol-neutral intermediate representation (IR) of a text generation.
+ *
+ * Each client protocol (chat, responses, messages) has a decoder from its request to `IRRequest`
+ * and encoders from `IRResponse` / `IRStreamEvent`s to its JSON body and SSE stream; each upstream
+ * protocol has the reverse. Three protocols therefore cost six codecs, not six pairwise bridges.
+ *
+ * Conventions:
+ * - Usage follows OpenAI semantics: `input` counts every prompt token, cached ones included;
+ *   `output` counts every generated token, reasoning included. Unknown counters are `undefined`,
+ *   never a fake 0 (encoders print 0 where a protocol requires the field).
+ * - Tool calls keep the id the model gave them (`call_…`, `toolu_…`); encoders never re-key them,
+ *   so a client can match `function_call_output` / `tool_result` to the call.
+ * - `arguments` is always the raw JSON text of the call's input.
+ */
+
+export type TextProtocol = 'chat' | 'responses' | 'messages';
+
+export interface CacheControl {
+  type: string;
+  ttl?: string;
+  [key: string]: unknown;
+}
+
+export type IRContentPart = IRTextPart | IRImagePart | IRFilePart;
+
+export interface IRTextPart {
+  type: 'text';
+  text: string;
+  cacheControl?: CacheControl;
+}
+
+/** An image given either by URL (http(s) or data URL) or as base64 data with its media type. */
+export interface IRImagePart {
+  type: 'image';
+  url?: string;
+  data?: string;
+  mediaType?: string;
+  detail?: 'auto' | 'low' | 'high';
+  cacheControl?: CacheControl;
+}
+
+export interface IRFilePart {
+  type: 'file';
+  /** Base64 data (without the data-URL prefix). */
+  data?: string;
+  mediaType?: string;
+  filename?: string;
+  fileId?: string;
+  url?: string;
+  cacheControl?: CacheControl;
+}
+
+export interface IRToolCall {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  arguments: string;
+  cacheControl?: CacheControl;
+}
+
+export interface IRReasoningPart {
+  type: 'reasoning';
+  text: string;
+  /** Anthropic thinking signature, replayed unchanged. */
+  signature?: string;
+  /** Opaque reasoning from OpenAI Responses (`encrypted_content`) or Anthropic `redacted_thinking`. */
+  encrypted?: string;
+  /** Responses reasoning item id, when it came from one. */
+  id?: string;
+}
+
+export type IRAssistantPart = IRTextPart | IRReasoningPart | IRToolCall | { type: 'refusal'; refusal: string };
+
+export type IRMessage =
+  | { role: 'system'; content: IRTextPart[] }
+  | { role: 'user'; content: IRContentPart[] }
+  | { role: 'assistant'; content: IRAssistantPart[] }
+  | { role: 'tool'; toolCallId: string; content: IRContentPart[]; isError?: boolean; name?: string };
+
+export interface IRTool {
+  name: string;
+  description?: string;
+  /** JSON Schema of the input object. */
+  parameters?: Record<string, unknown>;
+  strict?: boolean;
+  cacheControl?: CacheControl;
+}
+
+export type IRToolChoice =
+  | { type: 'auto'; parallel?: boolean }
+  | { type: 'none' }
+  | { type: 'required'; parallel?: boolean }
+  | { type: 'tool'; name: string; parallel?: boolean };
+
+export interface IRRequest {
+  /** The upstream model id (already mapped from the public id). */
+  model: string;
+  /** System instructions, in order; `instructions` (Responses) and `system` (Messages) land here. */
+  system: IRTextPart[];
+  messages: IRMessage[];
+  tools?: IRTool[];
+  toolChoice?: IRToolChoice;
+  parallelToolCalls?: boolean;
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
+  reasoning?: { effort?: string; budgetTokens?: number; summary?: string };
+  /** `json_schema` / `json_object` / `text` output format. */
+  responseFormat?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name?: string; schema?: unknown; strict?: boolean; description?: string };
+  metadata?: Record<string, unknown>;
+  user?: string;
+  stream: boolean;
+  /**
+   * Fields with the same name and meaning in every OpenAI protocol (`prompt_cache_key`,
+   * `service_tier`, `store`, `seed`…), kept so an OpenAI-family upstream receives them unchanged.
+   */
+  passthrough: Record<string, unknown>;
+}
+
+export type IRFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'stop_sequence' | 'pause';
+
+export interface IRUsage {
+  /** Every prompt token, cached reads and cache writes included (OpenAI semantics). */
+  input?: number;
+  cachedRead?: number;
+  cacheWrite?: number;
+  /** Every generated token, reasoning included. */
+  output?: number;
+  reasoning?: number;
+}
+
+export interface IRResponse {
+  id: string;
+  model: string;
+  /** Output parts in order: reasoning, text, tool calls, refusal. */
+  content: IRAssistantPart[];
+  finishReason: IRFinishReason;
+  stopSequence?: string;
+  usage: IRUsage;
+  /** Unix seconds. */
+  created: number;
+}
+
+/**
+ * A streamed generation. Parts are sequential: at most one part is open at a time, and a
+ * delta of another kind, or a new `tool_call_start`, closes the open part. Decoders of upstream
+ * streams that interleave (parallel chat tool calls) buffer so that this holds.
+ *
+ * Order: `start`, then part events, then `finish` (usage may also arrive in `start` and `usage`).
+ * A stream that fails after `start` throws from the iterator (a `GatewayError`); it never ends
+ * without `finish` unless it throws.
+ */
+export type IRStreamEvent =
+  | { type: 'start'; id: string; model: string; created: number; usage?: IRUsage }
+  | { type: 'text_delta'; text: string }
+  | { type: 'refusal_delta'; text: string }
+  | { type: 'reasoning_delta'; text: string }
+  /** Closes the open reasoning part with its signature or opaque content. */
+  | { type: 'reasoning_end'; signature?: string; encrypted?: string }
+  | { type: 'tool_call_start'; id: string; name: string }
+  | { type: 'tool_call_delta'; arguments: string }
+  | { type: 'usage'; usage: IRUsage }
+  | { type: 'finish'; reason: IRFinishReason; stopSequence?: string; usage?: IRUsage };
+
+/** Merge usage counters: later values overwrite earlier ones (upstream counters are cumulative). */
+export function mergeUsage(base: IRUsage, update: IRUsage | undefined): IRUsage {
+  if (!update) return base;
+  const merged: IRUsage = { ...base };
+  for (const key of ['input', 'cachedRead', 'cacheWrite', 'output', 'reasoning'] as const) {
+    const value = update[key];
+    if (value !== undefined && value !== null) merged[key] = value;
+  }
+  return merged;
+}
