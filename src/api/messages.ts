@@ -1,0 +1,45 @@
+import { GatewayError } from '../errors.js';
+import type { RouteContext } from '../http/route.js';
+import { decodeMessagesRequest } from '../protocols/messages/decode-request.js';
+import { encodeMessagesResponse } from '../protocols/messages/encode-response.js';
+import { encodeMessagesStream } from '../protocols/messages/encode-stream.js';
+import { messagesRequestSchema } from '../schemas/messages.js';
+import { messagesTap } from '../protocols/stream-tap.js';
+import { handleText, type TextEndpoint } from './text.js';
+
+const messages: TextEndpoint = {
+  protocol: 'messages',
+  endpoint: '/v1/messages',
+  schema: messagesRequestSchema,
+  decode: decodeMessagesRequest,
+  encodeResponse: encodeMessagesResponse,
+  tap: messagesTap,
+  encodeStream: encodeMessagesStream,
+  checkHeaders: requireVersionHeader,
+};
+
+/** POST /v1/messages */
+export function createMessage(context: RouteContext): Promise<Response> {
+  return handleText(context, messages);
+}
+
+/** The spec (section 9) requires the vendor version header, a YYYY-MM-DD date. */
+function requireVersionHeader(request: Request): void {
+  const version = request.headers.get('anthropic-version');
+  if (!version) {
+    throw new GatewayError({
+      status: 400,
+      message: 'The anthropic-version header is required (a date such as 2023-06-01).',
+      param: 'anthropic-version',
+      code: 'missing_required_header',
+    });
+  }
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) {
+    throw new GatewayError({
+      status: 400,
+      message: `The anthropic-version header must be a date YYYY-MM-DD, received "${version.slice(0, 40)}".`,
+      param: 'anthropic-version',
+      code: 'invalid_header',
+    });
+  }
+}

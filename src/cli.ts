@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfigFile, type LoadedConfig } from './config.js';
+import { createGateway } from './gateway.js';
+import { createLocalProvider, localModels } from './providers/local/local-provider.js';
+
+/**
+ * The standalone server: `infergate [--config FILE] [--port N] [--host H]`.
+ * Without a config it serves the local provider with one key (`INFERGATE_API_KEY` or a generated
+ * one), printed at start. Ctrl-C (SIGINT) or SIGTERM closes the server and providers, exit 0.
+ */
+
+const usage = `Usage: infergate [--config FILE] [--port N] [--host H]
+
+Options:
+  -c, --config FILE  JSON config file (env INFERGATE_CONFIG). Without one, the offline
+                     local provider is served with one key.
+  -p, --port N       Port to listen on (env PORT, then the config's "port"; default 8787; 0 = any free port).
+  -H, --host H       Host to bind (the config's "host"; default 127.0.0.1).
+  -h, --help         Show this help.
+
+Environment:
+  INFERGATE_API_KEY  The key to accept when no config file is given (default: a generated sk-local-… key).
+`;
+
+const DEFAULT_PORT = 8787;
+const DEFAULT_HOST = '127.0.0.1';
+
+interface Setup {
+  config: LoadedConfig;
+  /** The key to print: only one the CLI made up or took from the environment, never a configured one. */
+  printedKey?: string;
+  configPath?: string;
+}
+
+async function main(): Promise<void> {
+  const args = parseCommandLine(process.argv.slice(2));
+  if (args.help) {
+    process.stdout.write(usage);
+    return;
+  }
+  const setup = await loadSetup(args.config ?? nonEmpty(process.env.INFERGATE_CONFIG));
+  const port = parsePort(args.port, '--port') ?? parsePort(nonEmpty(process.env.PORT), 'PORT') ?? setup.config.port ?? DEFAULT_PORT;
+  const host = args.host ?? setup.config.host ?? DEFAULT_HOST;
+
+  const { port: _port, host: _host, ...options } = setup.config;
+  const gateway = createGateway(options);
+  const server = createServer(gateway);
+  await listen(server, port, host);
+
+  // The printed URL includes the base path, so `url + '/v1'` is always the OpenAI SDK's baseURL.
+  const url = `http://${urlHost(host)}:${(server.address() as AddressInfo).port}${(options.basePath ?? '').replace(/\/+$/, '')}`;
+  const models = options.models.map((model) => model.id);
+  const lines = [`infergate listening on ${url}`];
+  if (setup.configPath) lines.push(`Config: ${setup.configPath}`, `API keys: from the config file (${options.keys.length})`);
+  if (setup.printedKey) lines.push(`API key: ${setup.printedKey}`);
+  lines.push(`Models: ${models.join(', ') || '(none)'}`);
+  const textModel = options.models.find((model) => (model.kind ?? 'text') === 'text');
+  if (textModel) {
+    const body = JSON.stringify({ model: textModel.id, messages: [{ role: 'user', content: 'Hello' }] });
+    const auth = setup.printedKey ?? '<your key>';
+    lines.push(`Try: curl ${url}/v1/chat/completions -H "Authorization: Bearer ${auth}" -H "Content-Type: application/json" -d '${body}'`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      // A second Ctrl-C while closing: the user wants out now.
+      process.exit(1);
+    }
+    stopping = true;
+    process.stderr.write(`infergate: ${signal} received, shutting down\n`);
+    shutdown(server, setup.config, () => gateway.dispose()).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`infergate: error while shutting down: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+function parseCommandLine(argv: string[]): { config?: string; port?: string; host?: string; help?: boolean } {
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string', short: 'c' },
+        port: { type: 'string', short: 'p' },
+        host: { type: 'string', short: 'H' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    return values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function loadSetup(configPath: string | undefined): Promise<Setup> {
+  if (configPath) return { config: await loadConfigFile(configPath), configPath };
+  const key = nonEmpty(process.env.INFERGATE_API_KEY) ?? 'sk-local-' + randomBytes(16).toString('hex');
+  return {
+    config: { keys: [{ key, models: '*' }], providers: { local: createLocalProvider() }, models: localModels('local') },
+    printedKey: key,
+  };
+}
+
+function parsePort(value: string | undefined, source: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`${source} must be a port number 0-65535, got "${value}"`);
+  return port;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Stops accepting, drops open connections (streams included), then releases the gateway and providers. */
+async function shutdown(server: Server, config: LoadedConfig, disposeGateway: () => Promise<void> | void): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await closed;
+  await disposeGateway();
+  await Promise.all(Object.values(config.providers).map((provider) => provider.close?.()));
+}
+
+/** A host as it goes in a URL: wildcards become localhost, IPv6 literals get brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+class UsageError extends Error {}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`infergate: ${error.message}\n`);
+  } else if (error instanceof UsageError) {
+    process.stderr.write(`infergate: ${error.message}\n\n${usage}`);
+  } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' || (error as NodeJS.ErrnoException).code === 'EACCES') {
+    process.stderr.write(`infergate: cannot listen: ${(error as Error).message}\n`);
+  } else {
+    process.stderr.write(`infergate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,263 @@
+import { readFile } from 'node:fs/promises';
+import * as v from 'valibot';
+import type { StaticKey } from './auth/key-store.js';
+import type { GatewayOptions } from './options.js';
+import { localModels } from './providers/local/local-provider.js';
+import type { Provider } from './providers/provider.js';
+import { createProvider } from './providers/registry.js';
+import type { ModelEntry } from './routing/catalog.js';
+
+/**
+ * The standalone server's JSON config file (README, "Config file"): validated field by field,
+ * unknown fields rejected so that a typo is loud, every error naming its path
+ * (`providers.oai.baseURL: expected a URL string, got "api.openai.com"`).
+ */
+
+/** A config error: `issues` lists one `path: problem` line per bad field. */
+export class ConfigError extends Error {
+  readonly issues: readonly string[];
+
+  constructor(heading: string, issues: readonly string[] = []) {
+    super(issues.length === 0 ? heading : `${heading}\n${issues.map((issue) => `  - ${issue}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+/** What a config file gives: the gateway options, built providers included, and where to listen. */
+export interface LoadedConfig extends GatewayOptions {
+  keys: StaticKey[];
+  providers: Record<string, Provider>;
+  models: ModelEntry[];
+  port?: number;
+  host?: string;
+}
+
+/** Reads, parses and validates a JSON config file; throws a `ConfigError` naming the file. */
+export async function loadConfigFile(path: string): Promise<LoadedConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`Cannot read config file ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseConfig(json, path);
+}
+
+/** Validates a parsed config and builds its providers; throws a `ConfigError` listing every bad field. */
+export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
+  // Checked here because valibot's object schemas accept arrays (and would read `[].keys`).
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new ConfigError(`Invalid ${source}:`, [`config: expected a JSON object, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`]);
+  }
+  const result = v.safeParse(ConfigSchema, json);
+  if (!result.success) throw new ConfigError(`Invalid ${source}:`, result.issues.map(describeIssue));
+  const config = result.output;
+
+  const providerConfigs: Record<string, ProviderConfig> = config.providers ?? { local: { type: 'local' } };
+  const providerNames = Object.keys(providerConfigs);
+  const firstLocal = providerNames.find((name) => providerConfigs[name]!.type === 'local');
+  const models: ModelEntry[] = config.models ?? (firstLocal ? localModels(firstLocal) : []);
+  const problems = [...crossCheckKeys(config.keys), ...crossCheckModels(models, providerNames)];
+  if (!config.models && !firstLocal) problems.push('models: required when no provider of type "local" is configured');
+  if (problems.length > 0) throw new ConfigError(`Invalid ${source}:`, problems);
+
+  const providers: Record<string, Provider> = {};
+  for (const name of providerNames) {
+    try {
+      providers[name] = createProvider(name, providerConfigs[name]!);
+    } catch (error) {
+      throw new ConfigError(`Invalid ${source}:`, [`providers.${name}: ${(error as Error).message}`]);
+    }
+  }
+
+  return {
+    keys: config.keys,
+    providers,
+    models,
+    ...(config.basePath === undefined ? {} : { basePath: config.basePath }),
+    ...(config.messages === undefined ? {} : { messages: config.messages }),
+    ...(config.contractVersion === undefined ? {} : { contractVersion: config.contractVersion }),
+    ...(config.limits === undefined ? {} : { limits: config.limits }),
+    ...(config.port === undefined ? {} : { port: config.port }),
+    ...(config.host === undefined ? {} : { host: config.host }),
+  };
+}
+
+function crossCheckKeys(keys: readonly StaticKey[]): string[] {
+  const problems: string[] = [];
+  const seenKeys = new Set<string>();
+  const seenIds = new Set<string>();
+  keys.forEach((entry, index) => {
+    // Never echo a key: the message may end up in logs.
+    if (seenKeys.has(entry.key)) problems.push(`keys[${index}].key: the same key is listed twice`);
+    seenKeys.add(entry.key);
+    if (entry.id !== undefined) {
+      if (seenIds.has(entry.id)) problems.push(`keys[${index}].id: "${entry.id}" is listed twice`);
+      seenIds.add(entry.id);
+    }
+  });
+  return problems;
+}
+
+function crossCheckModels(models: readonly ModelEntry[], providerNames: readonly string[]): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  models.forEach((model, index) => {
+    if (seen.has(model.id)) problems.push(`models[${index}].id: "${model.id}" is listed twice`);
+    seen.add(model.id);
+    if (!providerNames.includes(model.provider)) {
+      problems.push(`models[${index}].provider: "${model.provider}" is not a configured provider (configured: ${providerNames.join(', ') || 'none'})`);
+    }
+  });
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schemas. Each message says what was expected; `describeIssue` adds the path and what was found.
+
+/** An object that rejects unknown fields and names the allowed ones. */
+function strictObject<const TEntries extends v.ObjectEntries>(entries: TEntries) {
+  const allowed = Object.keys(entries).join(', ');
+  return v.strictObject(entries, (issue) => {
+    if (issue.expected === 'never') return `unknown field (allowed: ${allowed})`;
+    if (issue.expected === 'Object') return 'expected an object';
+    return 'required field is missing';
+  });
+}
+
+const text = v.pipe(v.string('expected a string'), v.nonEmpty('expected a non-empty string'));
+const flag = v.boolean('expected true or false');
+const urlText = v.pipe(v.string('expected a URL string'), v.url('expected a URL string'));
+const headers = v.record(v.string(), v.string('expected a string header value'), 'expected an object of header names to strings');
+const nonNegativeInteger = v.pipe(v.number('expected a number'), v.integer('expected an integer'), v.minValue(0, 'expected a number >= 0'));
+const positiveInteger = v.pipe(v.number('expected a number'), v.integer('expected an integer'), v.minValue(1, 'expected a number >= 1'));
+const timeouts = strictObject({
+  connectMs: v.optional(positiveInteger),
+  headersMs: v.optional(positiveInteger),
+  bodyMs: v.optional(positiveInteger),
+});
+const dateLabel = v.pipe(v.string('expected a date string'), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD'));
+
+const LocalProviderSchema = strictObject({
+  type: v.literal('local'),
+  chunkDelayMs: v.optional(nonNegativeInteger),
+});
+
+const OpenAIProviderSchema = strictObject({
+  type: v.literal('openai'),
+  /** With `/v1`, as the OpenAI SDK takes it. */
+  baseURL: v.optional(urlText),
+  apiKey: v.optional(text),
+  responses: v.optional(flag),
+  translateVia: v.optional(v.picklist(['chat', 'responses'], 'expected "chat" or "responses"')),
+  headers: v.optional(headers),
+  timeouts: v.optional(timeouts),
+});
+
+const AnthropicProviderSchema = strictObject({
+  type: v.literal('anthropic'),
+  /** Without `/v1`, as the Anthropic SDK takes it. */
+  baseURL: v.optional(urlText),
+  apiKey: v.optional(text),
+  version: v.optional(dateLabel),
+  beta: v.optional(
+    v.pipe(
+      v.union([text, v.array(text)], 'expected a string or an array of strings'),
+      v.transform((beta) => (Array.isArray(beta) ? beta.join(',') : beta)),
+    ),
+  ),
+  defaultMaxTokens: v.optional(positiveInteger),
+  headers: v.optional(headers),
+  timeouts: v.optional(timeouts),
+});
+
+const ArkProviderSchema = strictObject({
+  type: v.literal('ark'),
+  baseURL: v.optional(urlText),
+  apiKey: v.optional(text),
+  headers: v.optional(headers),
+  timeouts: v.optional(timeouts),
+});
+
+const providerTypes = ['local', 'openai', 'anthropic', 'ark'] as const;
+
+const ProviderConfigSchema = v.variant(
+  'type',
+  [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema],
+  (issue) => (issue.expected === 'Object' ? 'expected an object' : `expected one of ${providerTypes.map((type) => `"${type}"`).join(', ')}`),
+);
+
+const KeySchema = strictObject({
+  key: text,
+  id: v.optional(text),
+  models: v.optional(v.union([v.literal('*'), v.array(text)], 'expected "*" or an array of model ids')),
+  group: v.optional(text),
+  disabled: v.optional(flag),
+  metadata: v.optional(v.record(v.string(), v.unknown(), 'expected an object')),
+});
+
+const ModelSchema = strictObject({
+  id: text,
+  provider: text,
+  upstreamModel: v.optional(text),
+  kind: v.optional(v.picklist(['text', 'image', 'video', 'speech'], 'expected one of "text", "image", "video", "speech"')),
+  family: v.optional(text),
+  groups: v.optional(v.array(text, 'expected an array of group names')),
+  ownedBy: v.optional(text),
+  previousResponseId: v.optional(flag),
+  serviceTierAuto: v.optional(flag),
+});
+
+const ConfigSchema = strictObject({
+  /** Lets editors find a JSON schema; ignored. */
+  $schema: v.optional(v.string('expected a string')),
+  keys: v.pipe(v.array(KeySchema, 'expected an array of keys'), v.minLength(1, 'expected at least one key')),
+  providers: v.optional(v.record(text, ProviderConfigSchema, 'expected an object of provider names to provider configs')),
+  models: v.optional(v.array(ModelSchema, 'expected an array of models')),
+  basePath: v.optional(v.pipe(v.string('expected a string'), v.regex(/^(\/.*)?$/, 'expected a path starting with "/"'))),
+  messages: v.optional(flag),
+  contractVersion: v.optional(dateLabel),
+  limits: v.optional(strictObject({ jsonBodyBytes: v.optional(positiveInteger) })),
+  port: v.optional(v.pipe(nonNegativeInteger, v.maxValue(65535, 'expected a port number 0-65535'))),
+  host: v.optional(text),
+});
+
+export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
+export type ProviderConfig = v.InferOutput<typeof ProviderConfigSchema>;
+export type LocalProviderConfig = v.InferOutput<typeof LocalProviderSchema>;
+export type OpenAIProviderConfig = v.InferOutput<typeof OpenAIProviderSchema>;
+export type AnthropicProviderConfig = v.InferOutput<typeof AnthropicProviderSchema>;
+export type ArkProviderConfig = v.InferOutput<typeof ArkProviderSchema>;
+
+/** `providers.oai.baseURL: expected a URL string, got "x"`. */
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const keys = (issue.path ?? []).map((item) => item.key);
+  const path = formatPath(keys);
+  const last = keys.at(-1);
+  const complete = issue.type === 'strict_object' && issue.expected !== 'Object';
+  // A secret in the wrong shape must not be printed back.
+  const secret = typeof last === 'string' && /key|secret|token|password/i.test(last);
+  let found = '';
+  if (!complete && !secret) found = issue.received === 'undefined' ? ', but it is missing' : `, got ${issue.received}`;
+  return `${path}: ${issue.message}${found}`;
+}
+
+/** `["models", 0, "id"]` → `models[0].id`; the root is `config`. */
+function formatPath(keys: readonly unknown[]): string {
+  if (keys.length === 0) return 'config';
+  let path = '';
+  for (const key of keys) {
+    if (typeof key === 'number') path += `[${key}]`;
+    else if (typeof key === 'string' && /^[\w$-]+$/.test(key)) path += path ? `.${key}` : key;
+    else path += `[${JSON.stringify(key)}]`;
+  }
+  return path;
+}

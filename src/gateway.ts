@@ -1,0 +1,156 @@
+import { createServerAdapter, type ServerAdapter } from '@whatwg-node/server';
+import { authenticate } from './auth/authenticate.js';
+import { GatewayError, isAbortError, isGatewayError } from './errors.js';
+import { errorResponse, type ErrorStyle } from './http/error-response.js';
+import { Router } from './http/router.js';
+import { newId } from './ids.js';
+import { resolveOptions, type GatewayOptions, type ResolvedOptions } from './options.js';
+import { routes } from './api/routes.js';
+
+/**
+ * The gateway as one object: a Fetch handler (`gateway.fetch(url, init)`, `gateway.handle`),
+ * a Node request listener (`http.createServer(gateway)`), and a test client, all from
+ * `@whatwg-node/server`. `gateway.options` holds the resolved options.
+ */
+export type Gateway = ServerAdapter<Record<string, unknown>, GatewayCore>;
+
+/** Holds the resolved options and answers one request at a time; no work at import time. */
+export class GatewayCore {
+  private readonly router: Router;
+
+  constructor(readonly options: ResolvedOptions) {
+    this.router = new Router(routes);
+  }
+
+  handle = async (request: Request, serverContext: Record<string, unknown>): Promise<Response> => {
+    const requestId = newId('req_');
+    const { hooks } = this.options;
+    // The error shape follows the matched route; set by `route` once it knows.
+    const state: { style: ErrorStyle } = { style: 'openai' };
+    let response: Response | undefined;
+
+    try {
+      if (hooks.onRequest) {
+        await hooks.onRequest({
+          request,
+          requestId,
+          serverContext,
+          respondWith: (early) => {
+            response = early;
+          },
+        });
+      }
+      response ??= await this.route(request, requestId, serverContext, (routeStyle) => {
+        state.style = routeStyle;
+      });
+    } catch (error) {
+      response = this.failure(error, state.style, requestId, request);
+    }
+
+    response = withHeaders(response, {
+      'x-request-id': requestId,
+      ...(state.style === 'anthropic' ? { 'request-id': requestId } : {}),
+      'x-contract-version': this.options.contractVersion,
+    });
+
+    if (hooks.onResponse) {
+      try {
+        await hooks.onResponse({
+          request,
+          requestId,
+          response,
+          serverContext,
+          setResponse: (replacement) => {
+            response = replacement;
+          },
+        });
+      } catch (error) {
+        this.options.logger.error('onResponse hook failed', { requestId, error: describe(error) });
+      }
+    }
+    return response;
+  };
+
+  private async route(
+    request: Request,
+    requestId: string,
+    serverContext: Record<string, unknown>,
+    setStyle: (style: ErrorStyle) => void,
+  ): Promise<Response> {
+    const url = new URL(request.url);
+    const { basePath } = this.options;
+    let path = url.pathname;
+    if (basePath) {
+      if (path !== basePath && !path.startsWith(basePath + '/')) throw notFound(url.pathname);
+      path = path.slice(basePath.length) || '/';
+    }
+
+    const match = this.router.match(request.method, path);
+    if (match.kind === 'not-found') throw notFound(url.pathname);
+    if (match.kind === 'method-not-allowed') {
+      setStyle(match.style);
+      throw new GatewayError({
+        status: 405,
+        message: `Method ${request.method} is not allowed on ${url.pathname}; use ${match.allow.join(' or ')}.`,
+        code: 'method_not_allowed',
+        headers: { allow: match.allow.join(', ') },
+      });
+    }
+
+    const { route, params } = match;
+    setStyle(route.style);
+    if (route.style === 'anthropic' && !this.options.messagesEnabled) {
+      throw new GatewayError({ status: 404, message: 'The Messages endpoint is not available on this gateway (coming soon).' });
+    }
+    const key = await authenticate(request, route.style, this.options.keyStore, serverContext);
+    return route.handler({
+      request,
+      url,
+      params,
+      requestId,
+      key,
+      options: this.options,
+      serverContext,
+      signal: request.signal,
+    });
+  }
+
+  private failure(error: unknown, style: ErrorStyle, requestId: string, request: Request): Response {
+    if (!isGatewayError(error)) {
+      if (isAbortError(error) && request.signal.aborted) {
+        // The client left; nobody reads this response.
+        return new Response(null, { status: 499 });
+      }
+      this.options.logger.error('unexpected error', { requestId, error: describe(error) });
+    } else if (error.status >= 500) {
+      this.options.logger.warn('request failed', { requestId, status: error.status, message: error.message });
+    }
+    return errorResponse(error, style);
+  }
+}
+
+/** Creates the gateway. Options are validated now; a bad option throws a `TypeError` naming it. */
+export function createGateway(options: GatewayOptions): Gateway {
+  return createServerAdapter<Record<string, unknown>, GatewayCore>(new GatewayCore(resolveOptions(options)));
+}
+
+function notFound(path: string): GatewayError {
+  return new GatewayError({ status: 404, message: `Unknown path ${path}.`, code: 'not_found' });
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  try {
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    return response;
+  } catch {
+    // Responses built by fetch() have immutable headers; copy them.
+    const copy = new Response(response.body, response);
+    for (const [name, value] of Object.entries(headers)) copy.headers.set(name, value);
+    return copy;
+  }
+}
+
+function describe(error: unknown): Record<string, unknown> {
+  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
+  return { value: String(error) };
+}

@@ -1,0 +1,104 @@
+import busboy from 'busboy';
+import { GatewayError } from '../errors.js';
+
+export interface MultipartFile {
+  /** Form field name as sent (`image`, `image[]`, `mask`). */
+  field: string;
+  filename: string;
+  mimeType: string;
+  data: Buffer;
+}
+
+export interface MultipartBody {
+  /** Text fields; a repeated field keeps its last value. */
+  fields: Record<string, string>;
+  files: MultipartFile[];
+}
+
+export interface MultipartLimits {
+  fileBytes: number;
+  files: number;
+  fieldBytes: number;
+  fields: number;
+}
+
+/**
+ * Parses a multipart/form-data body with busboy as it arrives, enforcing limits while reading:
+ * an oversized file answers 413 and stops reading at once; a malformed body answers 400.
+ * Files are kept (one copy each) because they are sent on to the upstream afterwards.
+ */
+export async function readMultipartBody(request: Request, limits: MultipartLimits): Promise<MultipartBody> {
+  const contentType = request.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(contentType) || !/boundary=/i.test(contentType)) {
+    throw new GatewayError({
+      status: 400,
+      message: 'Content-Type must be multipart/form-data with a boundary.',
+      code: 'invalid_content_type',
+    });
+  }
+  if (!request.body) throw new GatewayError({ status: 400, message: 'A request body is required.', code: 'missing_body' });
+
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { 'content-type': contentType },
+      limits: { fileSize: limits.fileBytes, files: limits.files, fieldSize: limits.fieldBytes, fields: limits.fields },
+    });
+  } catch (error) {
+    throw new GatewayError({ status: 400, message: `Malformed multipart body: ${(error as Error).message}`, code: 'invalid_multipart' });
+  }
+
+  const fields: Record<string, string> = {};
+  const files: MultipartFile[] = [];
+  let failure: GatewayError | undefined;
+  const fail = (error: GatewayError) => {
+    failure ??= error;
+  };
+
+  const finished = new Promise<void>((resolve) => {
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) fail(tooLarge(`The field '${name}' is larger than ${limits.fieldBytes} bytes.`, name));
+      fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('limit', () => fail(tooLarge(`The file '${info.filename ?? name}' is larger than ${limits.fileBytes} bytes.`, name)));
+      stream.on('end', () => {
+        files.push({ field: name, filename: info.filename ?? 'file', mimeType: info.mimeType, data: Buffer.concat(chunks) });
+      });
+    });
+    parser.on('filesLimit', () => fail(tooLarge(`At most ${limits.files} files may be uploaded.`, 'image')));
+    parser.on('fieldsLimit', () => fail(new GatewayError({ status: 400, message: `At most ${limits.fields} fields are accepted.`, code: 'too_many_fields' })));
+    parser.on('error', (error: Error) => {
+      fail(new GatewayError({ status: 400, message: `Malformed multipart body: ${error.message}`, code: 'invalid_multipart' }));
+      resolve();
+    });
+    parser.on('close', () => resolve());
+  });
+
+  const reader = request.body.getReader();
+  try {
+    for (;;) {
+      if (failure) break;
+      const { value, done } = await reader.read();
+      if (done) break;
+      // Wait for busboy to drain, or for it to fail (it then never drains).
+      if (!parser.write(value)) await Promise.race([new Promise<void>((resolve) => parser.once('drain', resolve)), finished]);
+    }
+    if (failure) {
+      await reader.cancel().catch(() => {});
+    } else {
+      parser.end();
+      await finished;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (failure) throw failure;
+  return { fields, files };
+}
+
+function tooLarge(message: string, param: string): GatewayError {
+  return new GatewayError({ status: 413, message, param, code: 'request_too_large' });
+}

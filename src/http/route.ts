@@ -1,0 +1,25 @@
+import type { KeyRecord } from '../auth/key-store.js';
+import type { ResolvedOptions } from '../options.js';
+import type { ErrorStyle } from './error-response.js';
+
+/** Everything a route handler gets: the authenticated caller and the gateway's parts. */
+export interface RouteContext {
+  request: Request;
+  url: URL;
+  params: Record<string, string>;
+  requestId: string;
+  key: KeyRecord;
+  options: ResolvedOptions;
+  serverContext: unknown;
+  /** Fires only when the client disconnects; pass it to every upstream call. */
+  signal: AbortSignal;
+}
+
+export interface Route {
+  method: 'GET' | 'POST';
+  /** Path below the base path; `:name` segments are parameters. */
+  path: string;
+  /** Error body shape, and the auth headers accepted (Anthropic: `x-api-key` or Bearer). */
+  style: ErrorStyle;
+  handler: (context: RouteContext) => Promise<Response>;
+}

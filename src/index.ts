@@ -1,0 +1,17 @@
+export { createGateway, type Gateway } from './gateway.js';
+export type {
+  GatewayOptions,
+  GatewayHooks,
+  GatewayLimits,
+  Logger,
+  UsageEvent,
+  RequestHookPayload,
+  ResponseHookPayload,
+} from './options.js';
+export { GatewayError, type GatewayErrorInit } from './errors.js';
+export { StaticKeyStore, type KeyStore, type KeyRecord, type KeyLookupContext, type StaticKey } from './auth/key-store.js';
+export type { ModelEntry, ModelKind } from './routing/catalog.js';
+export type { Provider, CallContext, PassthroughRequest, UpstreamReply } from './providers/provider.js';
+export { createLocalProvider } from './providers/local/local-provider.js';
+export { MemoryTaskStore, type TaskStore, type VideoTaskRecord, type TaskStatus } from './tasks/task-store.js';
+export type * from './protocols/ir.js';

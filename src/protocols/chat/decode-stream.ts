@@ -1,0 +1,250 @@
+import { GatewayError } from '../../errors.js';
+import { newId, unixSeconds } from '../../ids.js';
+import { effectiveFinishReason } from '../finish-reason.js';
+import { mergeUsage, type IRFinishReason, type IRStreamEvent, type IRUsage } from '../ir.js';
+import type { SseMessage } from '../sse-parse.js';
+import { fromChatUsage } from '../usage.js';
+import { argumentsText, chatFinishReason } from './decode-response.js';
+
+type Json = Record<string, unknown>;
+
+interface ToolCall {
+  index: number;
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Chat Completions chunks → IR events.
+ *
+ * The IR wants one open part at a time. Chat tool calls are told apart by `index` and OpenAI sends
+ * them one after the other, so a call is forwarded live while it is the open part. A call whose
+ * first fragment arrives while the open call's arguments are still incomplete JSON means the
+ * upstream interleaves: such calls are buffered and emitted whole, in index order, once the open
+ * call is complete (or at the finish).
+ *
+ * The stream succeeds only with a `finish_reason` or `[DONE]`; anything else that ends it throws.
+ */
+export async function* decodeChatStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<IRStreamEvent> {
+  let started = false;
+  let finishReason: IRFinishReason | undefined;
+  let usage: IRUsage = {};
+  let sawToolCall = false;
+  let open: ToolCall | undefined;
+  const buffered = new Map<number, ToolCall>();
+  const closed = new Set<number>();
+  const known = new Map<number, ToolCall>();
+  const out: IRStreamEvent[] = [];
+
+  const closeToolCalls = (): void => {
+    if (open) closed.add(open.index);
+    open = undefined;
+    for (const call of [...buffered.values()].sort((a, b) => a.index - b.index)) {
+      out.push({ type: 'tool_call_start', id: call.id, name: call.name });
+      if (call.arguments !== '') out.push({ type: 'tool_call_delta', arguments: call.arguments });
+      closed.add(call.index);
+    }
+    buffered.clear();
+  };
+
+  const delta = (type: 'text_delta' | 'refusal_delta' | 'reasoning_delta', text: unknown): void => {
+    if (typeof text !== 'string' || text === '') return;
+    closeToolCalls();
+    out.push({ type, text });
+  };
+
+  const toolFragment = (raw: Json): void => {
+    sawToolCall = true;
+    const fn = asObject(raw.function);
+    const id = typeof raw.id === 'string' && raw.id !== '' ? raw.id : undefined;
+    const name = typeof fn?.name === 'string' ? fn.name : undefined;
+    const fragment = argumentsText(fn?.arguments);
+    const index = toolIndex(raw, id, known, open);
+
+    if (open?.index === index) {
+      open.arguments += fragment;
+      if (fragment !== '') out.push({ type: 'tool_call_delta', arguments: fragment });
+      return;
+    }
+    if (closed.has(index)) {
+      // Only reachable if a call that looked complete gets more text: whitespace is harmless,
+      // anything else cannot be delivered in order.
+      if (fragment.trim() === '') return;
+      throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent tool call fragments out of order' });
+    }
+    let call = buffered.get(index);
+    if (!call) {
+      call = { index, id: id ?? newId('call_'), name: name ?? '', arguments: '' };
+      buffered.set(index, call);
+      known.set(index, call);
+    } else if (call.name === '' && name) {
+      call.name = name;
+    }
+    call.arguments += fragment;
+    // Promote to live when it is the only waiting call and the open one cannot grow any more.
+    if (buffered.size === 1 && (!open || isCompleteObject(open.arguments))) {
+      if (open) closed.add(open.index);
+      buffered.delete(index);
+      open = call;
+      out.push({ type: 'tool_call_start', id: call.id, name: call.name });
+      if (call.arguments !== '') out.push({ type: 'tool_call_delta', arguments: call.arguments });
+    }
+  };
+
+  const finish = (): IRStreamEvent => {
+    closeToolCalls();
+    const reason = effectiveFinishReason(finishReason ?? 'stop', sawToolCall);
+    return Object.keys(usage).length > 0 ? { type: 'finish', reason, usage } : { type: 'finish', reason };
+  };
+
+  for await (const message of sse) {
+    const data = message.data.trim();
+    if (data === '') continue;
+    if (data === '[DONE]') {
+      if (!started) break;
+      const event = finish();
+      yield* out.splice(0);
+      yield event;
+      return;
+    }
+    const chunk = parseChunk(data);
+    if (chunk.error) throw openAiStreamError(chunk.error);
+    if (!started) {
+      started = true;
+      out.push({
+        type: 'start',
+        id: typeof chunk.id === 'string' && chunk.id !== '' ? chunk.id : newId('chatcmpl-'),
+        model: typeof chunk.model === 'string' ? chunk.model : '',
+        created: typeof chunk.created === 'number' ? chunk.created : unixSeconds(),
+      });
+    }
+
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    // n > 1 is not expressible in the IR: only the first choice is followed.
+    const choice = choices.map(asObject).find((c) => c !== undefined && (c.index === undefined || c.index === 0));
+    const d = asObject(choice?.delta);
+    if (d) {
+      delta('reasoning_delta', nonEmpty(d.reasoning_content) ?? d.reasoning);
+      delta('text_delta', d.content);
+      delta('refusal_delta', d.refusal);
+      if (Array.isArray(d.tool_calls)) for (const raw of d.tool_calls) if (asObject(raw)) toolFragment(raw as Json);
+    }
+    if (typeof choice?.finish_reason === 'string') {
+      finishReason = chatFinishReason(choice.finish_reason);
+      closeToolCalls();
+    }
+    const chunkUsage = asObject(chunk.usage);
+    if (chunkUsage) usage = mergeUsage(usage, fromChatUsage(chunkUsage));
+
+    // The usage chunk (`choices: []`) is the last one before `[DONE]`.
+    if (finishReason !== undefined && choices.length === 0 && chunkUsage) {
+      const event = finish();
+      yield* out.splice(0);
+      yield event;
+      return;
+    }
+    yield* out.splice(0);
+  }
+
+  // Ended without `[DONE]`: acceptable once the finish reason came (only usage may be missing).
+  if (started && finishReason !== undefined) {
+    const event = finish();
+    yield* out.splice(0);
+    yield event;
+    return;
+  }
+  throw streamEndedEarly();
+}
+
+/** Which call a fragment belongs to: its `index`, else its id, else the open call. */
+function toolIndex(raw: Json, id: string | undefined, known: Map<number, ToolCall>, open: ToolCall | undefined): number {
+  if (typeof raw.index === 'number' && Number.isInteger(raw.index) && raw.index >= 0) return raw.index;
+  if (id !== undefined) {
+    for (const call of known.values()) if (call.id === id) return call.index;
+    return known.size === 0 ? 0 : Math.max(...known.keys()) + 1;
+  }
+  return open?.index ?? 0;
+}
+
+/** True when `text` is a whole JSON object: appending anything but whitespace would break it. */
+function isCompleteObject(text: string): boolean {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) return false;
+  try {
+    JSON.parse(trimmed);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function parseChunk(data: string): Json {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch (error) {
+    throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent an invalid stream event', cause: error });
+  }
+  const chunk = asObject(value);
+  if (!chunk) throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent an invalid stream event' });
+  return chunk;
+}
+
+/**
+ * An OpenAI-style error object (Chat `{"error":…}` chunk, Responses `error` event or failed
+ * response) → `GatewayError` with the upstream message and a status from its code or type.
+ */
+export function openAiStreamError(raw: unknown, fallback = 'The upstream failed while streaming'): GatewayError {
+  const error = asObject(raw) ?? {};
+  const message =
+    typeof raw === 'string' && raw !== '' ? raw : typeof error.message === 'string' && error.message !== '' ? error.message : fallback;
+  const code = typeof error.code === 'string' ? error.code : null;
+  const type = typeof error.type === 'string' && error.type !== '' ? error.type : undefined;
+  const numeric = [error.status, error.code].find((value) => typeof value === 'number' && value >= 400 && value <= 599) as number | undefined;
+  const status = numeric ?? statusFor([code, type]);
+  return new GatewayError({
+    status,
+    message,
+    ...(type !== undefined ? { type } : {}),
+    code,
+    param: typeof error.param === 'string' ? error.param : null,
+    // Retrying an exhausted quota is pointless; the SDKs honour this header.
+    ...(code === 'insufficient_quota' || type === 'insufficient_quota' ? { headers: { 'x-should-retry': 'false' } } : {}),
+  });
+}
+
+function statusFor(keys: (string | null | undefined)[]): number {
+  for (const key of keys) {
+    switch (key) {
+      case 'rate_limit_exceeded':
+      case 'rate_limit_error':
+      case 'insufficient_quota':
+      case 'requests':
+      case 'tokens':
+        return 429;
+      case 'server_overloaded':
+      case 'engine_overloaded':
+      case 'overloaded_error':
+      case 'slow_down':
+        return 503;
+      case 'context_length_exceeded':
+      case 'invalid_prompt':
+      case 'invalid_request_error':
+        return 400;
+    }
+  }
+  return 502;
+}
+
+export function streamEndedEarly(): GatewayError {
+  return new GatewayError({ status: 502, type: 'upstream_error', message: 'upstream stream ended early' });
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function asObject(value: unknown): Json | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+}

@@ -1,0 +1,106 @@
+import type { GatewayError } from '../../errors.js';
+import { unixSeconds } from '../../ids.js';
+import type { EncodeContext } from '../codec.js';
+import { effectiveFinishReason } from '../finish-reason.js';
+import { mergeUsage, type IRStreamEvent, type IRUsage } from '../ir.js';
+import { publicId } from '../public-id.js';
+import { SSE_DONE, sseData } from '../sse-frame.js';
+import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
+import { toChatUsage } from '../usage.js';
+import { chatFinishReason } from './finish-reason.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * IR events → `chat.completion.chunk` SSE frames, ending with `data: [DONE]`. What the OpenAI SDK
+ * accumulator needs: `role` on the first delta, `type` + `function.name` + `arguments: ""` on a
+ * tool call's first delta, tool call indexes 0,1,… and a `finish_reason` on the choice. The usage
+ * chunk (`choices: []`) is sent only when the client asked with `stream_options.include_usage`.
+ */
+export function encodeChatStream(events: AsyncIterable<IRStreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
+  return driveStreamEncoder(events, new ChatStreamEncoder(ctx), ctx);
+}
+
+class ChatStreamEncoder implements StreamEncoder {
+  finished = false;
+  private readonly includeUsage: boolean;
+  private head: { id: string; created: number } | undefined;
+  private usage: IRUsage = {};
+  /** Index of the current tool call: a counter of calls, never an upstream index. */
+  private toolIndex = -1;
+
+  constructor(private readonly ctx: EncodeContext) {
+    const options = ctx.request.stream_options;
+    this.includeUsage =
+      typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
+  }
+
+  push(event: IRStreamEvent): string {
+    let out = '';
+    if (!this.head) {
+      // `start` comes first by contract; a stream that skips it still gets a well-formed head.
+      this.head =
+        event.type === 'start'
+          ? { id: publicId('chatcmpl-', event.id), created: event.created }
+          : { id: publicId('chatcmpl-', undefined), created: unixSeconds() };
+      out += this.chunk({ role: 'assistant', content: '', refusal: null });
+    }
+    switch (event.type) {
+      case 'start':
+      case 'usage':
+        this.usage = mergeUsage(this.usage, event.usage);
+        break;
+      case 'text_delta':
+        if (event.text !== '') out += this.chunk({ content: event.text });
+        break;
+      case 'refusal_delta':
+        if (event.text !== '') out += this.chunk({ refusal: event.text });
+        break;
+      case 'reasoning_delta':
+        // Non-standard but widespread (DeepSeek, vLLM…); strict clients ignore unknown delta keys.
+        if (event.text !== '') out += this.chunk({ reasoning_content: event.text });
+        break;
+      case 'reasoning_end':
+        // Chat cannot carry signatures or encrypted reasoning.
+        break;
+      case 'tool_call_start':
+        this.toolIndex += 1;
+        out += this.chunk({
+          tool_calls: [{ index: this.toolIndex, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }],
+        });
+        break;
+      case 'tool_call_delta':
+        if (event.arguments !== '' && this.toolIndex >= 0) {
+          out += this.chunk({ tool_calls: [{ index: this.toolIndex, function: { arguments: event.arguments } }] });
+        }
+        break;
+      case 'finish': {
+        this.usage = mergeUsage(this.usage, event.usage);
+        const reason = chatFinishReason(effectiveFinishReason(event.reason, this.toolIndex >= 0));
+        out += this.chunk({}, reason);
+        if (this.includeUsage) out += sseData({ ...this.base(), choices: [], usage: toChatUsage(this.usage) });
+        out += SSE_DONE;
+        this.finished = true;
+        break;
+      }
+    }
+    return out;
+  }
+
+  /** `data: {"error":…}` makes the OpenAI SDKs throw; no `[DONE]`, so it never reads as success. */
+  fail(error: GatewayError): string {
+    return sseData({ error: { message: error.message, type: error.type, param: error.param, code: error.code } });
+  }
+
+  private base(): Json {
+    return { id: this.head!.id, object: 'chat.completion.chunk', created: this.head!.created, model: this.ctx.model };
+  }
+
+  private chunk(delta: Json, finishReason: string | null = null): string {
+    return sseData({
+      ...this.base(),
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      ...(this.includeUsage ? { usage: null } : {}),
+    });
+  }
+}

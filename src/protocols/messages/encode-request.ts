@@ -1,0 +1,283 @@
+import { createHash } from 'node:crypto';
+import { GatewayError, invalidRequest } from '../../errors.js';
+import type { CacheControl, IRAssistantPart, IRContentPart, IRFilePart, IRImagePart, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
+
+type Json = Record<string, unknown>;
+type Block = Json & { type: string };
+interface Turn {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+export interface MessagesEncodeOptions {
+  /** `max_tokens` when the request has none (Anthropic requires it). Default 4096. */
+  defaultMaxTokens?: number;
+}
+
+/** Thinking budgets for an effort without an explicit budget (Anthropic's minimum is 1024). */
+const EFFORT_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 4096, high: 16384, xhigh: 32768, max: 32768 };
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/**
+ * IR → Anthropic Messages request body (reference §8.3).
+ *
+ * Passthrough fields other than `top_k` are OpenAI-only and dropped: `prompt_cache_key`,
+ * `prompt_cache_retention`, `safety_identifier`, `service_tier` (different values), `store`, `seed`,
+ * `logprobs`, `top_logprobs`, `logit_bias`, `frequency_penalty`, `presence_penalty`, `verbosity`,
+ * `modalities`, `stream_options`, `include`, `truncation`. None of them changes what Claude writes
+ * in a way Claude supports, and Anthropic rejects unknown fields.
+ */
+export function encodeMessagesRequest(ir: IRRequest, options: MessagesEncodeOptions = {}): Json {
+  const n = ir.passthrough.n;
+  if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
+
+  const systemParts = [...ir.system];
+  const turns: Turn[] = [];
+  for (const message of ir.messages) {
+    switch (message.role) {
+      case 'system':
+        // Anthropic has one top-level system prompt; system messages anywhere join it.
+        systemParts.push(...message.content);
+        break;
+      case 'user':
+        turns.push({ role: 'user', content: message.content.flatMap(contentBlock) });
+        break;
+      case 'assistant':
+        turns.push({ role: 'assistant', content: message.content.flatMap(assistantBlock) });
+        break;
+      case 'tool': {
+        const content = message.content.flatMap(contentBlock);
+        turns.push({
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: anthropicToolId(message.toolCallId),
+              ...(content.length > 0 ? { content } : {}),
+              ...(message.isError ? { is_error: true } : {}),
+            },
+          ],
+        });
+        break;
+      }
+    }
+  }
+
+  const body: Json = { model: ir.model };
+  const system = encodeSystem(systemParts);
+  if (system !== undefined) body.system = system;
+  body.messages = mergeTurns(turns);
+
+  let maxTokens = ir.maxOutputTokens ?? options.defaultMaxTokens ?? 4096;
+  const budget = thinkingBudget(ir.reasoning);
+  if (budget !== undefined) {
+    // `budget_tokens` must stay below `max_tokens`; the visible answer keeps its own allowance.
+    if (maxTokens <= budget) maxTokens += budget;
+    body.thinking = { type: 'enabled', budget_tokens: budget };
+  }
+  body.max_tokens = maxTokens;
+
+  // With thinking on, Anthropic rejects temperature and top_k changes and top_p below 0.95.
+  if (ir.temperature !== undefined && budget === undefined) body.temperature = Math.min(1, Math.max(0, ir.temperature));
+  if (ir.topP !== undefined && (budget === undefined || ir.topP >= 0.95)) body.top_p = ir.topP;
+  if (typeof ir.passthrough.top_k === 'number' && budget === undefined) body.top_k = ir.passthrough.top_k;
+  const stop = ir.stop?.filter((sequence) => sequence.trim() !== '');
+  if (stop && stop.length > 0) body.stop_sequences = stop;
+
+  if (ir.tools && ir.tools.length > 0) {
+    body.tools = ir.tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      input_schema: tool.parameters ?? { type: 'object', properties: {} },
+      ...(tool.strict === true ? { strict: true } : {}),
+      ...(tool.cacheControl ? { cache_control: tool.cacheControl } : {}),
+    }));
+    const choice = encodeToolChoice(ir.toolChoice, ir.parallelToolCalls);
+    if (choice) body.tool_choice = choice;
+  }
+
+  if (ir.responseFormat?.type === 'json_schema') {
+    body.output_config = { format: { type: 'json_schema', schema: ir.responseFormat.schema ?? { type: 'object' } } };
+  } else if (ir.responseFormat?.type === 'json_object') {
+    // Claude has no "any JSON" mode; silently dropping it would change the answer's format.
+    throw invalidRequest('JSON object mode is not supported by this model; use a JSON schema response format instead.');
+  }
+
+  const userId = ir.user ?? (typeof ir.metadata?.user_id === 'string' ? ir.metadata.user_id : undefined);
+  if (userId !== undefined) body.metadata = { user_id: userId };
+  body.stream = ir.stream;
+  return body;
+}
+
+/**
+ * A tool call id Anthropic accepts (`^[a-zA-Z0-9_-]+$`). Valid ids are kept; others get their bad
+ * characters replaced plus a hash of the original, so the mapping is the same on every turn (the
+ * call and its result match) and two ids never collide.
+ */
+export function anthropicToolId(id: string): string {
+  if (/^[a-zA-Z0-9_-]+$/.test(id)) return id;
+  const hash = createHash('sha256').update(id).digest('hex').slice(0, 12);
+  return `${id.replace(/[^a-zA-Z0-9_-]/g, '_')}_${hash}`;
+}
+
+function encodeSystem(parts: IRTextPart[]): string | Block[] | undefined {
+  const texts = parts.filter((part) => part.text !== '');
+  if (texts.length === 0) return undefined;
+  // Blocks only when a cache breakpoint must be kept; a string otherwise.
+  if (texts.some((part) => part.cacheControl)) return texts.map((part) => textBlock(part.text, part.cacheControl));
+  return texts.map((part) => part.text).join('\n\n');
+}
+
+/**
+ * Strict alternation: drop empty turns, merge neighbours of the same role. In a user turn the
+ * `tool_result` blocks go first, as Anthropic requires.
+ */
+function mergeTurns(turns: Turn[]): Json[] {
+  const merged: Turn[] = [];
+  for (const turn of turns) {
+    if (turn.content.length === 0) continue;
+    const last = merged.at(-1);
+    if (last && last.role === turn.role) last.content.push(...turn.content);
+    else merged.push({ role: turn.role, content: [...turn.content] });
+  }
+  for (const turn of merged) {
+    if (turn.role === 'user') {
+      turn.content = [...turn.content.filter((b) => b.type === 'tool_result'), ...turn.content.filter((b) => b.type !== 'tool_result')];
+    }
+  }
+  // A final assistant turn is a prefill, and Anthropic rejects one that ends in whitespace.
+  const last = merged.at(-1);
+  if (last?.role === 'assistant') {
+    const block = last.content.at(-1);
+    if (block?.type === 'text' && typeof block.text === 'string') {
+      block.text = block.text.trimEnd();
+      if (block.text === '') last.content.pop();
+      if (last.content.length === 0) merged.pop();
+    }
+  }
+  return merged.map((turn) => ({ role: turn.role, content: turn.content }));
+}
+
+function contentBlock(part: IRContentPart): Block[] {
+  switch (part.type) {
+    case 'text':
+      // Anthropic rejects empty text blocks.
+      return part.text === '' ? [] : [textBlock(part.text, part.cacheControl)];
+    case 'image':
+      return [withCache({ type: 'image', source: imageSource(part) }, part.cacheControl)];
+    case 'file':
+      return [withCache(documentBlock(part), part.cacheControl)];
+  }
+}
+
+function assistantBlock(part: IRAssistantPart): Block[] {
+  switch (part.type) {
+    case 'text':
+      return part.text === '' ? [] : [textBlock(part.text, part.cacheControl)];
+    case 'refusal':
+      return part.refusal === '' ? [] : [{ type: 'text', text: part.refusal }];
+    case 'tool_call':
+      return [withCache({ type: 'tool_use', id: anthropicToolId(part.id), name: part.name, input: toolInput(part.arguments) }, part.cacheControl)];
+    case 'reasoning':
+      // Claude only takes back its own thinking: signed, or redacted. Opaque reasoning from OpenAI
+      // (an item `id`, or Fernet-token content starting `gAAAAA`) would be rejected with a 400.
+      if (part.signature) return [{ type: 'thinking', thinking: part.text, signature: part.signature }];
+      if (part.encrypted !== undefined && part.text === '' && part.id === undefined && !part.encrypted.startsWith('gAAAAA')) {
+        return [{ type: 'redacted_thinking', data: part.encrypted }];
+      }
+      return [];
+  }
+}
+
+/** Tool `input` must be an object; empty or invalid argument text becomes `{}`. */
+function toolInput(args: string): Json {
+  if (args.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(args);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
+  } catch {
+    return {};
+  }
+}
+
+function imageSource(part: IRImagePart): Json {
+  let data = part.data;
+  let mediaType = part.mediaType;
+  if (data === undefined && part.url !== undefined) {
+    if (/^https?:\/\//i.test(part.url)) return { type: 'url', url: part.url };
+    const parsed = parseDataUrl(part.url);
+    if (!parsed) throw badInput('An image URL must be an http(s) URL or a base64 data URL.');
+    ({ data, mediaType } = parsed);
+  }
+  if (data === undefined) throw badInput('An image part has neither a URL nor data.');
+  // Anthropic checks the bytes against `media_type`; OpenAI does not, so clients get it wrong.
+  mediaType = sniffImageType(data) ?? mediaType;
+  if (!mediaType || !IMAGE_TYPES.has(mediaType)) {
+    throw badInput(`Image type ${mediaType ?? '(unknown)'} is not supported by this model; use JPEG, PNG, GIF or WebP.`);
+  }
+  return { type: 'base64', media_type: mediaType, data };
+}
+
+function documentBlock(part: IRFilePart): Block {
+  const title = part.filename !== undefined ? { title: part.filename } : {};
+  let data = part.data;
+  let mediaType = part.mediaType;
+  if (data === undefined && part.url !== undefined) {
+    if (/^https?:\/\//i.test(part.url)) return { type: 'document', source: { type: 'url', url: part.url }, ...title };
+    const parsed = parseDataUrl(part.url);
+    if (parsed) ({ data, mediaType } = parsed);
+  }
+  if (data === undefined) {
+    // An OpenAI file id means nothing to Anthropic.
+    throw badInput('Files must be sent inline (base64 data) or by URL for this model; file ids are not supported.');
+  }
+  if (!mediaType && part.filename?.toLowerCase().endsWith('.pdf')) mediaType = 'application/pdf';
+  if (mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data }, ...title };
+  if (mediaType === 'text/plain') {
+    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data, 'base64').toString('utf8') }, ...title };
+  }
+  throw badInput(`File type ${mediaType ?? '(unknown)'} is not supported by this model; use PDF or plain text.`);
+}
+
+function encodeToolChoice(choice: IRToolChoice | undefined, parallelToolCalls: boolean | undefined): Json | undefined {
+  if (choice?.type === 'none') return { type: 'none' };
+  const parallel = parallelToolCalls ?? choice?.parallel;
+  const disable = parallel === false ? { disable_parallel_tool_use: true } : {};
+  if (!choice) return parallel === false ? { type: 'auto', ...disable } : undefined;
+  if (choice.type === 'tool') return { type: 'tool', name: choice.name, ...disable };
+  return { type: choice.type === 'required' ? 'any' : 'auto', ...disable };
+}
+
+function thinkingBudget(reasoning: IRRequest['reasoning']): number | undefined {
+  if (!reasoning) return undefined;
+  if (reasoning.budgetTokens !== undefined) return reasoning.budgetTokens > 0 ? Math.max(1024, reasoning.budgetTokens) : undefined;
+  if (reasoning.effort === undefined || reasoning.effort === 'none') return undefined;
+  return EFFORT_BUDGETS[reasoning.effort] ?? EFFORT_BUDGETS.medium;
+}
+
+function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const match = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/is.exec(url);
+  return match ? { mediaType: match[1]!.toLowerCase(), data: match[2]! } : undefined;
+}
+
+/** The image type from the first base64 characters (magic bytes), when recognisable. */
+function sniffImageType(data: string): string | undefined {
+  if (data.startsWith('/9j/')) return 'image/jpeg';
+  if (data.startsWith('iVBORw0KGgo')) return 'image/png';
+  if (data.startsWith('R0lGOD')) return 'image/gif';
+  if (data.startsWith('UklGR') && Buffer.from(data.slice(0, 16), 'base64').toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
+  return undefined;
+}
+
+function textBlock(text: string, cacheControl: CacheControl | undefined): Block {
+  return withCache({ type: 'text', text }, cacheControl);
+}
+
+function withCache(block: Block, cacheControl: CacheControl | undefined): Block {
+  return cacheControl ? { ...block, cache_control: cacheControl } : block;
+}
+
+/** The client's field name is unknown at this level, hence no `param`. */
+function badInput(message: string): GatewayError {
+  return invalidRequest(message, null);
+}

@@ -1,0 +1,166 @@
+import type { GatewayError } from '../../errors.js';
+import type { EncodeContext } from '../codec.js';
+import { effectiveFinishReason } from '../finish-reason.js';
+import { mergeUsage, type IRFinishReason, type IRStreamEvent, type IRUsage } from '../ir.js';
+import { publicId } from '../public-id.js';
+import { sseEvent } from '../sse-frame.js';
+import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
+import { toMessagesUsage } from '../usage.js';
+import { anthropicErrorType } from './error-type.js';
+import { messagesStopReason } from './stop-reason.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * IR events → Anthropic Messages SSE (reference 3.4 / 8.5.D). What the Anthropic SDK needs:
+ * an `event:` line equal to `data.type` on every frame (it drops frames without one),
+ * `message_start` first, content blocks with sequential indexes and one open at a time, deltas
+ * matching their block's type, and `message_delta.usage.output_tokens`, held until the finish.
+ */
+export function encodeMessagesStream(events: AsyncIterable<IRStreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
+  return driveStreamEncoder(events, new MessagesStreamEncoder(ctx), ctx);
+}
+
+/** `refusal` is a text block too, but a separate one: a delta of another kind closes a part. */
+type BlockKind = 'text' | 'refusal' | 'thinking' | 'tool';
+
+class MessagesStreamEncoder implements StreamEncoder {
+  finished = false;
+  private started = false;
+  private usage: IRUsage = {};
+  private nextIndex = 0;
+  private open: { kind: BlockKind; index: number } | undefined;
+  private sawToolCall = false;
+
+  constructor(private readonly ctx: EncodeContext) {}
+
+  push(event: IRStreamEvent): string {
+    if (event.type === 'start' || event.type === 'usage') this.usage = mergeUsage(this.usage, event.usage);
+    let out = this.begin(event.type === 'start' ? event.id : undefined);
+    switch (event.type) {
+      case 'start':
+      case 'usage':
+        break;
+      case 'text_delta':
+      case 'refusal_delta':
+        if (event.text === '') break;
+        out += this.ensureBlock(event.type === 'text_delta' ? 'text' : 'refusal', { type: 'text', text: '' });
+        out += this.delta({ type: 'text_delta', text: event.text });
+        break;
+      case 'reasoning_delta':
+        if (event.text === '') break;
+        out += this.ensureBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
+        out += this.delta({ type: 'thinking_delta', thinking: event.text });
+        break;
+      case 'reasoning_end':
+        out += this.reasoningEnd(event.signature, event.encrypted);
+        break;
+      case 'tool_call_start':
+        this.sawToolCall = true;
+        out += this.closeBlock();
+        out += this.startBlock('tool', { type: 'tool_use', id: event.id, name: event.name, input: {} });
+        break;
+      case 'tool_call_delta':
+        if (this.open?.kind === 'tool' && event.arguments !== '') {
+          out += this.delta({ type: 'input_json_delta', partial_json: event.arguments });
+        }
+        break;
+      case 'finish':
+        this.usage = mergeUsage(this.usage, event.usage);
+        out += this.finish(event.reason, event.stopSequence);
+        break;
+    }
+    return out;
+  }
+
+  /** `event: error` makes the Anthropic SDK throw an APIError with `error.type`. */
+  fail(error: GatewayError): string {
+    return sseEvent('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } });
+  }
+
+  private frame(data: Json & { type: string }): string {
+    return sseEvent(data.type, data);
+  }
+
+  /** `message_start`, once; input usage as far as it is known (Anthropic semantics: cache apart). */
+  private begin(id: string | undefined): string {
+    if (this.started) return '';
+    this.started = true;
+    return this.frame({
+      type: 'message_start',
+      message: {
+        id: publicId('msg_', id),
+        type: 'message',
+        role: 'assistant',
+        model: this.ctx.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: toMessagesUsage(this.usage),
+      },
+    });
+  }
+
+  private startBlock(kind: BlockKind, contentBlock: Json): string {
+    this.open = { kind, index: this.nextIndex++ };
+    return this.frame({ type: 'content_block_start', index: this.open.index, content_block: contentBlock });
+  }
+
+  private ensureBlock(kind: BlockKind, contentBlock: Json): string {
+    if (this.open?.kind === kind) return '';
+    return this.closeBlock() + this.startBlock(kind, contentBlock);
+  }
+
+  private delta(delta: Json): string {
+    return this.frame({ type: 'content_block_delta', index: this.open!.index, delta });
+  }
+
+  private closeBlock(): string {
+    if (!this.open) return '';
+    const index = this.open.index;
+    this.open = undefined;
+    return this.frame({ type: 'content_block_stop', index });
+  }
+
+  /**
+   * A signature is the last delta of its thinking block. Opaque reasoning without one (OpenAI's
+   * encrypted content) follows as a `redacted_thinking` block, as in the JSON encoder.
+   */
+  private reasoningEnd(signature: string | undefined, encrypted: string | undefined): string {
+    let out = '';
+    if (signature) {
+      out += this.ensureBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
+      out += this.delta({ type: 'signature_delta', signature });
+    }
+    if (this.open?.kind === 'thinking') out += this.closeBlock();
+    if (encrypted !== undefined && !signature) {
+      out += this.closeBlock();
+      out += this.startBlock('thinking', { type: 'redacted_thinking', data: encrypted });
+      out += this.closeBlock();
+    }
+    return out;
+  }
+
+  private finish(reason: IRFinishReason, stopSequence: string | undefined): string {
+    let out = this.closeBlock();
+    const all = toMessagesUsage(this.usage);
+    const usage: Json = { output_tokens: all.output_tokens };
+    // Counters are cumulative and overwrite the SDK's snapshot: send input ones only when known.
+    if (this.usage.input !== undefined) {
+      usage.input_tokens = all.input_tokens;
+      usage.cache_creation_input_tokens = all.cache_creation_input_tokens;
+      usage.cache_read_input_tokens = all.cache_read_input_tokens;
+    }
+    out += this.frame({
+      type: 'message_delta',
+      delta: {
+        stop_reason: messagesStopReason(effectiveFinishReason(reason, this.sawToolCall)),
+        stop_sequence: stopSequence ?? null,
+      },
+      usage,
+    });
+    out += this.frame({ type: 'message_stop' });
+    this.finished = true;
+    return out;
+  }
+}

@@ -1,0 +1,379 @@
+import { invalidRequest } from '../../errors.js';
+import {
+  expectArray,
+  expectRecord,
+  expectString,
+  fileFromData,
+  imageFromUrl,
+  isPresent,
+  optArray,
+  optBoolean,
+  optNumber,
+  optRecord,
+  optString,
+  pickPassthrough,
+  rejectUnknownFields,
+  unsupported,
+  withCache,
+  type Json,
+} from '../decode-helpers.js';
+import type {
+  IRAssistantPart,
+  IRContentPart,
+  IRFilePart,
+  IRMessage,
+  IRReasoningPart,
+  IRRequest,
+  IRTextPart,
+  IRTool,
+  IRToolChoice,
+} from '../ir.js';
+import { fromEncryptedContent } from './reasoning-opaque.js';
+
+/**
+ * Responses request → IR. The gateway keeps no conversation state yet, so every field that points
+ * at stored state (`previous_response_id`, `conversation`, `item_reference`, `prompt`) or asks
+ * for work the IR cannot describe (built-in tools, background runs, auto truncation) is a 400.
+ */
+
+/** Same name and meaning on OpenAI-family upstreams (Chat and Responses): forwarded unchanged. */
+const PASSTHROUGH = [
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'prompt_cache_options',
+  'service_tier',
+  'store',
+  'safety_identifier',
+  'moderation',
+] as const;
+
+const HANDLED = [
+  'model',
+  'input',
+  'instructions',
+  'stream',
+  'stream_options', // obfuscation padding only: neutral
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_output_tokens',
+  'max_tool_calls', // caps built-in tool calls, which are rejected anyway: neutral
+  'temperature',
+  'top_p',
+  'reasoning',
+  'text',
+  'metadata',
+  'user',
+  'include',
+  'top_logprobs',
+  'truncation',
+  'background',
+  'previous_response_id',
+  'conversation',
+  'prompt',
+  'context_management',
+] as const;
+
+const KNOWN = new Set<string>([...PASSTHROUGH, ...HANDLED]);
+
+/** `include` values that only add data to built-in tool items (which we never emit) or echo inputs. */
+const NEUTRAL_INCLUDES = new Set([
+  'reasoning.encrypted_content',
+  'message.input_image.image_url',
+  'file_search_call.results',
+  'web_search_call.results',
+  'web_search_call.action.sources',
+  'computer_call_output.output.image_url',
+  'code_interpreter_call.outputs',
+]);
+
+export function decodeResponsesRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
+  rejectUnknownFields(body, KNOWN);
+  rejectInexpressible(body);
+
+  const system: IRTextPart[] = [];
+  const instructions = optString(body, 'instructions', 'instructions');
+  if (instructions !== undefined) system.push({ type: 'text', text: instructions });
+  const messages = decodeInput(body.input, system);
+
+  const passthrough = pickPassthrough(body, PASSTHROUGH);
+  const include = decodeInclude(body);
+  if (include) passthrough.include = include;
+
+  const request: IRRequest = {
+    model: upstreamModel,
+    system,
+    messages,
+    stream: optBoolean(body, 'stream', 'stream') ?? false,
+    passthrough,
+  };
+
+  const tools = optArray(body, 'tools', 'tools');
+  if (tools) request.tools = tools.map((tool, i) => decodeTool(tool, `tools[${i}]`));
+  const toolChoice = decodeToolChoice(body.tool_choice);
+  const parallel = optBoolean(body, 'parallel_tool_calls', 'parallel_tool_calls');
+  if (parallel !== undefined) {
+    request.parallelToolCalls = parallel;
+    if (toolChoice && toolChoice.type !== 'none') toolChoice.parallel = parallel;
+  }
+  if (toolChoice) request.toolChoice = toolChoice;
+
+  const maxTokens = optNumber(body, 'max_output_tokens', 'max_output_tokens');
+  if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
+  const temperature = optNumber(body, 'temperature', 'temperature');
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optNumber(body, 'top_p', 'top_p');
+  if (topP !== undefined) request.topP = topP;
+
+  const reasoning = optRecord(body, 'reasoning', 'reasoning');
+  if (reasoning) {
+    const effort = optString(reasoning, 'effort', 'reasoning.effort');
+    // `generate_summary` is the deprecated name of `summary`.
+    const summary =
+      optString(reasoning, 'summary', 'reasoning.summary') ?? optString(reasoning, 'generate_summary', 'reasoning.generate_summary');
+    if (effort !== undefined || summary !== undefined) {
+      request.reasoning = {
+        ...(effort !== undefined ? { effort } : {}),
+        ...(summary !== undefined ? { summary } : {}),
+      };
+    }
+  }
+
+  const text = optRecord(body, 'text', 'text');
+  if (text) {
+    const format = decodeTextFormat(text.format);
+    if (format) request.responseFormat = format;
+    const verbosity = optString(text, 'verbosity', 'text.verbosity');
+    // Chat's flat name; upstream encoders for Responses put it back under `text`.
+    if (verbosity !== undefined) passthrough.verbosity = verbosity;
+  }
+
+  const metadata = optRecord(body, 'metadata', 'metadata');
+  if (metadata) request.metadata = metadata;
+  const user = optString(body, 'user', 'user');
+  if (user !== undefined) request.user = user;
+  return request;
+}
+
+function rejectInexpressible(body: Json): void {
+  if (isPresent(body, 'previous_response_id')) {
+    unsupported('previous_response_id', `'previous_response_id' (send the whole conversation in 'input')`);
+  }
+  if (isPresent(body, 'conversation')) unsupported('conversation', `'conversation' (send the whole conversation in 'input')`);
+  if (isPresent(body, 'prompt')) unsupported('prompt', `Stored prompts ('prompt')`);
+  if (isPresent(body, 'context_management')) unsupported('context_management');
+  if (optBoolean(body, 'background', 'background')) unsupported('background', `Background responses ('background: true')`);
+  const truncation = optString(body, 'truncation', 'truncation');
+  if (truncation !== undefined && truncation !== 'disabled') {
+    unsupported('truncation', `'truncation: ${truncation}' (the gateway never truncates input)`);
+  }
+  const topLogprobs = optNumber(body, 'top_logprobs', 'top_logprobs');
+  if (topLogprobs !== undefined && topLogprobs > 0) unsupported('top_logprobs');
+}
+
+/** Keeps `include` for OpenAI upstreams (encrypted reasoning matters with `store: false`). */
+function decodeInclude(body: Json): string[] | undefined {
+  const include = optArray(body, 'include', 'include');
+  if (!include || include.length === 0) return undefined;
+  return include.map((value, i) => {
+    if (typeof value !== 'string') throw invalidRequest(`'include[${i}]' must be a string.`, `include[${i}]`);
+    if (!NEUTRAL_INCLUDES.has(value)) unsupported(`include[${i}]`, `'include' value '${value}'`);
+    return value;
+  });
+}
+
+/**
+ * `input` as IR messages. Leading system/developer messages join `system` (after `instructions`);
+ * later ones stay in place. Assistant-side items that follow each other (reasoning, messages,
+ * function calls) are one assistant turn, as Chat and Messages need.
+ */
+function decodeInput(input: unknown, system: IRTextPart[]): IRMessage[] {
+  if (typeof input === 'string') return [{ role: 'user', content: [{ type: 'text', text: input }] }];
+  const messages: IRMessage[] = [];
+  let leading = true;
+  const assistantTurn = (): IRAssistantPart[] => {
+    const last = messages.at(-1);
+    if (last?.role === 'assistant') return last.content;
+    const turn: IRMessage = { role: 'assistant', content: [] };
+    messages.push(turn);
+    return turn.content;
+  };
+
+  expectArray(input, 'input').forEach((raw, i) => {
+    const param = `input[${i}]`;
+    const item = expectRecord(raw, param);
+    // Easy input messages may omit `type`.
+    const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
+    if (type === 'message' && (item.role === 'system' || item.role === 'developer')) {
+      const content = decodeSystemContent(item.content, `${param}.content`);
+      if (leading) system.push(...content);
+      else messages.push({ role: 'system', content });
+      return;
+    }
+    leading = false;
+    switch (type) {
+      case 'message':
+        if (item.role === 'user') {
+          messages.push({ role: 'user', content: decodeInputContent(item.content, `${param}.content`) });
+        } else if (item.role === 'assistant') {
+          assistantTurn().push(...decodeAssistantContent(item.content, `${param}.content`));
+        } else {
+          throw invalidRequest(`Unsupported role '${String(item.role)}'.`, `${param}.role`);
+        }
+        return;
+      case 'function_call':
+        assistantTurn().push({
+          type: 'tool_call',
+          // The client matches outputs by `call_id`; the `fc_` item id is ours to mint again.
+          id: expectString(item, 'call_id', `${param}.call_id`),
+          name: expectString(item, 'name', `${param}.name`),
+          arguments: optString(item, 'arguments', `${param}.arguments`) ?? '',
+        });
+        return;
+      case 'function_call_output':
+        messages.push({
+          role: 'tool',
+          toolCallId: expectString(item, 'call_id', `${param}.call_id`),
+          content: decodeInputContent(item.output, `${param}.output`),
+        });
+        return;
+      case 'reasoning':
+        assistantTurn().push(decodeReasoning(item, param));
+        return;
+      case 'item_reference':
+        return unsupported(`${param}.type`, `'item_reference' (the gateway stores no items; send the item itself)`);
+      default:
+        throw invalidRequest(`Input item type '${String(type)}' is not supported by this gateway.`, `${param}.type`);
+    }
+  });
+  return messages;
+}
+
+function decodeSystemContent(content: unknown, param: string): IRTextPart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return expectArray(content, param).map((raw, j) => {
+    const part = expectRecord(raw, `${param}[${j}]`);
+    if (part.type !== 'input_text') {
+      throw invalidRequest(`Only 'input_text' parts are allowed in system messages.`, `${param}[${j}].type`);
+    }
+    return withCache<IRTextPart>({ type: 'text', text: expectString(part, 'text', `${param}[${j}].text`) }, part, `${param}[${j}]`);
+  });
+}
+
+/** User message content and `function_call_output.output`: a string or input parts. */
+function decodeInputContent(content: unknown, param: string): IRContentPart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return expectArray(content, param).map((raw, j): IRContentPart => {
+    const at = `${param}[${j}]`;
+    const part = expectRecord(raw, at);
+    switch (part.type) {
+      // `cache_control` is kept as in Chat (a convention of OpenAI-compatible gateways).
+      case 'input_text':
+        return withCache<IRContentPart>({ type: 'text', text: expectString(part, 'text', `${at}.text`) }, part, at);
+      case 'input_image': {
+        if (isPresent(part, 'file_id')) unsupported(`${at}.file_id`, `Images by 'file_id'`);
+        return withCache(imageFromUrl(expectString(part, 'image_url', `${at}.image_url`), part.detail), part, at);
+      }
+      case 'input_file':
+        return withCache(decodeInputFile(part, at), part, at);
+      case 'input_audio':
+        return unsupported(`${at}.type`, `Audio input ('input_audio')`);
+      default:
+        throw invalidRequest(`Unsupported content part type '${String(part.type)}'.`, `${at}.type`);
+    }
+  });
+}
+
+function decodeInputFile(part: Json, param: string): IRFilePart {
+  const filename = optString(part, 'filename', `${param}.filename`);
+  const data = optString(part, 'file_data', `${param}.file_data`);
+  if (data !== undefined) return fileFromData(data, filename);
+  const named = filename !== undefined ? { filename } : {};
+  const fileId = optString(part, 'file_id', `${param}.file_id`);
+  if (fileId !== undefined) return { type: 'file', fileId, ...named };
+  const url = optString(part, 'file_url', `${param}.file_url`);
+  if (url !== undefined) return { type: 'file', url, ...named };
+  throw invalidRequest(`'${param}' needs 'file_data', 'file_id' or 'file_url'.`, param);
+}
+
+/** A replayed assistant message: a string, or output_text / refusal parts (input_text tolerated). */
+function decodeAssistantContent(content: unknown, param: string): IRAssistantPart[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return expectArray(content, param).map((raw, j): IRAssistantPart => {
+    const at = `${param}[${j}]`;
+    const part = expectRecord(raw, at);
+    if (part.type === 'output_text' || part.type === 'input_text') {
+      return { type: 'text', text: expectString(part, 'text', `${at}.text`) };
+    }
+    if (part.type === 'refusal') return { type: 'refusal', refusal: expectString(part, 'refusal', `${at}.refusal`) };
+    throw invalidRequest(`Unsupported assistant content part type '${String(part.type)}'.`, `${at}.type`);
+  });
+}
+
+/** Summary text (or raw reasoning text when there is no summary), id and opaque content kept. */
+function decodeReasoning(item: Json, param: string): IRReasoningPart {
+  const texts = (key: 'summary' | 'content'): string[] =>
+    (optArray(item, key, `${param}.${key}`) ?? []).map((raw, j) =>
+      expectString(expectRecord(raw, `${param}.${key}[${j}]`), 'text', `${param}.${key}[${j}].text`),
+    );
+  const summary = texts('summary');
+  const part: IRReasoningPart = { type: 'reasoning', text: (summary.length > 0 ? summary : texts('content')).join('\n\n') };
+  const id = optString(item, 'id', `${param}.id`);
+  if (id !== undefined) part.id = id;
+  const opaque = optString(item, 'encrypted_content', `${param}.encrypted_content`);
+  if (opaque !== undefined) Object.assign(part, fromEncryptedContent(opaque));
+  return part;
+}
+
+function decodeTool(raw: unknown, param: string): IRTool {
+  const tool = expectRecord(raw, param);
+  if (tool.type !== 'function') {
+    throw invalidRequest(`Tool type '${String(tool.type)}' is not supported by this gateway; only 'function' tools are.`, `${param}.type`);
+  }
+  const out: IRTool = { name: expectString(tool, 'name', `${param}.name`) };
+  const description = optString(tool, 'description', `${param}.description`);
+  if (description !== undefined) out.description = description;
+  const parameters = optRecord(tool, 'parameters', `${param}.parameters`);
+  if (parameters) out.parameters = parameters;
+  const strict = optBoolean(tool, 'strict', `${param}.strict`);
+  if (strict !== undefined) out.strict = strict;
+  return out;
+}
+
+function decodeToolChoice(raw: unknown): IRToolChoice | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw };
+  if (typeof raw === 'string') throw invalidRequest(`Invalid 'tool_choice' value '${raw}'.`, 'tool_choice');
+  const choice = expectRecord(raw, 'tool_choice');
+  if (choice.type !== 'function') {
+    return unsupported('tool_choice.type', `'tool_choice' of type '${String(choice.type)}'`);
+  }
+  return { type: 'tool', name: expectString(choice, 'name', 'tool_choice.name') };
+}
+
+type JsonSchemaFormat = Extract<NonNullable<IRRequest['responseFormat']>, { type: 'json_schema' }>;
+
+/** `text.format`: flat here, unlike Chat's nested `json_schema`. */
+function decodeTextFormat(raw: unknown): IRRequest['responseFormat'] {
+  if (raw === undefined || raw === null) return undefined;
+  const format = expectRecord(raw, 'text.format');
+  switch (format.type) {
+    case 'text':
+      return { type: 'text' };
+    case 'json_object':
+      return { type: 'json_object' };
+    case 'json_schema': {
+      const out: JsonSchemaFormat = { type: 'json_schema' };
+      const name = optString(format, 'name', 'text.format.name');
+      if (name !== undefined) out.name = name;
+      if (isPresent(format, 'schema')) out.schema = format.schema;
+      const strict = optBoolean(format, 'strict', 'text.format.strict');
+      if (strict !== undefined) out.strict = strict;
+      const description = optString(format, 'description', 'text.format.description');
+      if (description !== undefined) out.description = description;
+      return out;
+    }
+    default:
+      return unsupported('text.format.type', `'text.format' of type '${String(format.type)}'`);
+  }
+}

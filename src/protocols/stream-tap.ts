@@ -1,0 +1,80 @@
+import type { GatewayError } from '../errors.js';
+import type { IRUsage, TextProtocol } from './ir.js';
+import { anthropicErrorType } from './messages/error-type.js';
+import { sseData, sseEvent } from './sse-frame.js';
+import { fromChatUsage, fromMessagesUsage, fromResponsesUsage } from './usage.js';
+
+/**
+ * What the passthrough path needs to know of a protocol's stream without re-encoding it: where
+ * usage is, which event ends it, and how to append an error.
+ */
+export interface StreamTap {
+  protocol: TextProtocol;
+  /** Reads one SSE message; cheap checks first, so most chunks are never JSON-parsed here. */
+  observe(event: string | undefined, data: string): { usage?: IRUsage; terminal?: boolean };
+  usageOfJson(json: unknown): IRUsage;
+  errorFrame(error: GatewayError): string;
+}
+
+const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+
+const parse = (data: string): Record<string, unknown> | undefined => {
+  try {
+    const value = JSON.parse(data);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+export const chatTap: StreamTap = {
+  protocol: 'chat',
+  observe(_event, data) {
+    if (data === '[DONE]') return { terminal: true };
+    if (data.startsWith('{"error"')) return { terminal: true };
+    if (!USAGE_OBJECT.test(data)) return {};
+    const json = parse(data);
+    if (json?.error) return { terminal: true };
+    return json?.usage ? { usage: fromChatUsage(json.usage) } : {};
+  },
+  usageOfJson: (json) => fromChatUsage((json as { usage?: unknown })?.usage),
+  errorFrame: (error) => sseData({ error: { message: error.message, type: error.type, param: error.param, code: error.code } }),
+};
+
+const RESPONSES_TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+
+export const responsesTap: StreamTap = {
+  protocol: 'responses',
+  observe(event, data) {
+    const type = event ?? (parse(data)?.type as string | undefined);
+    if (!type || !RESPONSES_TERMINAL.has(type)) return {};
+    if (type === 'error') return { terminal: true };
+    const response = parse(data)?.response as { usage?: unknown } | undefined;
+    return { terminal: true, ...(response?.usage ? { usage: fromResponsesUsage(response.usage) } : {}) };
+  },
+  usageOfJson: (json) => fromResponsesUsage((json as { usage?: unknown })?.usage),
+  errorFrame: (error) =>
+    sseEvent('error', {
+      type: 'error',
+      sequence_number: 0,
+      error: { type: error.type, code: error.code ?? error.type, message: error.message, param: error.param },
+    }),
+};
+
+export const messagesTap: StreamTap = {
+  protocol: 'messages',
+  observe(event, data) {
+    if (event === 'message_stop' || event === 'error') return { terminal: true };
+    if (event === 'message_start') {
+      const message = parse(data)?.message as { usage?: unknown } | undefined;
+      return message?.usage ? { usage: fromMessagesUsage(message.usage) } : {};
+    }
+    if (event === 'message_delta') {
+      const usage = parse(data)?.usage;
+      return usage ? { usage: fromMessagesUsage(usage) } : {};
+    }
+    return {};
+  },
+  usageOfJson: (json) => fromMessagesUsage((json as { usage?: unknown })?.usage),
+  errorFrame: (error) => sseEvent('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } }),
+};

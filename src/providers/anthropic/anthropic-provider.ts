@@ -1,0 +1,72 @@
+import type { Dispatcher } from 'undici';
+import { decodeMessagesResponse } from '../../protocols/messages/decode-response.js';
+import { decodeMessagesStream } from '../../protocols/messages/decode-stream.js';
+import { encodeMessagesRequest } from '../../protocols/messages/encode-request.js';
+import { postJson, streamIR } from '../http/json-call.js';
+import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
+import { upstreamError } from '../http/upstream-error.js';
+import type { Provider } from '../provider.js';
+
+export interface AnthropicProviderOptions {
+  /** Without `/v1`, as in the official SDK. Default `https://api.anthropic.com`. */
+  baseURL?: string;
+  apiKey?: string;
+  /** `anthropic-version` sent when translating. Default `2023-06-01`. Passthrough keeps the client's. */
+  version?: string;
+  /** `anthropic-beta` sent on every request, merged with the client's on passthrough. */
+  beta?: string;
+  /** `max_tokens` for translated requests that set none (Anthropic requires it). Default 4096. */
+  defaultMaxTokens?: number;
+  headers?: Record<string, string>;
+  timeouts?: UpstreamTimeouts;
+  dispatcher?: Dispatcher;
+}
+
+/** Anthropic's Messages API (and servers that mimic it). */
+export function createAnthropicProvider(options: AnthropicProviderOptions = {}): Provider {
+  const baseURL = (options.baseURL ?? 'https://api.anthropic.com').replace(/\/+$/, '');
+  const version = options.version ?? '2023-06-01';
+  const client = new UpstreamClient({
+    baseURL: baseURL + '/v1',
+    headers: { ...options.headers, ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}) },
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+  });
+  const betaHeader = (clientBeta?: string | null): Record<string, string> => {
+    const beta = [options.beta, clientBeta].filter(Boolean).join(',');
+    return beta ? { 'anthropic-beta': beta } : {};
+  };
+  const encodeOptions = options.defaultMaxTokens ? { defaultMaxTokens: options.defaultMaxTokens } : {};
+
+  return {
+    type: 'anthropic',
+    nativeProtocols: ['messages'],
+
+    async passthrough({ body, headers }, call) {
+      const streaming = body.stream === true;
+      const result = await client.post('/messages', JSON.stringify(body), {
+        signal: call.signal,
+        headers: {
+          'anthropic-version': headers.get('anthropic-version') ?? version,
+          ...betaHeader(headers.get('anthropic-beta')),
+          ...(streaming ? { accept: 'text/event-stream' } : {}),
+        },
+      });
+      if (result.status >= 400) throw await upstreamError(result);
+      const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
+      return { status: result.status, contentType, body: result.body };
+    },
+
+    streamText(ir, call) {
+      const headers = { 'anthropic-version': version, ...betaHeader() };
+      return streamIR(client, '/messages', encodeMessagesRequest({ ...ir, stream: true }, encodeOptions), call.signal, decodeMessagesStream, headers);
+    },
+
+    async generateText(ir, call) {
+      const headers = { 'anthropic-version': version, ...betaHeader() };
+      return decodeMessagesResponse(await postJson(client, '/messages', encodeMessagesRequest({ ...ir, stream: false }, encodeOptions), call.signal, headers));
+    },
+
+    close: () => client.close(),
+  };
+}

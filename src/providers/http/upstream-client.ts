@@ -1,0 +1,131 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import { GatewayError, isAbortError } from '../../errors.js';
+
+export interface UpstreamTimeouts {
+  /** TCP + TLS connect. Default 10 s. */
+  connectMs?: number;
+  /** Until the response headers arrive. Default 120 s (slow first tokens on big prompts). */
+  headersMs?: number;
+  /** Longest silence between two body chunks. Default 300 s. */
+  bodyMs?: number;
+}
+
+export interface UpstreamClientOptions {
+  /** Base URL; request paths are appended to it (`https://api.openai.com/v1` + `/chat/completions`). */
+  baseURL: string;
+  /** Headers on every request: auth and the provider's extras. Client headers never override them. */
+  headers: Record<string, string>;
+  timeouts?: UpstreamTimeouts;
+  /** An undici dispatcher to share or to inject in tests. Default: a pooled keep-alive `Agent` per provider. */
+  dispatcher?: Dispatcher;
+}
+
+export interface UpstreamResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/**
+ * An upstream reached through undici's pooled dispatcher (measured: several times cheaper per
+ * request than the global fetch). Every call carries the client's abort signal, so a client that
+ * leaves cancels the upstream request and its socket is released or destroyed.
+ */
+export class UpstreamClient {
+  private readonly base: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+
+  constructor(private readonly options: UpstreamClientOptions) {
+    this.base = options.baseURL.replace(/\/+$/, '');
+    this.ownsDispatcher = !options.dispatcher;
+    this.dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connect: { timeout: options.timeouts?.connectMs ?? 10_000 },
+        headersTimeout: options.timeouts?.headersMs ?? 120_000,
+        bodyTimeout: options.timeouts?.bodyMs ?? 300_000,
+        keepAliveTimeout: 30_000,
+      });
+  }
+
+  /** POSTs a JSON body (or raw bytes with their content type) and returns the raw result. */
+  async post(
+    path: string,
+    body: string | Uint8Array,
+    init: { signal: AbortSignal; headers?: Record<string, string>; contentType?: string },
+  ): Promise<UpstreamResult> {
+    return this.send('POST', path, body, init);
+  }
+
+  async get(path: string, init: { signal: AbortSignal; headers?: Record<string, string> }): Promise<UpstreamResult> {
+    return this.send('GET', path, undefined, init);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private async send(
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | Uint8Array | undefined,
+    init: { signal: AbortSignal; headers?: Record<string, string>; contentType?: string },
+  ): Promise<UpstreamResult> {
+    const headers: Record<string, string> = {
+      ...(body !== undefined ? { 'content-type': init.contentType ?? 'application/json' } : {}),
+      ...init.headers,
+      // Last, so nothing a client forwarded can replace the upstream credentials.
+      ...this.options.headers,
+    };
+    try {
+      const response = await request(this.base + path, {
+        method,
+        headers,
+        body,
+        signal: init.signal,
+        dispatcher: this.dispatcher,
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      throw transportError(error);
+    }
+  }
+}
+
+/**
+ * Maps a transport failure to what the client sees: a timeout → 504, anything else on the way
+ * (refused, reset, DNS) → 502. Aborts pass through untouched. The upstream address is never
+ * named: it is the operator's business, not the client's.
+ */
+export function transportError(error: unknown): unknown {
+  if (isAbortError(error) || error instanceof GatewayError) return error;
+  const code = (error as { code?: string }).code ?? '';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new GatewayError({ status: 504, type: 'timeout_error', message: 'The upstream did not answer in time.', code: 'upstream_timeout', cause: error });
+  }
+  return new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream could not be reached or closed the connection.', code: 'upstream_unreachable', cause: error });
+}
+
+/** Iterates an upstream body, turning transport failures mid-body into `GatewayError`s. */
+export async function* upstreamChunks(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of body) yield chunk;
+  } catch (error) {
+    throw transportError(error);
+  }
+}
+
+/** Reads a whole (small) upstream body as text, e.g. a JSON answer or an error body. */
+export async function readText(body: AsyncIterable<Uint8Array>, limitBytes = 16 * 1024 * 1024): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of upstreamChunks(body)) {
+    size += chunk.byteLength;
+    if (size > limitBytes) {
+      throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream response is too large.', code: 'upstream_too_large' });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,78 @@
+import type { Dispatcher } from 'undici';
+import { decodeChatResponse } from '../../protocols/chat/decode-response.js';
+import { decodeChatStream } from '../../protocols/chat/decode-stream.js';
+import { encodeChatRequest } from '../../protocols/chat/encode-request.js';
+import type { IRRequest, TextProtocol } from '../../protocols/ir.js';
+import { decodeResponsesResponse } from '../../protocols/responses/decode-response.js';
+import { decodeResponsesStream } from '../../protocols/responses/decode-stream.js';
+import { encodeResponsesRequest } from '../../protocols/responses/encode-request.js';
+import { postJson, streamIR } from '../http/json-call.js';
+import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
+import { upstreamError } from '../http/upstream-error.js';
+import type { Provider } from '../provider.js';
+
+export interface OpenAIProviderOptions {
+  /** Includes `/v1`, as in the official SDK. Default `https://api.openai.com/v1`. */
+  baseURL?: string;
+  apiKey?: string;
+  /** The upstream serves `/responses`. Default: true for api.openai.com, false elsewhere. */
+  responses?: boolean;
+  /**
+   * Upstream protocol used when the client's protocol must be translated (Anthropic clients).
+   * Default `chat`, which every OpenAI-compatible server speaks.
+   */
+  translateVia?: 'chat' | 'responses';
+  /** Extra headers on every upstream request (e.g. `OpenAI-Organization`). */
+  headers?: Record<string, string>;
+  timeouts?: UpstreamTimeouts;
+  dispatcher?: Dispatcher;
+}
+
+const paths: Record<'chat' | 'responses', string> = { chat: '/chat/completions', responses: '/responses' };
+
+/** Any OpenAI-compatible API: OpenAI, Azure-style proxies, vLLM, Ollama, Ark's OpenAI endpoints… */
+export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provider {
+  const baseURL = options.baseURL ?? 'https://api.openai.com/v1';
+  const responses = options.responses ?? /^https:\/\/api\.openai\.com(\/|$)/.test(baseURL);
+  const translateVia = options.translateVia ?? 'chat';
+  if (translateVia === 'responses' && !responses) {
+    throw new TypeError('openai provider: translateVia "responses" needs responses: true');
+  }
+  const client = new UpstreamClient({
+    baseURL,
+    headers: { ...options.headers, ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+  });
+  const nativeProtocols: TextProtocol[] = responses ? ['chat', 'responses'] : ['chat'];
+
+  const encode = (ir: IRRequest) => (translateVia === 'chat' ? encodeChatRequest(ir) : encodeResponsesRequest(ir));
+
+  return {
+    type: 'openai',
+    nativeProtocols,
+
+    async passthrough({ protocol, body }, call) {
+      const path = paths[protocol as 'chat' | 'responses'];
+      const streaming = body.stream === true;
+      const result = await client.post(path, JSON.stringify(body), {
+        signal: call.signal,
+        ...(streaming ? { headers: { accept: 'text/event-stream' } } : {}),
+      });
+      if (result.status >= 400) throw await upstreamError(result);
+      const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
+      return { status: result.status, contentType, body: result.body };
+    },
+
+    streamText(ir, call) {
+      return streamIR(client, paths[translateVia], encode({ ...ir, stream: true }), call.signal, translateVia === 'chat' ? decodeChatStream : decodeResponsesStream);
+    },
+
+    async generateText(ir, call) {
+      const json = await postJson(client, paths[translateVia], encode({ ...ir, stream: false }), call.signal);
+      return translateVia === 'chat' ? decodeChatResponse(json) : decodeResponsesResponse(json);
+    },
+
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,55 @@
+import type { KeyRecord } from '../auth/key-store.js';
+import type { ModelEntry } from '../routing/catalog.js';
+import type { IRRequest, IRResponse, IRStreamEvent, TextProtocol } from '../protocols/ir.js';
+
+/**
+ * What a provider gets with every call: the caller, the catalog entry, and the client's abort
+ * signal (fired only on a real disconnect), which every upstream call must honour.
+ */
+export interface CallContext {
+  signal: AbortSignal;
+  requestId: string;
+  key: KeyRecord;
+  model: ModelEntry;
+  /** The host's per-request context (e.g. `{ req, res }` under Node), for custom providers. */
+  serverContext: unknown;
+}
+
+/** A client request to send on as it is (only `model` mapped). */
+export interface PassthroughRequest {
+  protocol: TextProtocol;
+  /** The client's body with `model` replaced by the upstream id. */
+  body: Record<string, unknown>;
+  /** The client's headers; a provider forwards only the protocol's own (e.g. `anthropic-beta`). */
+  headers: Headers;
+}
+
+/**
+ * An upstream's successful answer to a passthrough call, piped back to the client byte for byte.
+ * Upstream error statuses are thrown as `GatewayError` instead.
+ */
+export interface UpstreamReply {
+  status: number;
+  contentType: string;
+  body: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * How an upstream is reached. A provider implements the capabilities it has; the gateway picks:
+ * - `passthrough` when the client's protocol is in `nativeProtocols` (fast and faithful path),
+ * - otherwise `streamText` (and `generateText` when the client wants JSON, if provided;
+ *   else the stream is accumulated).
+ * Errors the client should see are thrown as `GatewayError` before the first event; a stream
+ * that fails later throws from its iterator.
+ */
+export interface Provider {
+  /** Provider type, e.g. `openai`, `anthropic`, `local`; used in logs and `owned_by`. */
+  readonly type: string;
+  /** Client protocols this provider accepts unchanged (model id mapped) through `passthrough`. */
+  readonly nativeProtocols?: readonly TextProtocol[];
+  passthrough?(request: PassthroughRequest, call: CallContext): Promise<UpstreamReply>;
+  streamText?(request: IRRequest, call: CallContext): AsyncIterable<IRStreamEvent>;
+  generateText?(request: IRRequest, call: CallContext): Promise<IRResponse>;
+  /** Releases pooled connections and timers. */
+  close?(): Promise<void>;
+}

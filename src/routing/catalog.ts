@@ -1,0 +1,128 @@
+import { GatewayError } from '../errors.js';
+import type { KeyRecord } from '../auth/key-store.js';
+
+export type ModelKind = 'text' | 'image' | 'video' | 'speech';
+
+/** A public model: what clients name, and where the gateway sends it. */
+export interface ModelEntry {
+  /** Public id clients send as `model`. */
+  id: string;
+  /** Name of a provider in the gateway's `providers`. */
+  provider: string;
+  /** Model id sent upstream. Default: `id`. */
+  upstreamModel?: string;
+  /** Which endpoints serve it. Default `text`. */
+  kind?: ModelKind;
+  /** Per-family rules of the spec (section 4 rule 4): `gpt-image`, `seedream`. */
+  family?: string;
+  /** Groups allowed to use it. Default: every group. */
+  groups?: readonly string[];
+  /** `owned_by` in the models listing. Default: the provider name. */
+  ownedBy?: string;
+  /**
+   * Whether the model accepts `previous_response_id`. Default false: the spec's current models
+   * reject it, so the gateway answers 400 before any upstream call.
+   */
+  previousResponseId?: boolean;
+  /** Whether the model accepts `service_tier: "auto"`. Default false (400, as the spec says). */
+  serviceTierAuto?: boolean;
+}
+
+/** The endpoints of each kind, named with new-api's `supported_endpoint_types` values. */
+const endpointTypes: Record<ModelKind, readonly string[]> = {
+  text: ['openai', 'openai-response', 'anthropic'],
+  image: ['image-generation'],
+  video: ['openai-video'],
+  speech: ['openai-audio-speech'],
+};
+
+export interface ModelListing {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  supported_endpoint_types: string[];
+}
+
+export class ModelCatalog {
+  private readonly byId = new Map<string, ModelEntry>();
+
+  constructor(entries: readonly ModelEntry[], providerNames: readonly string[]) {
+    for (const [index, entry] of entries.entries()) {
+      if (!entry.id) throw new TypeError(`models[${index}].id must be a non-empty string`);
+      if (this.byId.has(entry.id)) throw new TypeError(`models[${index}].id "${entry.id}" is listed twice`);
+      if (!providerNames.includes(entry.provider)) {
+        throw new TypeError(
+          `models[${index}].provider "${entry.provider}" is not a configured provider (have: ${providerNames.join(', ') || 'none'})`,
+        );
+      }
+      this.byId.set(entry.id, entry);
+    }
+  }
+
+  get(id: string): ModelEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  entries(): IterableIterator<ModelEntry> {
+    return this.byId.values();
+  }
+
+  /** Whether the key may use the model: listed in its scope and its group admitted. */
+  allows(key: KeyRecord, entry: ModelEntry): boolean {
+    const inScope = key.models === '*' || key.models.includes(entry.id);
+    const group = key.group ?? 'default';
+    const inGroup = !entry.groups || entry.groups.includes(group);
+    return inScope && inGroup;
+  }
+
+  /**
+   * The entry a request may use, or the error to answer: unknown model → 400 naming it;
+   * outside the key's scope or group → 403; wrong kind for the endpoint → 400.
+   */
+  resolve(key: KeyRecord, modelId: string, kind: ModelKind, endpoint: string): ModelEntry {
+    const entry = this.byId.get(modelId);
+    if (!entry) {
+      throw new GatewayError({
+        status: 400,
+        message: `The model \`${modelId}\` does not exist.`,
+        param: 'model',
+        code: 'model_not_found',
+      });
+    }
+    if (!this.allows(key, entry)) {
+      throw new GatewayError({
+        status: 403,
+        message: `This API key is not allowed to use the model \`${modelId}\`.`,
+        param: 'model',
+        code: 'model_not_allowed',
+      });
+    }
+    if ((entry.kind ?? 'text') !== kind) {
+      throw new GatewayError({
+        status: 400,
+        message: `The model \`${modelId}\` is a ${entry.kind ?? 'text'} model and is not served by ${endpoint}.`,
+        param: 'model',
+        code: 'model_not_supported',
+      });
+    }
+    return entry;
+  }
+
+  /** The listing of `GET /v1/models` for a key. */
+  list(key: KeyRecord, options: { messagesEnabled: boolean }): ModelListing[] {
+    const listing: ModelListing[] = [];
+    for (const entry of this.byId.values()) {
+      if (!this.allows(key, entry)) continue;
+      const types = endpointTypes[entry.kind ?? 'text'].filter((type) => options.messagesEnabled || type !== 'anthropic');
+      listing.push({
+        id: entry.id,
+        object: 'model',
+        created: 0,
+        owned_by: entry.ownedBy ?? entry.provider,
+        supported_endpoint_types: [...types],
+      });
+    }
+    return listing;
+  }
+}

@@ -1,0 +1,30 @@
+import * as v from 'valibot';
+import { anyValue, arrayOfObjects, bool, int, looseObj, missing, model, obj, oneOf, str } from './common.js';
+
+/**
+ * `POST /v1/responses` and `/responses` (spec 2.2). `input` is any value, but `null` counts as
+ * absent: no upstream accepts it, and "Missing required parameter: 'input'" is the honest answer.
+ */
+export const responsesRequestSchema = looseObj(
+  {
+    model: model(),
+    input: v.custom<unknown>((value) => value !== null, missing()),
+    instructions: v.optional(str()),
+    previous_response_id: v.optional(str()),
+    tools: v.optional(arrayOfObjects()),
+    tool_choice: v.optional(anyValue()),
+    reasoning: v.optional(obj()),
+    service_tier: v.optional(anyValue()),
+    prompt_cache_key: v.optional(str()),
+    prompt_cache_options: v.optional(obj()),
+    prompt_cache_retention: v.optional(str()),
+    stream: v.optional(bool()),
+    max_output_tokens: v.optional(int({ min: 1 })),
+    store: v.optional(bool()),
+    metadata: v.optional(obj()),
+    truncation: v.optional(oneOf(['auto', 'disabled'])),
+  },
+  'a JSON object',
+);
+
+export type ResponseRequest = v.InferOutput<typeof responsesRequestSchema>;

@@ -1,0 +1,253 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+/** The built `bin` (test/global-setup.ts builds `dist/` before the suite). */
+const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Running {
+  child: ChildProcess;
+  stdout: string;
+  url: string;
+  /** The key the CLI printed, if it printed one. */
+  key: string | undefined;
+  exit: Promise<Exit>;
+}
+
+/** Every CLI a test started; a failed assertion must not leave a server running. */
+const children = new Set<ChildProcess>();
+
+function killChildren(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  children.clear();
+}
+
+/** Runs the CLI with a clean environment (none of the variables it reads, except those given). */
+function runCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; exit: Promise<Exit>; output: () => Exit } {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['INFERGATE_API_KEY', 'INFERGATE_CONFIG', 'PORT']) delete childEnv[name];
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...childEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const result: Exit = { code: null, signal: null, stdout: '', stderr: '' };
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (result.stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (result.stderr += chunk));
+  const exit = new Promise<Exit>((resolve) => {
+    child.on('close', (code, signal) => resolve({ ...result, code, signal }));
+  });
+  return { child, exit, output: () => result };
+}
+
+/** Starts the server and waits for its start-up lines. */
+async function startCli(args: string[], env: Record<string, string> = {}): Promise<Running> {
+  const { child, exit, output } = runCli(args, env);
+  const stdout = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the CLI printed no start-up lines in 10 s:\n${output().stdout}${output().stderr}`)), 10_000);
+    const check = () => {
+      if (/^Models: .*\n/m.test(output().stdout)) {
+        clearTimeout(timer);
+        // Give the rest of the same write (the Try line) a moment to arrive.
+        setImmediate(() => resolve(output().stdout));
+      }
+    };
+    child.stdout!.on('data', check);
+    void exit.then((result) => {
+      clearTimeout(timer);
+      reject(new Error(`the CLI exited (${result.code}) before listening:\n${result.stdout}${result.stderr}`));
+    });
+  });
+  const url = /^infergate listening on (\S+)$/m.exec(stdout)?.[1];
+  expect(url).toBeDefined();
+  return { child, stdout, url: url!, key: /^API key: (\S+)$/m.exec(stdout)?.[1], exit };
+}
+
+async function stop(running: Running, signal: NodeJS.Signals = 'SIGINT'): Promise<Exit> {
+  running.child.kill(signal);
+  return running.exit;
+}
+
+async function modelIds(baseURL: string, apiKey: string): Promise<string[]> {
+  const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
+  const ids: string[] = [];
+  for await (const model of client.models.list()) ids.push(model.id);
+  return ids;
+}
+
+describe('infergate CLI', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'infergate-cli-'));
+  });
+  afterEach(killChildren);
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves the local provider with a generated key, prints how to call it, and stops on SIGINT', async () => {
+    const running = await startCli(['--port', '0']);
+    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(running.key).toMatch(/^sk-local-[0-9a-f]{32}$/);
+    expect(running.stdout).toContain('Models: local-chat, local-reasoner\n');
+    expect(running.stdout).toContain(
+      `Try: curl ${running.url}/v1/chat/completions -H "Authorization: Bearer ${running.key}" -H "Content-Type: application/json" -d '{"model":"local-chat","messages":[{"role":"user","content":"Hello"}]}'`,
+    );
+
+    expect(await modelIds(running.url + '/v1', running.key!)).toEqual(['local-chat', 'local-reasoner']);
+
+    const exit = await stop(running);
+    expect(exit).toMatchObject({ code: 0, signal: null });
+  });
+
+  it('takes the key from INFERGATE_API_KEY and the port from PORT, and stops on SIGTERM', async () => {
+    const running = await startCli([], { INFERGATE_API_KEY: 'sk-test-env-key', PORT: '0' });
+    expect(running.key).toBe('sk-test-env-key');
+    expect(await modelIds(running.url + '/v1', 'sk-test-env-key')).toContain('local-chat');
+    await expect(modelIds(running.url + '/v1', 'sk-wrong')).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(await stop(running, 'SIGTERM')).toMatchObject({ code: 0, signal: null });
+  });
+
+  it('serves a config file without printing its keys', async () => {
+    const path = join(dir, 'infergate.json');
+    const config = {
+      keys: [{ key: 'sk-configured-secret', models: ['local-chat'] }],
+      providers: { offline: { type: 'local', chunkDelayMs: 0 } },
+      models: [{ id: 'local-chat', provider: 'offline' }, { id: 'local-reasoner', provider: 'offline' }],
+      basePath: '/ai',
+      port: 1,
+    };
+    await writeFile(path, JSON.stringify(config));
+    // --port wins over the config's port (1 would need privileges); INFERGATE_CONFIG names the file.
+    const running = await startCli(['--port', '0'], { INFERGATE_CONFIG: path, INFERGATE_API_KEY: 'sk-ignored' });
+    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ai$/);
+    expect(running.key).toBeUndefined();
+    expect(running.stdout).toContain('API keys: from the config file (1)');
+    expect(running.stdout).not.toContain('sk-configured-secret');
+    expect(running.stdout).not.toContain('sk-ignored');
+    // The key's scope applies: only local-chat is listed.
+    expect(await modelIds(running.url + '/v1', 'sk-configured-secret')).toEqual(['local-chat']);
+    expect(await stop(running)).toMatchObject({ code: 0 });
+  });
+
+  it('exits with 1 and names the bad field when the config file is invalid', async () => {
+    const path = join(dir, 'bad.json');
+    await writeFile(path, JSON.stringify({ keys: [{ key: 'sk-a' }], providers: { oai: { type: 'openai', baseURL: 'not a url' } } }));
+    const [exit, missing] = await Promise.all([
+      runCli(['--config', path, '--port', '0']).exit,
+      runCli(['--config', join(dir, 'missing.json')]).exit,
+    ]);
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toContain('providers.oai.baseURL: expected a URL string');
+    expect(exit.stdout).toBe('');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no such file');
+  });
+
+  it('exits with 1 on a bad flag or port, and prints help with --help', async () => {
+    const [badPort, unknown, help] = await Promise.all([
+      runCli(['--port', 'eighty']).exit,
+      runCli(['--prot', '1']).exit,
+      runCli(['--help']).exit,
+    ]);
+    expect(badPort.code).toBe(1);
+    expect(badPort.stderr).toContain('--port must be a port number 0-65535, got "eighty"');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("Unknown option '--prot'");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: infergate \[--config FILE\] \[--port N\] \[--host H\]/);
+  });
+});
+
+/** What a user of `npm start` does next: a whole tool loop in each protocol with the official SDKs. */
+describe('tool loops against the running CLI', () => {
+  let running: Running;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+  const key = 'sk-test-loop';
+  const prompt = 'What is the weather in Paris?';
+  const weatherResult = '{"temperature":21,"sky":"clear"}';
+  const answer = `The get_weather tool returned: ${weatherResult}.`;
+  const parameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+
+  beforeAll(async () => {
+    running = await startCli(['--port', '0'], { INFERGATE_API_KEY: key });
+    openai = new OpenAI({ baseURL: running.url + '/v1', apiKey: key, maxRetries: 0 });
+    // The Anthropic SDK adds /v1 itself.
+    anthropic = new Anthropic({ baseURL: running.url, apiKey: key, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    try {
+      if (running) expect(await stop(running)).toMatchObject({ code: 0 });
+    } finally {
+      killChildren();
+    }
+  });
+
+  it('Chat Completions: tool_calls, then the tool message, streamed', async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', parameters } }];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: prompt }];
+    const first = await openai.chat.completions.create({ model: 'local-chat', messages, tools });
+    expect(first.choices[0]!.finish_reason).toBe('tool_calls');
+    const call = first.choices[0]!.message.tool_calls![0]!;
+    expect(call.type === 'function' && call.function).toMatchObject({ name: 'get_weather', arguments: '{"city":"Paris"}' });
+
+    const stream = await openai.chat.completions.create({
+      model: 'local-chat',
+      tools,
+      stream: true,
+      messages: [...messages, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: weatherResult }],
+    });
+    const chunks: string[] = [];
+    for await (const chunk of stream) if (chunk.choices[0]?.delta.content) chunks.push(chunk.choices[0].delta.content);
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.join('')).toBe(answer);
+  });
+
+  it('Responses: function_call, then function_call_output, streamed', async () => {
+    const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', parameters, strict: true }];
+    const stream = openai.responses.stream({ model: 'local-chat', input: prompt, tools });
+    const first = await stream.finalResponse();
+    const call = first.output.find((item) => item.type === 'function_call');
+    expect(call).toMatchObject({ name: 'get_weather', arguments: '{"city":"Paris"}', call_id: expect.stringMatching(/^call_/) });
+
+    const second = await openai.responses.create({
+      model: 'local-chat',
+      tools,
+      input: [{ role: 'user', content: prompt }, call!, { type: 'function_call_output', call_id: call!.call_id, output: weatherResult }],
+    });
+    expect(second.output_text).toBe(answer);
+  });
+
+  it('Messages: tool_use, then tool_result, with reasoning first', async () => {
+    const tools: Anthropic.Tool[] = [{ name: 'get_weather', input_schema: parameters as Anthropic.Tool.InputSchema }];
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: prompt }];
+    const first = await anthropic.messages.stream({ model: 'local-reasoner', max_tokens: 1024, messages, tools }).finalMessage();
+    expect(first.stop_reason).toBe('tool_use');
+    expect(first.content[0]!.type).toBe('thinking');
+    const toolUse = first.content.find((block) => block.type === 'tool_use');
+    expect(toolUse).toMatchObject({ name: 'get_weather', input: { city: 'Paris' } });
+
+    const second = await anthropic.messages.create({
+      model: 'local-reasoner',
+      max_tokens: 1024,
+      tools,
+      messages: [
+        ...messages,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse!.type === 'tool_use' ? toolUse!.id : '', content: weatherResult }] },
+      ],
+    });
+    expect(second.stop_reason).toBe('end_turn');
+    expect(second.content.filter((block) => block.type === 'text').map((block) => (block.type === 'text' ? block.text : ''))).toEqual([answer]);
+  });
+});

@@ -1,0 +1,197 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfigFile, parseConfig } from '../src/config.js';
+import { GatewayError } from '../src/errors.js';
+import type { IRRequest } from '../src/protocols/ir.js';
+import type { CallContext } from '../src/providers/provider.js';
+
+/** The example of the issue, as written there. */
+const issueExample = {
+  keys: [{ key: 'sk-a', models: ['*'], group: 'default', disabled: false }],
+  providers: {
+    oai: { type: 'openai', baseURL: 'https://api.openai.com/v1', apiKey: 'sk-upstream', responses: true },
+    claude: { type: 'anthropic', baseURL: 'https://api.anthropic.com', apiKey: 'sk-ant-upstream' },
+    local: { type: 'local' },
+  },
+  models: [
+    { id: 'gpt-x', provider: 'oai', upstreamModel: 'gpt-4.1', groups: ['default'] },
+    { id: 'img-x', provider: 'oai', upstreamModel: 'gpt-image-1', kind: 'image', family: 'gpt-image' },
+    { id: 'seedream-x', provider: 'oai', upstreamModel: 'seedream-4', kind: 'image', family: 'seedream' },
+    { id: 'video-x', provider: 'oai', upstreamModel: 'sora-2', kind: 'video' },
+    { id: 'tts-x', provider: 'oai', upstreamModel: 'tts-1', kind: 'speech' },
+  ],
+};
+
+/** The problems a config yields, one `path: message` line each. */
+function issuesOf(json: unknown): string[] {
+  try {
+    parseConfig(json, 'test.json');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    const issues = (error as ConfigError).issues;
+    expect((error as Error).message).toBe(`Invalid test.json:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`);
+    return [...issues];
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+const minimal = { keys: [{ key: 'sk-a' }] };
+
+describe('parseConfig', () => {
+  it('accepts the example of the issue and builds its providers', () => {
+    const config = parseConfig(issueExample);
+    expect(config.keys).toEqual(issueExample.keys);
+    expect(Object.keys(config.providers)).toEqual(['oai', 'claude', 'local']);
+    expect(config.providers.oai!.type).toBe('openai');
+    expect(config.providers.claude!.type).toBe('anthropic');
+    expect(config.providers.local!.type).toBe('local');
+    expect(config.models).toEqual(issueExample.models);
+  });
+
+  it('accepts the example of the README', async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### Config file'));
+    const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(block).toBeDefined();
+    const config = parseConfig(JSON.parse(block!), 'README.md');
+    expect(config.models.map((model) => model.id)).toContain('gpt-x');
+  });
+
+  it('defaults to the local provider and its models', () => {
+    const config = parseConfig(minimal);
+    expect(Object.keys(config.providers)).toEqual(['local']);
+    expect(config.models).toEqual([
+      { id: 'local-chat', provider: 'local' },
+      { id: 'local-reasoner', provider: 'local' },
+    ]);
+    const named = parseConfig({ ...minimal, providers: { offline: { type: 'local', chunkDelayMs: 0 } } });
+    expect(named.models.map((model) => model.provider)).toEqual(['offline', 'offline']);
+  });
+
+  it('passes the gateway options and the listen address through', () => {
+    const config = parseConfig({ ...minimal, basePath: '/ai', messages: false, contractVersion: '2025-01-02', limits: { jsonBodyBytes: 1024 }, port: 0, host: '0.0.0.0' });
+    expect(config).toMatchObject({ basePath: '/ai', messages: false, contractVersion: '2025-01-02', limits: { jsonBodyBytes: 1024 }, port: 0, host: '0.0.0.0' });
+  });
+
+  it('names the path of every bad field', () => {
+    expect(
+      issuesOf({
+        keys: [{ key: '' }, { key: 'sk-b', models: 5 }, 3],
+        providers: {
+          oai: { type: 'openai', baseURL: 'api.openai.com', responses: 'yes' },
+          odd: { type: 'bedrock' },
+          notype: {},
+          'my-local': { type: 'local', chunkDelayMs: -1 },
+        },
+        models: [{ id: 'a', provider: 'oai', kind: 'audio', groups: 'default' }, { provider: 'oai' }],
+        port: 70000,
+        contractVersion: 'today',
+        basePath: 'ai',
+      }),
+    ).toEqual([
+      'keys[0].key: expected a non-empty string',
+      'keys[1].models: expected "*" or an array of model ids, got 5',
+      'keys[2]: expected an object, got 3',
+      'providers.oai.baseURL: expected a URL string, got "api.openai.com"',
+      'providers.oai.responses: expected true or false, got "yes"',
+      'providers.odd.type: expected one of "local", "openai", "anthropic", "ark", got "bedrock"',
+      'providers.notype.type: expected one of "local", "openai", "anthropic", "ark", but it is missing',
+      'providers.my-local.chunkDelayMs: expected a number >= 0, got -1',
+      'models[0].kind: expected one of "text", "image", "video", "speech", got "audio"',
+      'models[0].groups: expected an array of group names, got "default"',
+      'models[1].id: required field is missing',
+      'basePath: expected a path starting with "/", got "ai"',
+      'contractVersion: expected a date YYYY-MM-DD, got "today"',
+      'port: expected a port number 0-65535, got 70000',
+    ]);
+  });
+
+  it('rejects unknown fields at every level', () => {
+    expect(
+      issuesOf({
+        keys: [{ key: 'sk-a', modles: ['*'] }],
+        providers: { local: { type: 'local', apiKey: 'x' }, oai: { type: 'openai', base_url: 'https://x.test/v1' } },
+        models: [{ id: 'm', provider: 'local', upstream: 'local-chat' }],
+        prots: 8080,
+      }),
+    ).toEqual([
+      'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata)',
+      'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs)',
+      'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, translateVia, headers, timeouts)',
+      'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto)',
+      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, port, host)',
+    ]);
+  });
+
+  it('checks what spans fields: providers of models, duplicates, a missing catalog', () => {
+    expect(
+      issuesOf({
+        keys: [{ key: 'sk-secret-1', id: 'a' }, { key: 'sk-secret-1', id: 'a' }],
+        providers: { oai: { type: 'openai' } },
+        models: [{ id: 'm', provider: 'oia' }, { id: 'm', provider: 'oai' }],
+      }),
+    ).toEqual([
+      'keys[1].key: the same key is listed twice',
+      'keys[1].id: "a" is listed twice',
+      'models[0].provider: "oia" is not a configured provider (configured: oai)',
+      'models[1].id: "m" is listed twice',
+    ]);
+    expect(issuesOf({ ...minimal, providers: { oai: { type: 'openai' } } })).toEqual([
+      'models: required when no provider of type "local" is configured',
+    ]);
+    expect(issuesOf({})).toEqual(['keys: required field is missing']);
+    expect(issuesOf({ keys: [] })).toEqual(['keys: expected at least one key']);
+    expect(issuesOf([])).toEqual(['config: expected a JSON object, got an array']);
+    expect(issuesOf('keys')).toEqual(['config: expected a JSON object, got string']);
+  });
+
+  it('never prints a key or an upstream API key back', () => {
+    const issues = issuesOf({ keys: [{ key: 12345678 }, { key: 'sk-twice' }, { key: 'sk-twice' }], providers: { oai: { type: 'openai', apiKey: 87654321 } } });
+    expect(issues.join('\n')).not.toMatch(/12345678|87654321|sk-twice/);
+    expect(issues).toContain('keys[0].key: expected a string');
+    expect(issues).toContain('providers.oai.apiKey: expected a string');
+  });
+
+  it('builds placeholders for providers this build does not ship, which answer 501', async () => {
+    const config = parseConfig(issueExample);
+    const call = { signal: new AbortController().signal } as CallContext;
+    const request = { model: 'gpt-4.1', system: [], messages: [], stream: true, passthrough: {} } satisfies IRRequest;
+    const iterator = config.providers.oai!.streamText!(request, call)[Symbol.asyncIterator]();
+    const error = await iterator.next().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ status: 501, type: 'not_implemented', message: 'The openai provider is not available in this build yet' });
+  });
+});
+
+describe('loadConfigFile', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'infergate-config-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads and validates a JSON file, naming it in errors', async () => {
+    const good = join(dir, 'good.json');
+    await writeFile(good, '\uFEFF' + JSON.stringify(minimal));
+    expect((await loadConfigFile(good)).keys).toEqual(minimal.keys);
+
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, JSON.stringify({ keys: [{ key: 'sk-a' }], providers: { oai: { type: 'openai', baseURL: 'nope' } } }));
+    await expect(loadConfigFile(bad)).rejects.toThrow(`Invalid ${bad}:\n  - providers.oai.baseURL: expected a URL string, got "nope"`);
+  });
+
+  it('says when the file is missing or is not JSON', async () => {
+    const missing = join(dir, 'missing.json');
+    await expect(loadConfigFile(missing)).rejects.toThrow(`Cannot read config file ${missing}: no such file`);
+    const broken = join(dir, 'broken.json');
+    await writeFile(broken, '{ "keys": [ }');
+    await expect(loadConfigFile(broken)).rejects.toThrow(new RegExp(`^Config file ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: `));
+  });
+});

@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import type { IRStreamEvent } from '../../../src/protocols/ir.js';
+import { parseSse } from '../../../src/protocols/sse-parse.js';
+
+export function fixture(name: string): string {
+  return readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+}
+
+/** The text as a byte stream cut every `size` bytes, like TCP reads (splits land mid-line and mid-character). */
+export async function* byteChunks(text: string, size: number): AsyncGenerator<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  for (let offset = 0; offset < bytes.length; offset += size) yield bytes.slice(offset, offset + size);
+}
+
+/** Runs a stream decoder over SSE text and returns the events it yielded and the error it threw. */
+export async function decodeText(
+  decoder: (sse: AsyncIterable<{ event?: string; data: string }>) => AsyncGenerator<IRStreamEvent>,
+  text: string,
+  chunkSize = 17,
+): Promise<{ events: IRStreamEvent[]; error: unknown }> {
+  const events: IRStreamEvent[] = [];
+  try {
+    for await (const event of decoder(parseSse(byteChunks(text, chunkSize)))) events.push(event);
+    return { events, error: undefined };
+  } catch (error) {
+    return { events, error };
+  }
+}
