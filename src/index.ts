@@ -15,3 +15,6 @@ export type { Provider, CallContext, PassthroughRequest, UpstreamReply } from '.
 export { createLocalProvider } from './providers/local/local-provider.js';
 export { MemoryTaskStore, type TaskStore, type VideoTaskRecord, type TaskStatus } from './tasks/task-store.js';
 export type * from './protocols/ir.js';
+export { createOpenAIProvider, type OpenAIProviderOptions } from './providers/openai/openai-provider.js';
+export { createAnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider.js';
+export type { UpstreamTimeouts } from './providers/http/upstream-client.js';

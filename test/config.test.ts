@@ -154,17 +154,11 @@ describe('parseConfig', () => {
     expect(issues).toContain('providers.oai.apiKey: expected a string');
   });
 
-  it('builds placeholders for providers this build does not ship, which answer 501', async () => {
+  it('builds each configured provider with its type and native protocols', () => {
     const config = parseConfig(issueExample);
-    const call = { signal: new AbortController().signal } as CallContext;
-    const request = { model: 'gpt-4.1', system: [], messages: [], stream: true, passthrough: {} } satisfies IRRequest;
-    const iterator = config.providers.oai!.streamText!(request, call)[Symbol.asyncIterator]();
-    const error = await iterator.next().then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(GatewayError);
-    expect(error).toMatchObject({ status: 501, type: 'not_implemented', message: 'The openai provider is not available in this build yet' });
+    expect(config.providers.oai).toMatchObject({ type: 'openai', nativeProtocols: ['chat', 'responses'] });
+    expect(config.providers.claude).toMatchObject({ type: 'anthropic', nativeProtocols: ['messages'] });
+    expect(config.providers.local).toMatchObject({ type: 'local' });
   });
 });
 

@@ -71,19 +71,6 @@ export function unsupported(param: string, what = `'${param}'`): never {
   throw invalidRequest(`${what} is not supported by this gateway.`, param, 'unsupported_parameter');
 }
 
-/**
- * Rejects fields this decoder does not know, as the real APIs do: a field we do not understand
- * could change the answer's meaning, so it is never silently dropped.
- */
-export function rejectUnknownFields(obj: Json, known: ReadonlySet<string>, prefix = ''): void {
-  for (const key of Object.keys(obj)) {
-    if (!known.has(key)) {
-      const param = prefix ? `${prefix}.${key}` : key;
-      throw invalidRequest(`Unrecognized request argument supplied: ${param}`, param, 'unknown_parameter');
-    }
-  }
-}
-
 /** Copies the listed fields that are set (not null) into the passthrough bag. */
 export function pickPassthrough(body: Json, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -105,6 +105,8 @@ export interface IRRequest {
   maxOutputTokens?: number;
   temperature?: number;
   topP?: number;
+  /** Anthropic-only sampling control; an OpenAI-family upstream cannot express it (400). */
+  topK?: number;
   stop?: string[];
   reasoning?: { effort?: string; budgetTokens?: number; summary?: string };
   /** `json_schema` / `json_object` / `text` output format. */

@@ -151,7 +151,6 @@ describe('decodeChatRequest', () => {
     [{ tools: [{ type: 'function', function: { name: 'a' } }, { type: 'custom', custom: { name: 'b' } }] }, 'tools[1].type'],
     [{ tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [] } } }, 'tool_choice.type'],
     [{ response_format: { type: 'grammar' } }, 'response_format.type'],
-    [{ some_vendor_field: 1 }, 'some_vendor_field'],
     [
       {
         messages: [
@@ -414,5 +413,31 @@ describe('encodeChatStream through the OpenAI SDK', () => {
     expect(cut.text).not.toContain('[DONE]');
     expect(cut.errors).toHaveLength(1);
     await expect(cut.stream.finalChatCompletion()).rejects.toBeInstanceOf(APIError);
+  });
+});
+
+describe('unknown fields (spec: additionalProperties everywhere)', () => {
+  it('are accepted by every request decoder and do not reach the IR', async () => {
+    const { decodeResponsesRequest } = await import('../../src/protocols/responses/decode-request.js');
+    const { decodeMessagesRequest } = await import('../../src/protocols/messages/decode-request.js');
+    const chat = decodeChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], some_vendor_field: 1 }, 'up');
+    const responses = decodeResponsesRequest({ model: 'm', input: 'hi', frequency_penalty: 1, x_extra: { a: 1 } }, 'up');
+    const messages = decodeMessagesRequest(
+      { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], some_field: 1, metadata: { user_id: 'u', extra: 1 } },
+      'up',
+    );
+    for (const ir of [chat, responses, messages]) {
+      expect(ir.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
+      expect(JSON.stringify(ir)).not.toMatch(/some_vendor_field|frequency_penalty|x_extra|some_field|extra/);
+    }
+  });
+
+  it('top_k cannot be expressed by OpenAI-family upstreams: 400 naming it', async () => {
+    const { encodeChatRequest } = await import('../../src/protocols/chat/encode-request.js');
+    const { encodeResponsesRequest } = await import('../../src/protocols/responses/encode-request.js');
+    const ir = { model: 'm', system: [], messages: [], stream: false, passthrough: {}, topK: 5 };
+    for (const encode of [encodeChatRequest, encodeResponsesRequest]) {
+      expect(() => encode(ir)).toThrowError(expect.objectContaining({ status: 400, param: 'top_k' }));
+    }
   });
 });

@@ -123,7 +123,8 @@ describe('decodeMessagesRequest', () => {
     expect(ir.maxOutputTokens).toBe(1024);
     expect(ir.temperature).toBe(0.7);
     expect(ir.topP).toBe(0.95);
-    expect(ir.passthrough).toEqual({ top_k: 40 });
+    expect(ir.passthrough).toEqual({});
+    expect(ir.topK).toBe(40);
     expect(ir.stop).toEqual(['###']);
     expect(ir.user).toBe('user-1');
     expect(ir.metadata).toBeUndefined();
@@ -172,8 +173,6 @@ describe('decodeMessagesRequest', () => {
     ],
     [{ container: 'c' }, 'container'],
     [{ mcp_servers: [] }, 'mcp_servers'],
-    [{ some_field: 1 }, 'some_field'],
-    [{ metadata: { user_id: 'u', extra: 1 } }, 'metadata.extra'],
     [{ thinking: { type: 'enabled' } }, 'thinking.budget_tokens'],
     [{ tool_choice: { type: 'required' } }, 'tool_choice.type'],
     [{ output_config: { format: { type: 'regex' } } }, 'output_config.format.type'],

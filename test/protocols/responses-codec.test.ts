@@ -157,7 +157,6 @@ describe('decodeResponsesRequest', () => {
     [{ tool_choice: { type: 'web_search_preview' } }, 'tool_choice.type'],
     [{ tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }, 'tool_choice.type'],
     [{ text: { format: { type: 'grammar' } } }, 'text.format.type'],
-    [{ frequency_penalty: 1 }, 'frequency_penalty'],
     [{ input: 42 }, 'input'],
   ])('rejects %j naming %s', (body, param) => {
     const error = decodeError({ input: 'x', ...body });

@@ -12,7 +12,6 @@ import {
   optRecord,
   optString,
   pickPassthrough,
-  rejectUnknownFields,
   unsupported,
   withCache,
   type Json,
@@ -51,38 +50,9 @@ const PASSTHROUGH = [
   'moderation',
 ] as const;
 
-/** Fields handled (mapped, checked, or neutral and dropped) below. */
-const HANDLED = [
-  'model',
-  'messages',
-  'stream',
-  'stream_options', // read by the stream encoder (include_usage); neutral for the IR
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'max_completion_tokens',
-  'max_tokens',
-  'temperature',
-  'top_p',
-  'stop',
-  'reasoning_effort',
-  'response_format',
-  'metadata',
-  'user',
-  'n',
-  'logprobs',
-  'top_logprobs',
-  'audio',
-  'modalities',
-  'functions',
-  'function_call',
-  'web_search_options',
-] as const;
 
-const KNOWN = new Set<string>([...PASSTHROUGH, ...HANDLED]);
 
 export function decodeChatRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
-  rejectUnknownFields(body, KNOWN);
   rejectInexpressible(body);
 
   const system: IRTextPart[] = [];

@@ -10,6 +10,7 @@ type Json = Record<string, unknown>;
  * (OpenAI caches prefixes by itself; the field would be rejected), `reasoning.summary`.
  */
 export function encodeChatRequest(ir: IRRequest): Json {
+  if (ir.topK !== undefined) throw invalidRequest('top_k is not supported by this model (its upstream speaks Chat Completions).', 'top_k', 'unsupported_parameter');
   const body: Json = { ...ir.passthrough, model: ir.model, messages: encodeMessages(ir) };
 
   if (ir.tools && ir.tools.length > 0) {

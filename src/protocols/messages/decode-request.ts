@@ -11,7 +11,6 @@ import {
   optNumber,
   optRecord,
   optString,
-  rejectUnknownFields,
   unsupported,
   withCache,
   type Json,
@@ -30,38 +29,9 @@ import type {
 
 /**
  * Anthropic Messages request → IR. `tool_result` blocks become IR `tool` messages (one each),
- * thinking blocks become reasoning parts that keep their signature for replay, and `top_k`
- * (Anthropic-only) rides in `passthrough.top_k`: an Anthropic upstream sends it back as is, and
- * an OpenAI upstream encoder, which has no such field, must reject it rather than drop it.
+ * and thinking blocks become reasoning parts that keep their signature for replay.
  */
-
-const HANDLED = [
-  'model',
-  'max_tokens',
-  'messages',
-  'system',
-  'stop_sequences',
-  'temperature',
-  'top_p',
-  'top_k',
-  'stream',
-  'tools',
-  'tool_choice',
-  'thinking',
-  'metadata',
-  'output_config',
-  'service_tier', // capacity choice (auto / standard_only), not the answer's meaning: dropped
-  'cache_control',
-  'container',
-  'mcp_servers',
-  'context_management',
-  'inference_geo',
-] as const;
-
-const KNOWN = new Set<string>(HANDLED);
-
 export function decodeMessagesRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
-  rejectUnknownFields(body, KNOWN);
   for (const field of ['container', 'mcp_servers', 'context_management', 'inference_geo']) {
     if (isPresent(body, field)) unsupported(field);
   }
@@ -69,17 +39,15 @@ export function decodeMessagesRequest(body: Record<string, unknown>, upstreamMod
   const messages: IRMessage[] = [];
   expectArray(body.messages, 'messages').forEach((raw, i) => decodeMessage(raw, `messages[${i}]`, messages));
 
-  const passthrough: Record<string, unknown> = {};
-  const topK = optNumber(body, 'top_k', 'top_k');
-  if (topK !== undefined) passthrough.top_k = topK;
-
   const request: IRRequest = {
     model: upstreamModel,
     system: decodeSystem(body.system),
     messages,
     stream: optBoolean(body, 'stream', 'stream') ?? false,
-    passthrough,
+    passthrough: {},
   };
+  const topK = optNumber(body, 'top_k', 'top_k');
+  if (topK !== undefined) request.topK = topK;
 
   // Top-level automatic caching puts the breakpoint on the last cacheable block; do the same.
   const autoCache = optCacheControl(body, '');
@@ -113,7 +81,6 @@ export function decodeMessagesRequest(body: Record<string, unknown>, upstreamMod
 
   const outputConfig = optRecord(body, 'output_config', 'output_config');
   if (outputConfig) {
-    rejectUnknownFields(outputConfig, new Set(['effort', 'format']), 'output_config');
     const format = optRecord(outputConfig, 'format', 'output_config.format');
     if (format) {
       if (format.type !== 'json_schema') unsupported('output_config.format.type', `'output_config.format' of type '${String(format.type)}'`);
@@ -125,7 +92,6 @@ export function decodeMessagesRequest(body: Record<string, unknown>, upstreamMod
   if (metadata) {
     // Anthropic metadata has one field, the end user's id: the IR `user`, not IR metadata
     // (OpenAI metadata is stored with the response and means something else).
-    rejectUnknownFields(metadata, new Set(['user_id']), 'metadata');
     const user = optString(metadata, 'user_id', 'metadata.user_id');
     if (user !== undefined) request.user = user;
   }

@@ -80,7 +80,7 @@ export function encodeMessagesRequest(ir: IRRequest, options: MessagesEncodeOpti
   // With thinking on, Anthropic rejects temperature and top_k changes and top_p below 0.95.
   if (ir.temperature !== undefined && budget === undefined) body.temperature = Math.min(1, Math.max(0, ir.temperature));
   if (ir.topP !== undefined && (budget === undefined || ir.topP >= 0.95)) body.top_p = ir.topP;
-  if (typeof ir.passthrough.top_k === 'number' && budget === undefined) body.top_k = ir.passthrough.top_k;
+  if (ir.topK !== undefined && budget === undefined) body.top_k = ir.topK;
   const stop = ir.stop?.filter((sequence) => sequence.trim() !== '');
   if (stop && stop.length > 0) body.stop_sequences = stop;
 

@@ -12,7 +12,6 @@ import {
   optRecord,
   optString,
   pickPassthrough,
-  rejectUnknownFields,
   unsupported,
   withCache,
   type Json,
@@ -47,34 +46,7 @@ const PASSTHROUGH = [
   'moderation',
 ] as const;
 
-const HANDLED = [
-  'model',
-  'input',
-  'instructions',
-  'stream',
-  'stream_options', // obfuscation padding only: neutral
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'max_output_tokens',
-  'max_tool_calls', // caps built-in tool calls, which are rejected anyway: neutral
-  'temperature',
-  'top_p',
-  'reasoning',
-  'text',
-  'metadata',
-  'user',
-  'include',
-  'top_logprobs',
-  'truncation',
-  'background',
-  'previous_response_id',
-  'conversation',
-  'prompt',
-  'context_management',
-] as const;
 
-const KNOWN = new Set<string>([...PASSTHROUGH, ...HANDLED]);
 
 /** `include` values that only add data to built-in tool items (which we never emit) or echo inputs. */
 const NEUTRAL_INCLUDES = new Set([
@@ -88,7 +60,6 @@ const NEUTRAL_INCLUDES = new Set([
 ]);
 
 export function decodeResponsesRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
-  rejectUnknownFields(body, KNOWN);
   rejectInexpressible(body);
 
   const system: IRTextPart[] = [];

@@ -12,6 +12,7 @@ type Json = Record<string, unknown>;
  * and Anthropic thinking (a signature means the reasoning came from Claude).
  */
 export function encodeResponsesRequest(ir: IRRequest): Json {
+  if (ir.topK !== undefined) throw invalidRequest('top_k is not supported by this model (its upstream speaks Responses).', 'top_k', 'unsupported_parameter');
   const n = ir.passthrough.n;
   if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
   if (ir.stop && ir.stop.length > 0) {

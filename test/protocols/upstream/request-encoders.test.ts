@@ -77,7 +77,7 @@ const reasoning = ir({
   topP: 0.5,
   responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { x: { type: 'number' } } }, strict: true },
   user: 'u-42',
-  passthrough: { top_k: 40 },
+  passthrough: { seed: 7 },
 });
 
 describe('encodeChatRequest', () => {
@@ -143,7 +143,7 @@ describe('encodeChatRequest', () => {
 
   it('encodes reasoning effort, nested json_schema, passthrough and a non-streaming body', () => {
     expect(encodeChatRequest(reasoning)).toEqual({
-      top_k: 40,
+      seed: 7,
       model: 'upstream-model',
       messages: [{ role: 'user', content: 'Solve it.' }],
       reasoning_effort: 'high',
@@ -395,7 +395,7 @@ describe('encodeMessagesRequest', () => {
   it('uses an explicit budget, the default max_tokens option, top_k and stop sequences', () => {
     const withBudget = encodeMessagesRequest(ir({ reasoning: { budgetTokens: 2000 }, maxOutputTokens: 8000 }));
     expect(withBudget).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2000 }, max_tokens: 8000 });
-    const plain = encodeMessagesRequest(ir({ temperature: -1, topP: 0.9, stop: ['###', ''], passthrough: { top_k: 40, seed: 1, prompt_cache_key: 'k' } }), { defaultMaxTokens: 1024 });
+    const plain = encodeMessagesRequest(ir({ temperature: -1, topP: 0.9, topK: 40, stop: ['###', ''], passthrough: { seed: 1, prompt_cache_key: 'k' } }), { defaultMaxTokens: 1024 });
     expect(plain).toEqual({ model: 'upstream-model', messages: [], max_tokens: 1024, temperature: 0, top_p: 0.9, top_k: 40, stop_sequences: ['###'], stream: false });
   });
 
