@@ -3,9 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfigFile, parseConfig } from '../src/config.js';
-import { GatewayError } from '../src/errors.js';
-import type { IRRequest } from '../src/protocols/ir.js';
-import type { CallContext } from '../src/providers/provider.js';
 
 /** The example of the issue, as written there. */
 const issueExample = {
