@@ -90,7 +90,7 @@ function send(route: RouteCase, auth: Record<string, string>, model?: string): P
 }
 
 /** The key in the header style the route's clients use. */
-const own = (route: RouteCase, key: string) => (route.anthropic ? { 'x-api-key': key } : { authorization: `Bearer ${key}` });
+const own = (route: RouteCase, key: string): Record<string, string> => (route.anthropic ? { 'x-api-key': key } : { authorization: `Bearer ${key}` });
 
 async function expectError(response: Response, status: number, route: RouteCase): Promise<Record<string, unknown>> {
   expect(response.status).toBe(status);
