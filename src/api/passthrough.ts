@@ -1,5 +1,6 @@
+import { Response as HostResponse } from '@whatwg-node/server';
 import { createParser } from 'eventsource-parser';
-import { GatewayError, toPublicError } from '../errors.js';
+import { GatewayError, isAbortError, toPublicError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import { mergeUsage, type IRUsage } from '../protocols/ir.js';
 import type { StreamTap } from '../protocols/stream-tap.js';
@@ -26,8 +27,11 @@ export async function passthroughText(
 
   if (body.stream !== true) {
     const text = await readText(reply.body, context.options.limits.jsonBodyBytes);
-    reportUsage(usageBase, usageOfJson(tap, text), 'ok');
-    return new Response(text, { status: reply.status, headers: { 'content-type': reply.contentType } });
+    // Parsing the whole answer only to read its usage is wasted when nobody listens.
+    if (context.options.hooks.onUsage) reportUsage(usageBase, usageOfJson(tap, text), 'ok');
+    // The host's Response (@whatwg-node's on Node): a string body is written in one go with a
+    // content-length, where a global Response would be read back through a web stream, chunked.
+    return new HostResponse(text, { status: reply.status, headers: { 'content-type': reply.contentType } });
   }
 
   return new Response(tappedStream(reply.body, tap, usageBase, context), {
@@ -55,6 +59,7 @@ function tappedStream(upstream: AsyncIterable<Uint8Array>, tap: StreamTap, usage
   const encoder = new TextEncoder();
   let usage: IRUsage = {};
   let terminal = false;
+  let failed = false;
   let reported = false;
   let held: Uint8Array | undefined;
   const parser = createParser({
@@ -62,6 +67,7 @@ function tappedStream(upstream: AsyncIterable<Uint8Array>, tap: StreamTap, usage
       const seen = tap.observe(message.event, message.data);
       if (seen.usage) usage = mergeUsage(usage, seen.usage);
       if (seen.terminal) terminal = true;
+      if (seen.failed) failed = true;
     },
   });
   const report = (status: 'ok' | 'error') => {
@@ -80,30 +86,47 @@ function tappedStream(upstream: AsyncIterable<Uint8Array>, tap: StreamTap, usage
     {
       async pull(controller) {
         try {
-          const { value, done } = await iterator.next();
-          if (done) {
-            // Flush the parser: a last frame may lack its blank line.
-            parser.feed(decoder.decode() + '\n\n');
-            if (terminal) {
-              if (held) controller.enqueue(held);
+          // Read until a whole frame can be sent: a pull that enqueues nothing is never
+          // repeated (highWaterMark 0), so returning on a chunk that ends mid-frame would stall.
+          for (;;) {
+            const { value, done } = await iterator.next();
+            if (done) {
+              // Flush the parser: a last frame may lack its blank line.
+              parser.feed(decoder.decode() + '\n\n');
+              if (terminal) {
+                if (held) controller.enqueue(held);
+                controller.close();
+                report(failed ? 'error' : 'ok');
+              } else {
+                fail(controller, new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream stream ended before the answer was complete.', code: 'upstream_stream_cut' }));
+              }
+              return;
+            }
+            parser.feed(decoder.decode(value, { stream: true }));
+            const chunk = held ? concat(held, value) : value;
+            const cut = lastFrameEnd(chunk);
+            held = cut < chunk.length ? chunk.subarray(cut) : undefined;
+            if (cut > 0) {
+              controller.enqueue(cut === chunk.length ? chunk : chunk.subarray(0, cut));
+              return;
+            }
+          }
+        } catch (error) {
+          // A client that left is not an upstream failure: nothing to send, nothing to log.
+          if (isAbortError(error) && context.signal.aborted) {
+            report('error');
+            try {
               controller.close();
-              report('ok');
-            } else {
-              fail(controller, new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream stream ended before the answer was complete.', code: 'upstream_stream_cut' }));
+            } catch {
+              // Already cancelled by the transport.
             }
             return;
           }
-          parser.feed(decoder.decode(value, { stream: true }));
-          const chunk = held ? concat(held, value) : value;
-          const cut = lastFrameEnd(chunk);
-          held = cut < chunk.length ? chunk.subarray(cut) : undefined;
-          if (cut > 0) controller.enqueue(cut === chunk.length ? chunk : chunk.subarray(0, cut));
-        } catch (error) {
           fail(controller, toPublicError(error));
         }
       },
       async cancel() {
-        report(terminal ? 'ok' : 'error');
+        report(terminal && !failed ? 'ok' : 'error');
         await iterator.return?.(undefined);
       },
     },

@@ -10,13 +10,18 @@ import { fromChatUsage, fromMessagesUsage, fromResponsesUsage } from './usage.js
  */
 export interface StreamTap {
   protocol: TextProtocol;
-  /** Reads one SSE message; cheap checks first, so most chunks are never JSON-parsed here. */
-  observe(event: string | undefined, data: string): { usage?: IRUsage; terminal?: boolean };
+  /**
+   * Reads one SSE message; cheap checks first, so most chunks are never JSON-parsed here.
+   * `failed` marks a terminal error event: the stream ends as the protocol says, but the request
+   * failed (and is reported so).
+   */
+  observe(event: string | undefined, data: string): { usage?: IRUsage; terminal?: boolean; failed?: boolean };
   usageOfJson(json: unknown): IRUsage;
   errorFrame(error: GatewayError): string;
 }
 
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+const FINISH_REASON = /"finish_reason"\s*:\s*"/;
 
 const parse = (data: string): Record<string, unknown> | undefined => {
   try {
@@ -31,11 +36,14 @@ export const chatTap: StreamTap = {
   protocol: 'chat',
   observe(_event, data) {
     if (data === '[DONE]') return { terminal: true };
-    if (data.startsWith('{"error"')) return { terminal: true };
-    if (!USAGE_OBJECT.test(data)) return {};
+    if (data.startsWith('{"error"')) return { terminal: true, failed: true };
+    // Some OpenAI-compatible servers end the stream after the finish chunk without `[DONE]`: the
+    // answer is whole then (as the Chat decoder also holds), so a clean end there is no cut.
+    const finished = FINISH_REASON.test(data) ? { terminal: true } : {};
+    if (!USAGE_OBJECT.test(data)) return finished;
     const json = parse(data);
-    if (json?.error) return { terminal: true };
-    return json?.usage ? { usage: fromChatUsage(json.usage) } : {};
+    if (json?.error) return { terminal: true, failed: true };
+    return json?.usage ? { ...finished, usage: fromChatUsage(json.usage) } : finished;
   },
   usageOfJson: (json) => fromChatUsage((json as { usage?: unknown })?.usage),
   errorFrame: (error) => sseData({ error: { message: error.message, type: error.type, param: error.param, code: error.code } }),
@@ -48,9 +56,13 @@ export const responsesTap: StreamTap = {
   observe(event, data) {
     const type = event ?? (parse(data)?.type as string | undefined);
     if (!type || !RESPONSES_TERMINAL.has(type)) return {};
-    if (type === 'error') return { terminal: true };
+    if (type === 'error') return { terminal: true, failed: true };
     const response = parse(data)?.response as { usage?: unknown } | undefined;
-    return { terminal: true, ...(response?.usage ? { usage: fromResponsesUsage(response.usage) } : {}) };
+    return {
+      terminal: true,
+      ...(type === 'response.failed' ? { failed: true } : {}),
+      ...(response?.usage ? { usage: fromResponsesUsage(response.usage) } : {}),
+    };
   },
   usageOfJson: (json) => fromResponsesUsage((json as { usage?: unknown })?.usage),
   errorFrame: (error) =>
@@ -64,7 +76,8 @@ export const responsesTap: StreamTap = {
 export const messagesTap: StreamTap = {
   protocol: 'messages',
   observe(event, data) {
-    if (event === 'message_stop' || event === 'error') return { terminal: true };
+    if (event === 'message_stop') return { terminal: true };
+    if (event === 'error') return { terminal: true, failed: true };
     if (event === 'message_start') {
       const message = parse(data)?.message as { usage?: unknown } | undefined;
       return message?.usage ? { usage: fromMessagesUsage(message.usage) } : {};

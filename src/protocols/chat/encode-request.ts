@@ -12,6 +12,8 @@ type Json = Record<string, unknown>;
 export function encodeChatRequest(ir: IRRequest): Json {
   if (ir.topK !== undefined) throw invalidRequest('top_k is not supported by this model (its upstream speaks Chat Completions).', 'top_k', 'unsupported_parameter');
   const body: Json = { ...ir.passthrough, model: ir.model, messages: encodeMessages(ir) };
+  // Responses-only: what it asks for (encrypted reasoning, tool results) Chat cannot return.
+  delete body.include;
 
   if (ir.tools && ir.tools.length > 0) {
     body.tools = ir.tools.map((tool) => ({

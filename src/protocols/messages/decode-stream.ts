@@ -94,8 +94,10 @@ export async function* decodeMessagesStream(sse: AsyncIterable<SseMessage>): Asy
         if (delta.type === 'text_delta' && state.type === 'text') {
           if (typeof delta.text === 'string' && delta.text !== '') out.push({ type: 'text_delta', text: delta.text });
         } else if (delta.type === 'input_json_delta' && state.type === 'tool_use') {
-          state.streamed = true;
-          if (typeof delta.partial_json === 'string' && delta.partial_json !== '') out.push({ type: 'tool_call_delta', arguments: delta.partial_json });
+          if (typeof delta.partial_json === 'string' && delta.partial_json !== '') {
+            state.streamed = true;
+            out.push({ type: 'tool_call_delta', arguments: delta.partial_json });
+          }
         } else if (delta.type === 'thinking_delta' && state.type === 'thinking') {
           if (typeof delta.thinking === 'string' && delta.thinking !== '') {
             state.streamed = true;
@@ -112,9 +114,10 @@ export async function* decodeMessagesStream(sse: AsyncIterable<SseMessage>): Asy
         if (state?.type === 'thinking' && (state.streamed || state.signature !== '')) {
           out.push(state.signature !== '' ? { type: 'reasoning_end', signature: state.signature } : { type: 'reasoning_end' });
         } else if (state?.type === 'tool_use' && !state.streamed) {
-          // Input given whole in the start block (no `input_json_delta`): send it as one delta.
-          const input = asObject(state.input);
-          if (input && Object.keys(input).length > 0) out.push({ type: 'tool_call_delta', arguments: JSON.stringify(input) });
+          // Input given whole in the start block, or none at all (a tool without parameters
+          // streams one empty `input_json_delta`): send it as one delta, `{}` for none, so Chat
+          // and Responses clients get JSON arguments as from the JSON decoder.
+          out.push({ type: 'tool_call_delta', arguments: JSON.stringify(asObject(state.input) ?? {}) });
         }
         break;
       }

@@ -5,6 +5,13 @@ import type { IRAssistantPart, IRContentPart, IRMessage, IRRequest, IRTextPart, 
 type Json = Record<string, unknown>;
 
 /**
+ * Passthrough fields only Chat has. Responses rejects unknown parameters, and these only tune
+ * sampling or latency, so they are dropped (as the Messages encoder drops them); `verbosity` is
+ * Chat's flat name of Responses' `text.verbosity` and moves there.
+ */
+const CHAT_ONLY = ['frequency_penalty', 'presence_penalty', 'logit_bias', 'seed', 'prediction', 'verbosity'];
+
+/**
  * IR → Responses request body, for an upstream that speaks Responses while the client does not.
  *
  * Dropped on purpose: `cacheControl` (OpenAI caches prefixes by itself), reasoning parts that
@@ -22,6 +29,7 @@ export function encodeResponsesRequest(ir: IRRequest): Json {
 
   const body: Json = { ...ir.passthrough, model: ir.model };
   delete body.n;
+  for (const field of CHAT_ONLY) delete body[field];
   // Responses streams always carry usage: of Chat's `stream_options` only the shared
   // `include_obfuscation` means something here (`include_usage` would be rejected).
   const streamOptions = ir.passthrough.stream_options as Json | undefined;
@@ -58,9 +66,12 @@ export function encodeResponsesRequest(ir: IRRequest): Json {
       ...(ir.reasoning?.summary !== undefined ? { summary: ir.reasoning.summary } : {}),
     };
   }
-  if (ir.responseFormat) {
-    const text = typeof body.text === 'object' && body.text !== null ? (body.text as Json) : {};
-    body.text = { ...text, format: encodeFormat(ir.responseFormat) };
+  const verbosity = ir.passthrough.verbosity;
+  if (ir.responseFormat || verbosity !== undefined) {
+    body.text = {
+      ...(ir.responseFormat ? { format: encodeFormat(ir.responseFormat) } : {}),
+      ...(verbosity !== undefined ? { verbosity } : {}),
+    };
   }
   if (ir.metadata !== undefined) body.metadata = ir.metadata;
   if (ir.user !== undefined) body.user = ir.user;

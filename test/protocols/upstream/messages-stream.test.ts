@@ -75,6 +75,23 @@ describe('decodeMessagesStream', () => {
     ]);
   });
 
+  it('gives a tool without input `{}` as arguments, as the JSON decoder does', async () => {
+    const text = [
+      messageStart(),
+      ev({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_3', name: 'get_time', input: {} } }),
+      ev({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '' } }),
+      ev({ type: 'content_block_stop', index: 0 }),
+      ev({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 3 } }),
+      ev({ type: 'message_stop' }),
+    ].join('');
+    const { events, error } = await decodeText(decodeMessagesStream, text);
+    expect(error).toBeUndefined();
+    expect(events.slice(1, 3)).toEqual([
+      { type: 'tool_call_start', id: 'toolu_3', name: 'get_time' },
+      { type: 'tool_call_delta', arguments: '{}' },
+    ]);
+  });
+
   it('throws an overloaded error as 503 after the events before it', async () => {
     const { events, error } = await decodeText(decodeMessagesStream, fixture('anthropic-overloaded.txt'));
     expect(events.map((e) => e.type)).toEqual(['start', 'text_delta']);

@@ -161,6 +161,10 @@ describe('encodeChatRequest', () => {
     expect(body.stream_options).toEqual({ include_obfuscation: false, include_usage: true });
   });
 
+  it('drops the Responses-only include, which Chat would reject', () => {
+    expect(encodeChatRequest(ir({ passthrough: { include: ['reasoning.encrypted_content'], store: false } }))).not.toHaveProperty('include');
+  });
+
   it('sends metadata only with store, which OpenAI requires for it', () => {
     expect(encodeChatRequest(ir({ metadata: { a: '1' } }))).not.toHaveProperty('metadata');
     expect(encodeChatRequest(ir({ metadata: { a: '1' }, passthrough: { store: true } }))).toMatchObject({ metadata: { a: '1' }, store: true });
@@ -294,6 +298,13 @@ describe('encodeResponsesRequest', () => {
     const streaming = encodeResponsesRequest(ir({ stream: true, passthrough: { stream_options: { include_usage: true, include_obfuscation: false } } }));
     expect(streaming.stream_options).toEqual({ include_obfuscation: false });
     expect(encodeResponsesRequest(ir({ stream: true, passthrough: { stream_options: { include_usage: true } } }))).not.toHaveProperty('stream_options');
+  });
+
+  it('drops the Chat-only passthrough fields Responses would reject and moves verbosity under text', () => {
+    const passthrough = { seed: 7, logit_bias: { '1': -100 }, frequency_penalty: 0.5, presence_penalty: 0.1, prediction: { type: 'content', content: 'x' }, verbosity: 'low', prompt_cache_key: 'k', service_tier: 'flex' };
+    const body = encodeResponsesRequest(ir({ passthrough, responseFormat: { type: 'json_object' } }));
+    for (const field of ['seed', 'logit_bias', 'frequency_penalty', 'presence_penalty', 'prediction', 'verbosity']) expect(body).not.toHaveProperty(field);
+    expect(body).toMatchObject({ prompt_cache_key: 'k', service_tier: 'flex', text: { format: { type: 'json_object' }, verbosity: 'low' } });
   });
 
   it('rejects stop sequences, which Responses cannot express', () => {
