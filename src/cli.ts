@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile, type LoadedConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
+import type { TaskStore } from './tasks/task-store.js';
 
 /**
  * The standalone server: `infergate [--config FILE] [--port N] [--host H]`.
@@ -46,8 +47,9 @@ async function main(): Promise<void> {
   const port = parsePort(args.port, '--port') ?? parsePort(nonEmpty(process.env.PORT), 'PORT') ?? setup.config.port ?? DEFAULT_PORT;
   const host = args.host ?? setup.config.host ?? DEFAULT_HOST;
 
-  const { port: _port, host: _host, ...options } = setup.config;
-  const gateway = createGateway(options);
+  const { port: _port, host: _host, redisTaskStore, ...options } = setup.config;
+  const taskStore = redisTaskStore ? await openRedisTaskStore(redisTaskStore) : undefined;
+  const gateway = createGateway({ ...options, ...(taskStore ? { taskStore } : {}) });
   const server = createServer(gateway);
   await listen(server, port, host);
 
@@ -74,7 +76,10 @@ async function main(): Promise<void> {
     }
     stopping = true;
     process.stderr.write(`infergate: ${signal} received, shutting down\n`);
-    shutdown(server, setup.config, () => gateway.dispose()).then(
+    shutdown(server, setup.config, async () => {
+      await gateway.dispose();
+      await taskStore?.close?.();
+    }).then(
       () => process.exit(0),
       (error: unknown) => {
         process.stderr.write(`infergate: error while shutting down: ${(error as Error).message}\n`);
@@ -112,6 +117,17 @@ async function loadSetup(configPath: string | undefined): Promise<Setup> {
     config: { keys: [{ key, models: '*' }], providers: { local: createLocalProvider() }, models: localModels('local') },
     printedKey: key,
   };
+}
+
+/** The Redis store is imported only when configured: `ioredis` is an optional dependency. */
+async function openRedisTaskStore(config: NonNullable<LoadedConfig['redisTaskStore']>): Promise<TaskStore> {
+  let module: typeof import('./tasks/redis-task-store.js');
+  try {
+    module = await import('./tasks/redis-task-store.js');
+  } catch (error) {
+    throw new ConfigError(`taskStore: the Redis store needs the ioredis package (npm install ioredis): ${(error as Error).message}`);
+  }
+  return new module.RedisTaskStore(config);
 }
 
 function parsePort(value: string | undefined, source: string): number | undefined {

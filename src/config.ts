@@ -31,6 +31,8 @@ export interface LoadedConfig extends GatewayOptions {
   models: ModelEntry[];
   port?: number;
   host?: string;
+  /** `taskStore` of type `redis`: the CLI opens it (the Redis store is an optional import). */
+  redisTaskStore?: { url: string; keyPrefix?: string; ttlSeconds?: number };
 }
 
 /** Reads, parses and validates a JSON config file; throws a `ConfigError` naming the file. */
@@ -86,6 +88,9 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
     ...(config.messages === undefined ? {} : { messages: config.messages }),
     ...(config.contractVersion === undefined ? {} : { contractVersion: config.contractVersion }),
     ...(config.limits === undefined ? {} : { limits: config.limits }),
+    ...(config.taskStore === undefined || config.taskStore.type === 'memory' ? {} : { redisTaskStore: config.taskStore }),
+    ...(config.videoRefreshIntervalMs === undefined ? {} : { videoRefreshIntervalMs: config.videoRefreshIntervalMs }),
+    ...(config.videoPoller === undefined ? {} : { videoPoller: config.videoPoller }),
     ...(config.port === undefined ? {} : { port: config.port }),
     ...(config.host === undefined ? {} : { host: config.host }),
   };
@@ -149,6 +154,7 @@ const dateLabel = v.pipe(v.string('expected a date string'), v.regex(/^\d{4}-\d{
 const LocalProviderSchema = strictObject({
   type: v.literal('local'),
   chunkDelayMs: v.optional(nonNegativeInteger),
+  videoRenderMs: v.optional(nonNegativeInteger),
 });
 
 const OpenAIProviderSchema = strictObject({
@@ -157,6 +163,7 @@ const OpenAIProviderSchema = strictObject({
   baseURL: v.optional(urlText),
   apiKey: v.optional(text),
   responses: v.optional(flag),
+  chat: v.optional(flag),
   translateVia: v.optional(v.picklist(['chat', 'responses'], 'expected "chat" or "responses"')),
   headers: v.optional(headers),
   timeouts: v.optional(timeouts),
@@ -181,8 +188,18 @@ const AnthropicProviderSchema = strictObject({
 
 const ArkProviderSchema = strictObject({
   type: v.literal('ark'),
+  /** With `/api/v3`. */
   baseURL: v.optional(urlText),
   apiKey: v.optional(text),
+  /** Volcengine speech credentials (a separate service). */
+  speech: v.optional(
+    strictObject({
+      baseURL: v.optional(urlText),
+      appId: v.optional(text),
+      accessKey: v.optional(text),
+      apiKey: v.optional(text),
+    }),
+  ),
   headers: v.optional(headers),
   timeouts: v.optional(timeouts),
 });
@@ -225,7 +242,20 @@ const ConfigSchema = strictObject({
   basePath: v.optional(v.pipe(v.string('expected a string'), v.regex(/^(\/.*)?$/, 'expected a path starting with "/"'))),
   messages: v.optional(flag),
   contractVersion: v.optional(dateLabel),
-  limits: v.optional(strictObject({ jsonBodyBytes: v.optional(positiveInteger) })),
+  limits: v.optional(
+    strictObject({ jsonBodyBytes: v.optional(positiveInteger), uploadFileBytes: v.optional(positiveInteger), uploadFiles: v.optional(positiveInteger) }),
+  ),
+  /** Where video tasks live: in memory (default) or Redis (`infergate/redis`, needs `ioredis`). */
+  taskStore: v.optional(
+    v.variant('type', [
+      strictObject({ type: v.literal('memory') }),
+      strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),
+    ], 'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }'),
+  ),
+  videoRefreshIntervalMs: v.optional(nonNegativeInteger),
+  videoPoller: v.optional(
+    v.union([flag, strictObject({ intervalMs: v.optional(positiveInteger), batchSize: v.optional(positiveInteger) })], 'expected true, false or { intervalMs?, batchSize? }'),
+  ),
   port: v.optional(v.pipe(nonNegativeInteger, v.maxValue(65535, 'expected a port number 0-65535'))),
   host: v.optional(text),
 });

@@ -1,6 +1,7 @@
 import { StaticKeyStore, type KeyRecord, type KeyStore, type StaticKey } from './auth/key-store.js';
 import { ModelCatalog, type ModelEntry } from './routing/catalog.js';
 import { MemoryTaskStore, type TaskStore } from './tasks/task-store.js';
+import { VideoTasks } from './tasks/video-tasks.js';
 import type { Provider } from './providers/provider.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
 import type { IRUsage } from './protocols/ir.js';
@@ -71,8 +72,24 @@ export interface GatewayOptions {
   providers?: Record<string, Provider>;
   /** The public model catalog. Default: the local provider's models. */
   models?: readonly ModelEntry[];
-  /** Where video tasks live. Default: in memory. */
+  /**
+   * Where video tasks live. Default: in memory (one process, lost on restart). Several
+   * instances share tasks through a shared store, e.g. `RedisTaskStore` from `infergate/redis`.
+   */
   taskStore?: TaskStore;
+  /**
+   * Minimum time between two upstream refreshes of one video task's status, in ms: a status read
+   * (or the poller) within this interval of the last refresh answers the stored status.
+   * Default 2000.
+   */
+  videoRefreshIntervalMs?: number;
+  /**
+   * Refresh unfinished video tasks in the background, so their status advances without reads.
+   * Default false (status advances when read). `true` polls every 5000 ms, 20 tasks per round;
+   * or `{ intervalMs, batchSize }`. The timer never keeps the process alive, and
+   * `gateway.dispose()` stops it.
+   */
+  videoPoller?: boolean | VideoPollerOptions;
   /** Path prefix the gateway is mounted under, e.g. `/ai`. Default `''`. */
   basePath?: string;
   /**
@@ -88,12 +105,23 @@ export interface GatewayOptions {
   logger?: Logger | false;
 }
 
+export interface VideoPollerOptions {
+  /** Default 5000. */
+  intervalMs?: number;
+  /** Tasks refreshed per round, oldest first. Default 20. */
+  batchSize?: number;
+}
+
 /** Options after defaults and validation: what the gateway runs on. */
 export interface ResolvedOptions {
   keyStore: KeyStore;
   providers: Record<string, Provider>;
   catalog: ModelCatalog;
   taskStore: TaskStore;
+  /** The video task lifecycle over `taskStore`. */
+  videoTasks: VideoTasks;
+  /** The background poller's settings, or undefined when it is off. */
+  videoPoller: Required<VideoPollerOptions> | undefined;
   basePath: string;
   messagesEnabled: boolean;
   contractVersion: string;
@@ -129,18 +157,38 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || value < 1) throw new TypeError(`options.limits.${name} must be a positive integer`);
   }
+  const taskStore = options.taskStore ?? new MemoryTaskStore();
+  for (const method of ['get', 'create', 'update', 'pending'] as const) {
+    if (typeof taskStore[method] !== 'function') throw new TypeError(`options.taskStore must be a TaskStore (missing ${method}())`);
+  }
+  const refreshIntervalMs = options.videoRefreshIntervalMs ?? 2000;
+  if (!Number.isInteger(refreshIntervalMs) || refreshIntervalMs < 0) throw new TypeError('options.videoRefreshIntervalMs must be an integer >= 0');
+  const videoPoller = resolvePoller(options.videoPoller);
+  const logger = options.logger === false ? silentLogger : (options.logger ?? jsonLogger);
   return {
     keyStore,
     providers,
     catalog,
-    taskStore: options.taskStore ?? new MemoryTaskStore(),
+    taskStore,
+    videoTasks: new VideoTasks({ store: taskStore, providers, catalog, logger, refreshIntervalMs }),
+    videoPoller,
     basePath,
     messagesEnabled: options.messages ?? true,
     contractVersion,
     limits,
     hooks: options.hooks ?? {},
-    logger: options.logger === false ? silentLogger : (options.logger ?? jsonLogger),
+    logger,
   };
+}
+
+function resolvePoller(option: GatewayOptions['videoPoller']): Required<VideoPollerOptions> | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option !== true && (typeof option !== 'object' || option === null)) throw new TypeError('options.videoPoller must be a boolean or { intervalMs?, batchSize? }');
+  const settings = { intervalMs: 5000, batchSize: 20, ...(option === true ? {} : option) };
+  for (const [name, value] of Object.entries(settings)) {
+    if (!Number.isInteger(value) || value < 1) throw new TypeError(`options.videoPoller.${name} must be a positive integer`);
+  }
+  return settings;
 }
 
 function resolveKeyStore(keys: GatewayOptions['keys']): KeyStore {

@@ -62,9 +62,12 @@ describe('parseConfig', () => {
     expect(config.models).toEqual([
       { id: 'local-chat', provider: 'local' },
       { id: 'local-reasoner', provider: 'local' },
+      { id: 'local-image', provider: 'local', kind: 'image' },
+      { id: 'local-video', provider: 'local', kind: 'video' },
+      { id: 'local-speech', provider: 'local', kind: 'speech' },
     ]);
     const named = parseConfig({ ...minimal, providers: { offline: { type: 'local', chunkDelayMs: 0 } } });
-    expect(named.models.map((model) => model.provider)).toEqual(['offline', 'offline']);
+    expect(named.models.map((model) => model.provider)).toEqual(['offline', 'offline', 'offline', 'offline', 'offline']);
   });
 
   it('passes the gateway options and the listen address through', () => {
@@ -115,10 +118,10 @@ describe('parseConfig', () => {
       }),
     ).toEqual([
       'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata)',
-      'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs)',
-      'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, translateVia, headers, timeouts)',
+      'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs, videoRenderMs)',
+      'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, chat, translateVia, headers, timeouts)',
       'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto)',
-      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, port, host)',
+      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, videoRefreshIntervalMs, videoPoller, port, host)',
     ]);
   });
 
@@ -156,6 +159,15 @@ describe('parseConfig', () => {
     expect(config.providers.oai).toMatchObject({ type: 'openai', nativeProtocols: ['chat', 'responses'] });
     expect(config.providers.claude).toMatchObject({ type: 'anthropic', nativeProtocols: ['messages'] });
     expect(config.providers.local).toMatchObject({ type: 'local' });
+  });
+
+  it('describes a Responses-only upstream with chat: false', () => {
+    const models = [{ id: 'm', provider: 'oai' }];
+    const config = parseConfig({ keys: [{ key: 'sk-a' }], providers: { oai: { type: 'openai', responses: true, chat: false } }, models });
+    expect(config.providers.oai).toMatchObject({ nativeProtocols: ['responses'] });
+    expect(issuesOf({ keys: [{ key: 'sk-a' }], providers: { oai: { type: 'openai', baseURL: 'http://vllm.internal/v1', chat: false } }, models })).toEqual([
+      'providers.oai: openai provider: chat: false needs responses: true',
+    ]);
   });
 });
 

@@ -143,6 +143,9 @@ describe('local provider: text', () => {
     expect(localModels('offline')).toEqual([
       { id: 'local-chat', provider: 'offline' },
       { id: 'local-reasoner', provider: 'offline' },
+      { id: 'local-image', provider: 'offline', kind: 'image' },
+      { id: 'local-video', provider: 'offline', kind: 'video' },
+      { id: 'local-speech', provider: 'offline', kind: 'speech' },
     ]);
   });
 });

@@ -1,26 +1,33 @@
 import { GatewayError } from '../errors.js';
+import { streamBody } from '../http/binary-response.js';
 import { jsonResponse } from '../http/json-response.js';
 import { readJsonBody } from '../http/read-json.js';
 import type { RouteContext } from '../http/route.js';
 import { videoRequestSchema } from '../schemas/video.js';
 import { validateBody } from '../schemas/validate.js';
 import type { VideoTaskRecord } from '../tasks/task-store.js';
-import { mediaUnavailable } from './media-unavailable.js';
+import { callContext, mediaProvider, upstreamModel } from './media-call.js';
 
-/** POST /v1/video/generations */
-export async function createVideo({ request, options, key }: RouteContext): Promise<Response> {
+/** POST /v1/video/generations: submits the task upstream and answers the gateway's task, `queued`. */
+export async function createVideo(context: RouteContext): Promise<Response> {
+  const { request, options, key } = context;
   const body = validateBody(videoRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes));
   const model = options.catalog.resolve(key, body.model, 'video', '/v1/video/generations');
-  throw mediaUnavailable(model, 'Video generation');
+  const provider = mediaProvider(context, model, 'createVideo', 'Video generation');
+  const task = await options.videoTasks.create(provider, { ...body, model: upstreamModel(model) }, callContext(context, model));
+  return jsonResponse(videoTaskView(task));
 }
 
-/** GET /v1/video/generations/{task_id} */
+/** GET /v1/video/generations/{task_id}: the current status, refreshed from the upstream when due. */
 export async function getVideo(context: RouteContext): Promise<Response> {
   const task = await findTask(context);
   return jsonResponse(videoTaskView(task));
 }
 
-/** GET /v1/videos/{task_id}/content: 409 until the task has completed. */
+/**
+ * GET /v1/videos/{task_id}/content: the MP4, streamed from the upstream (never held whole), with
+ * `Range` passed on so that players can seek (206). 409 until the task has completed.
+ */
 export async function getVideoContent(context: RouteContext): Promise<Response> {
   const task = await findTask(context);
   if (task.status !== 'completed') {
@@ -30,21 +37,24 @@ export async function getVideoContent(context: RouteContext): Promise<Response> 
       code: 'video_not_ready',
     });
   }
-  const model = context.options.catalog.get(task.model);
-  throw mediaUnavailable(model ?? { id: task.model, provider: task.provider }, 'Video download');
+  const content = await context.options.videoTasks.content(task, context.request.headers.get('range') ?? undefined, context.signal);
+  return new Response(streamBody(content.body), {
+    status: content.status,
+    headers: { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', ...content.headers },
+  });
 }
 
 /** A task of another key is as unknown as a missing one: its id reveals nothing. */
-async function findTask({ options, params, key }: RouteContext): Promise<VideoTaskRecord> {
+async function findTask({ options, params, key, signal }: RouteContext): Promise<VideoTaskRecord> {
   const id = params.task_id ?? '';
   const task = await options.taskStore.get(id);
   if (!task || task.keyId !== key.id) {
     throw new GatewayError({ status: 404, message: `No video task with id ${id}.`, param: 'task_id', code: 'task_not_found' });
   }
-  return task;
+  return options.videoTasks.refresh(task, signal);
 }
 
-/** The spec's VideoTask (section 2.9); upstream ids and providers stay inside. */
+/** The spec's VideoTask (section 2.9); upstream ids, providers and their state stay inside. */
 export function videoTaskView(task: VideoTaskRecord): Record<string, unknown> {
   return {
     id: task.id,

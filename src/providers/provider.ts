@@ -1,6 +1,18 @@
 import type { KeyRecord } from '../auth/key-store.js';
 import type { ModelEntry } from '../routing/catalog.js';
 import type { IRRequest, IRResponse, IRStreamEvent, TextProtocol } from '../protocols/ir.js';
+import type {
+  ImageEditRequest,
+  ImageGenerationRequest,
+  ImageResult,
+  ImageStream,
+  SpeechRequest,
+  TaskCallContext,
+  VideoContent,
+  VideoJob,
+  VideoJobStatus,
+  VideoRequest,
+} from './media.js';
 
 /**
  * What a provider gets with every call: the caller, the catalog entry, and the client's abort
@@ -50,6 +62,23 @@ export interface Provider {
   passthrough?(request: PassthroughRequest, call: CallContext): Promise<UpstreamReply>;
   streamText?(request: IRRequest, call: CallContext): AsyncIterable<IRStreamEvent>;
   generateText?(request: IRRequest, call: CallContext): Promise<IRResponse>;
+
+  // Media (types in `media.ts`). A model whose provider lacks the call answers 501.
+  /** Images from a prompt; an `ImageStream` when `request.stream` is true and the upstream streams. */
+  generateImage?(request: ImageGenerationRequest, call: CallContext): Promise<ImageResult | ImageStream>;
+  /** Edits of uploaded images; an `ImageStream` when `request.fields.stream` is true and the upstream streams. */
+  editImage?(request: ImageEditRequest, call: CallContext): Promise<ImageResult | ImageStream>;
+  /**
+   * Speech audio in `request.response_format` (default mp3), streamed as the upstream produces it;
+   * resolves once the upstream has accepted the request.
+   */
+  synthesizeSpeech?(request: SpeechRequest, call: CallContext): Promise<AsyncIterable<Uint8Array>>;
+  /** Submits a video task; `createVideo`, `getVideo` and `videoContent` come together. */
+  createVideo?(request: VideoRequest, call: CallContext): Promise<VideoJob>;
+  getVideo?(job: VideoJob, call: TaskCallContext): Promise<VideoJobStatus>;
+  /** The finished video, streamed; `range` is the client's `Range` header, to honour or ignore. */
+  videoContent?(job: VideoJob, request: { range?: string }, call: TaskCallContext): Promise<VideoContent>;
+
   /** Releases pooled connections and timers. */
   close?(): Promise<void>;
 }

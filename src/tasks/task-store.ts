@@ -2,8 +2,8 @@
 export type TaskStatus = 'unknown' | 'queued' | 'in_progress' | 'completed' | 'failed';
 
 /**
- * A video task as the gateway keeps it. The upstream id and provider name stay inside the
- * gateway; clients only ever see `id`.
+ * A video task as the gateway keeps it. The upstream id, provider name and provider state stay
+ * inside the gateway; clients only ever see `id`.
  */
 export interface VideoTaskRecord {
   /** Gateway-issued id (`video_…`). */
@@ -12,22 +12,47 @@ export interface VideoTaskRecord {
   keyId: string;
   /** Public model id. */
   model: string;
+  /** Name of the provider in the gateway's `providers`. */
   provider: string;
-  upstreamId?: string;
+  upstreamId: string;
+  /** Provider-private data (`VideoJob.state`), JSON only. */
+  upstreamState?: Record<string, unknown>;
   status: TaskStatus;
+  /** Integer 0–100. */
   progress: number;
+  /** Unix seconds. */
   createdAt: number;
   completedAt?: number;
+  /** The request's `metadata`, echoed in the VideoTask. */
   metadata?: Record<string, unknown>;
   error?: { message: string; type?: string; code?: string | null };
   /** When the status was last refreshed from the upstream (ms since epoch). */
   refreshedAt?: number;
+  /** Bumped by every write; `update` only succeeds on the revision it read (compare and set). */
+  revision: number;
 }
 
-/** Where video tasks live; several gateway instances share one store to share tasks. */
+/** `completed` and `failed` are final: a final task is never refreshed nor polled again. */
+export function isFinal(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed';
+}
+
+/**
+ * Where video tasks live. Several gateway instances share one store to share tasks (see
+ * `infergate/redis`). Writes are compare-and-set on `revision`, so two instances refreshing the
+ * same task cannot overwrite a newer status with an older one.
+ */
 export interface TaskStore {
   get(id: string): Promise<VideoTaskRecord | undefined>;
-  put(task: VideoTaskRecord): Promise<void>;
+  /** Stores a new task (its `revision` is 0); throws if the id exists. */
+  create(task: VideoTaskRecord): Promise<void>;
+  /**
+   * Replaces the task only if the stored one still has revision `task.revision - 1`; returns
+   * false (and writes nothing) when another writer got there first or the task is gone.
+   */
+  update(task: VideoTaskRecord): Promise<boolean>;
+  /** Ids of up to `limit` tasks that are not final, oldest first: the background poller's work. */
+  pending(limit: number): Promise<string[]>;
   close?(): Promise<void>;
 }
 
@@ -40,7 +65,25 @@ export class MemoryTaskStore implements TaskStore {
     return task ? structuredClone(task) : undefined;
   }
 
-  async put(task: VideoTaskRecord): Promise<void> {
+  async create(task: VideoTaskRecord): Promise<void> {
+    if (this.tasks.has(task.id)) throw new Error(`A task with id ${task.id} exists already`);
     this.tasks.set(task.id, structuredClone(task));
+  }
+
+  async update(task: VideoTaskRecord): Promise<boolean> {
+    const stored = this.tasks.get(task.id);
+    if (!stored || stored.revision !== task.revision - 1) return false;
+    this.tasks.set(task.id, structuredClone(task));
+    return true;
+  }
+
+  async pending(limit: number): Promise<string[]> {
+    const ids: string[] = [];
+    // A Map iterates in insertion order: oldest first.
+    for (const task of this.tasks.values()) {
+      if (ids.length >= limit) break;
+      if (!isFinal(task.status)) ids.push(task.id);
+    }
+    return ids;
   }
 }

@@ -62,6 +62,19 @@ export class UpstreamClient {
     return this.send('GET', path, undefined, init);
   }
 
+  /**
+   * GETs an absolute URL the upstream handed out (e.g. a finished video on a CDN) through the
+   * same pooled dispatcher, *without* the provider's credentials: they belong to the API only.
+   */
+  async download(url: string, init: { signal: AbortSignal; headers?: Record<string, string> }): Promise<UpstreamResult> {
+    try {
+      const response = await request(url, { method: 'GET', headers: init.headers ?? {}, signal: init.signal, dispatcher: this.dispatcher });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      throw transportError(error);
+    }
+  }
+
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }

@@ -5,6 +5,9 @@ import type { IRRequest, IRStreamEvent, IRUsage } from '../../protocols/ir.js';
 import type { ModelEntry } from '../../routing/catalog.js';
 import type { Provider } from '../provider.js';
 import { planReply, promptChars, reasoningFor } from './local-answer.js';
+import { localEditImage, localGenerateImage } from './local-images.js';
+import { localSpeech } from './local-speech.js';
+import { LocalVideos } from './local-videos.js';
 
 export interface LocalProviderOptions {
   /**
@@ -12,10 +15,19 @@ export interface LocalProviderOptions {
    * Default 15; 0 streams as fast as the client reads. JSON answers never wait.
    */
   chunkDelayMs?: number;
+  /**
+   * How long a local video task takes, in ms: `queued` for the first fifth, then `in_progress`,
+   * then `completed`. Default 6000.
+   */
+  videoRenderMs?: number;
 }
 
 export const LOCAL_CHAT_MODEL = 'local-chat';
 export const LOCAL_REASONER_MODEL = 'local-reasoner';
+export const LOCAL_IMAGE_MODEL = 'local-image';
+export const LOCAL_VIDEO_MODEL = 'local-video';
+/** The single speech model (spec 2.10); voices like `en_female_anna_v1`. */
+export const LOCAL_SPEECH_MODEL = 'local-speech';
 
 /**
  * The embedded, offline provider: deterministic text models that answer about the prompt they
@@ -29,6 +41,11 @@ export function createLocalProvider(options: LocalProviderOptions = {}): Provide
   if (typeof chunkDelayMs !== 'number' || !Number.isFinite(chunkDelayMs) || chunkDelayMs < 0) {
     throw new TypeError(`createLocalProvider: chunkDelayMs must be a number >= 0, got ${String(chunkDelayMs)}`);
   }
+  const videoRenderMs = options.videoRenderMs ?? 6000;
+  if (!Number.isInteger(videoRenderMs) || videoRenderMs < 0) {
+    throw new TypeError(`createLocalProvider: videoRenderMs must be an integer >= 0, got ${String(videoRenderMs)}`);
+  }
+  const videos = new LocalVideos(videoRenderMs);
   return {
     type: 'local',
     streamText: function localStreamText(request, call) {
@@ -36,6 +53,24 @@ export function createLocalProvider(options: LocalProviderOptions = {}): Provide
     },
     generateText: function localGenerateText(request, call) {
       return accumulateStream(localStream(request, call.signal, 0));
+    },
+    generateImage: async function localGenerateImages(request) {
+      return localGenerateImage(request);
+    },
+    editImage: async function localEditImages(request) {
+      return localEditImage(request);
+    },
+    synthesizeSpeech: async function localSynthesizeSpeech(request, call) {
+      return localSpeech(request, call.signal);
+    },
+    createVideo: async function localCreateVideo(request) {
+      return videos.create(request);
+    },
+    getVideo: async function localGetVideo(job) {
+      return videos.status(job);
+    },
+    videoContent: async function localVideoContent(job, { range }) {
+      return videos.content(job, range);
     },
   };
 }
@@ -45,6 +80,9 @@ export function localModels(providerName: string): ModelEntry[] {
   return [
     { id: LOCAL_CHAT_MODEL, provider: providerName },
     { id: LOCAL_REASONER_MODEL, provider: providerName },
+    { id: LOCAL_IMAGE_MODEL, provider: providerName, kind: 'image' },
+    { id: LOCAL_VIDEO_MODEL, provider: providerName, kind: 'video' },
+    { id: LOCAL_SPEECH_MODEL, provider: providerName, kind: 'speech' },
   ];
 }
 

@@ -10,6 +10,7 @@ import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import { upstreamError } from '../http/upstream-error.js';
 import type { Provider } from '../provider.js';
+import { openAIMedia } from './openai-media.js';
 
 export interface OpenAIProviderOptions {
   /** Includes `/v1`, as in the official SDK. Default `https://api.openai.com/v1`. */
@@ -18,8 +19,14 @@ export interface OpenAIProviderOptions {
   /** The upstream serves `/responses`. Default: true for api.openai.com, false elsewhere. */
   responses?: boolean;
   /**
-   * Upstream protocol used when the client's protocol must be translated (Anthropic clients).
-   * Default `chat`, which every OpenAI-compatible server speaks.
+   * The upstream serves `/chat/completions`. Default true. `false` describes a Responses-only
+   * upstream: Chat clients are then translated through Responses too (needs `responses: true`).
+   */
+  chat?: boolean;
+  /**
+   * Upstream protocol used when the client's protocol must be translated (Anthropic clients, and
+   * Chat clients when `chat` is false). Default `chat`, which every OpenAI-compatible server
+   * speaks, or `responses` when `chat` is false.
    */
   translateVia?: 'chat' | 'responses';
   /** Extra headers on every upstream request (e.g. `OpenAI-Organization`). */
@@ -34,17 +41,20 @@ const paths: Record<'chat' | 'responses', string> = { chat: '/chat/completions',
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provider {
   const baseURL = options.baseURL ?? 'https://api.openai.com/v1';
   const responses = options.responses ?? /^https:\/\/api\.openai\.com(\/|$)/.test(baseURL);
-  const translateVia = options.translateVia ?? 'chat';
+  const chat = options.chat ?? true;
+  const translateVia = options.translateVia ?? (chat ? 'chat' : 'responses');
+  if (!chat && !responses) throw new TypeError('openai provider: chat: false needs responses: true');
   if (translateVia === 'responses' && !responses) {
     throw new TypeError('openai provider: translateVia "responses" needs responses: true');
   }
+  if (translateVia === 'chat' && !chat) throw new TypeError('openai provider: translateVia "chat" needs chat: true');
   const client = new UpstreamClient({
     baseURL,
     headers: { ...options.headers, ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
-  const nativeProtocols: TextProtocol[] = responses ? ['chat', 'responses'] : ['chat'];
+  const nativeProtocols: TextProtocol[] = [...(chat ? (['chat'] as const) : []), ...(responses ? (['responses'] as const) : [])];
 
   const encode = (ir: IRRequest) => (translateVia === 'chat' ? encodeChatRequest(ir) : encodeResponsesRequest(ir));
 
@@ -72,6 +82,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
       const json = await postJson(client, paths[translateVia], encode({ ...ir, stream: false }), call.signal);
       return translateVia === 'chat' ? decodeChatResponse(json) : decodeResponsesResponse(json);
     },
+
+    ...openAIMedia(client),
 
     close: () => client.close(),
   };

@@ -1,0 +1,105 @@
+import type { ModelEntry } from '../routing/catalog.js';
+import type { ImageEditFields } from '../schemas/image-edit.js';
+import type { ImageRequest } from '../schemas/images.js';
+import type { SpeechRequest } from '../schemas/speech.js';
+import type { VideoRequest } from '../schemas/video.js';
+import type { TaskStatus } from '../tasks/task-store.js';
+
+/**
+ * Plain types of the media capabilities of a `Provider` (images, edits, speech, video tasks).
+ * Requests are the client's validated bodies (spec section 2) with `model` already replaced by
+ * the catalog's upstream id and unknown fields kept, so a provider that speaks the same API can
+ * forward them as they are and one that does not maps them field by field, rejecting (400
+ * naming the field) what its upstream cannot express.
+ */
+
+/** `POST /v1/images/generations` (spec 2.5). */
+export type ImageGenerationRequest = ImageRequest;
+
+/** One uploaded file of a multipart request. */
+export interface UploadedFile {
+  /** Form field name as sent: `image`, `image[]`, `image[0]`, `mask`. */
+  field: string;
+  filename: string;
+  mimeType: string;
+  data: Buffer;
+}
+
+/** `POST /v1/images/edits` (spec 2.6): the text fields as validated, and the files. */
+export interface ImageEditRequest {
+  fields: ImageEditFields;
+  /** In the order they were sent. */
+  images: UploadedFile[];
+  mask?: UploadedFile;
+}
+
+export interface GeneratedImage {
+  b64_json?: string;
+  url?: string;
+  revised_prompt?: string;
+}
+
+/** A whole answer (spec 2.7): `created`, `data`, and what the upstream echoes (`size`, `usage`…). */
+export interface ImageResult {
+  created: number;
+  data: GeneratedImage[];
+  usage?: Record<string, unknown>;
+  /** Other top-level fields of the answer (`background`, `output_format`, `quality`, `size`). */
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * One event of a streamed image answer, without the endpoint prefix: the gateway sends it as
+ * `image_generation.<type>` or `image_edit.<type>`. Other fields (`created_at`, `size`,
+ * `quality`, `background`, `output_format`, `usage`) are passed on as they are.
+ */
+export interface ImageStreamEvent {
+  type: 'partial_image' | 'completed';
+  b64_json: string;
+  partial_image_index?: number;
+  [field: string]: unknown;
+}
+
+/** A streamed image answer: returned instead of an `ImageResult` when the request has `stream: true`. */
+export interface ImageStream {
+  events: AsyncIterable<ImageStreamEvent>;
+}
+
+/** What a provider needs to find an upstream video task again; stored with the gateway's task. */
+export interface VideoJob {
+  /** The upstream task id (never shown to clients). */
+  id: string;
+  /** Provider-private data kept with the task (e.g. the finished video's URL); JSON only. */
+  state?: Record<string, unknown>;
+}
+
+/** An upstream task's status, in the spec's words (section 2.9). */
+export interface VideoJobStatus {
+  status: TaskStatus;
+  /** 0–100; rounded and clamped by the gateway, which also never lets it go down. */
+  progress?: number;
+  /** Unix seconds. */
+  completedAt?: number;
+  error?: { message: string; type?: string; code?: string | null };
+  /** Replaces the job's `state` when present. */
+  state?: Record<string, unknown>;
+}
+
+/** The finished video's bytes, streamed: 200, or 206 for a satisfied `Range`. */
+export interface VideoContent {
+  status: number;
+  /** `content-type`, `content-length`, `content-range`, `accept-ranges`… */
+  headers: Record<string, string>;
+  body: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * The context of a video task call that may come from the background poller rather than a
+ * request: no caller, only the model and a signal.
+ */
+export interface TaskCallContext {
+  signal: AbortSignal;
+  model: ModelEntry;
+}
+
+export type { SpeechRequest, VideoRequest };

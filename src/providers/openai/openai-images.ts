@@ -1,0 +1,86 @@
+import { GatewayError } from '../../errors.js';
+import { unixSeconds } from '../../ids.js';
+import { parseSse } from '../../protocols/sse-parse.js';
+import { readJson } from '../http/get-json.js';
+import { multipartBody, type MultipartPart } from '../http/multipart-body.js';
+import { upstreamChunks, type UpstreamClient, type UpstreamResult } from '../http/upstream-client.js';
+import { upstreamError } from '../http/upstream-error.js';
+import type { ImageResult, ImageStream, ImageStreamEvent } from '../media.js';
+import type { Provider } from '../provider.js';
+
+/**
+ * OpenAI's Images API: generations (JSON) and edits (multipart), each as a whole answer or as
+ * partial-image SSE events. The client's fields go on as they came (only `model` mapped); edit
+ * files keep their field names (`image`, `image[]`), file names and types.
+ */
+export function openAIImages(client: UpstreamClient): Pick<Provider, 'generateImage' | 'editImage'> {
+  return {
+    async generateImage(request, call) {
+      const stream = request.stream === true;
+      const result = await client.post('/images/generations', JSON.stringify(request), { signal: call.signal, headers: { accept: stream ? 'text/event-stream' : 'application/json' } });
+      return imageOutput(result, stream);
+    },
+
+    async editImage({ fields, images, mask }, call) {
+      const parts: MultipartPart[] = [];
+      for (const [name, value] of Object.entries(fields)) {
+        if (value === undefined || value === null) continue;
+        parts.push({ name, value: typeof value === 'object' ? JSON.stringify(value) : String(value) });
+      }
+      for (const file of mask ? [...images, mask] : images) {
+        parts.push({ name: file.field, value: { data: file.data, filename: file.filename, contentType: file.mimeType || 'application/octet-stream' } });
+      }
+      const { body, contentType } = multipartBody(parts);
+      const stream = fields.stream === true;
+      const result = await client.post('/images/edits', body, { signal: call.signal, contentType, headers: { accept: stream ? 'text/event-stream' : 'application/json' } });
+      return imageOutput(result, stream);
+    },
+  };
+}
+
+async function imageOutput(result: UpstreamResult, stream: boolean): Promise<ImageResult | ImageStream> {
+  if (result.status >= 400) throw await upstreamError(result);
+  if (stream) return { events: imageEvents(result) };
+  return toImageResult((await readJson(result)) as Record<string, unknown>);
+}
+
+/** An ImagesResponse as the gateway's `ImageResult`: `created`, `data`, `usage`, the rest kept. */
+export function toImageResult(json: Record<string, unknown>): ImageResult {
+  const { created, data, usage, ...extra } = json;
+  if (!Array.isArray(data)) throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream image answer has no data.', code: 'upstream_invalid_response' });
+  return {
+    created: typeof created === 'number' ? created : unixSeconds(),
+    data: data as ImageResult['data'],
+    ...(usage && typeof usage === 'object' ? { usage: usage as Record<string, unknown> } : {}),
+    extra,
+  };
+}
+
+/** `image_generation.partial_image` / `image_edit.completed` … as prefix-less events; an error event throws. */
+async function* imageEvents(result: UpstreamResult): AsyncGenerator<ImageStreamEvent> {
+  try {
+    for await (const message of parseSse(upstreamChunks(result.body))) {
+      if (message.data === '[DONE]') return;
+      const event = parseEvent(message.data);
+      const type = typeof event.type === 'string' ? event.type : (message.event ?? '');
+      if (type === 'error' || event.error) {
+        const detail = (event.error ?? event) as { message?: string; code?: string; type?: string };
+        throw new GatewayError({ status: 502, type: 'upstream_error', message: detail.message ?? 'The upstream image stream failed.', code: detail.code ?? 'upstream_error' });
+      }
+      const kind = type.slice(type.lastIndexOf('.') + 1);
+      if (kind === 'partial_image' || kind === 'completed') yield { ...event, type: kind, b64_json: String(event.b64_json ?? '') };
+    }
+  } finally {
+    if (!result.body.destroyed) result.body.destroy();
+  }
+}
+
+function parseEvent(data: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(data);
+    if (value && typeof value === 'object') return value as Record<string, unknown>;
+  } catch {
+    // Falls through.
+  }
+  throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream image stream sent an event that is not JSON.', code: 'upstream_invalid_response' });
+}

@@ -1,0 +1,17 @@
+import { upstreamChunks, type UpstreamClient } from '../http/upstream-client.js';
+import { upstreamError } from '../http/upstream-error.js';
+import type { Provider } from '../provider.js';
+
+/**
+ * OpenAI's `POST /audio/speech`: the client's body goes on as it came (only `model` mapped) and
+ * the audio bytes are piped back as they arrive.
+ */
+export function openAISpeech(client: UpstreamClient): Pick<Provider, 'synthesizeSpeech'> {
+  return {
+    async synthesizeSpeech(request, call) {
+      const result = await client.post('/audio/speech', JSON.stringify(request), { signal: call.signal, headers: { accept: 'application/octet-stream' } });
+      if (result.status >= 400) throw await upstreamError(result);
+      return upstreamChunks(result.body);
+    },
+  };
+}
