@@ -20,7 +20,14 @@ export class GatewayCore {
 
   constructor(readonly options: ResolvedOptions) {
     this.router = new Router(routes);
+    const poller = options.videoPoller;
+    if (poller) options.videoTasks.startPoller(poller.intervalMs, poller.batchSize);
   }
+
+  /** Stops the background work (the video poller); `gateway.dispose()` calls it. */
+  dispose = async (): Promise<void> => {
+    await this.options.videoTasks.stop();
+  };
 
   handle = async (request: Request, serverContext: Record<string, unknown>): Promise<Response> => {
     const requestId = newId('req_');
@@ -131,7 +138,8 @@ export class GatewayCore {
 
 /** Creates the gateway. Options are validated now; a bad option throws a `TypeError` naming it. */
 export function createGateway(options: GatewayOptions): Gateway {
-  return createServerAdapter<Record<string, unknown>, GatewayCore>(new GatewayCore(resolveOptions(options)));
+  const core = new GatewayCore(resolveOptions(options));
+  return createServerAdapter<Record<string, unknown>, GatewayCore>(core, { plugins: [{ onDispose: core.dispose }] });
 }
 
 function notFound(path: string): GatewayError {
