@@ -1,7 +1,19 @@
+/** Frames batched into one write stop growing past this many characters. */
+const MAX_BATCH = 64 * 1024;
+
+/** Resolves once the event loop turns (after pending I/O callbacks): frames not ready by then are not ready now. */
+const TURN = Symbol('turn');
+const nextTurn = () => new Promise<typeof TURN>((resolve) => setImmediate(resolve, TURN));
+
 /**
- * Streams SSE frames to the client. Pull-based: a frame is produced only when the transport asks
- * for one, so a slow reader slows the upstream instead of filling memory; cancelling the body
+ * Streams SSE frames to the client. Pull-based: frames are produced only when the transport asks
+ * for them, so a slow reader slows the upstream instead of filling memory; cancelling the body
  * (a client that left) returns the frame iterator, which releases the upstream call.
+ *
+ * Frames that are ready together (an encoder's several frames for one upstream event, or a burst
+ * of upstream chunks read at once) leave in one write: the first frame is awaited, the following
+ * ones only while they come without waiting for I/O. A frame that is not ready is kept for the
+ * next pull, so a paced stream still sends each frame as soon as it exists.
  *
  * Frame producers (the protocol encoders) turn failures into their protocol's error frame; an
  * error that still escapes here is a bug, and the stream is errored so it never looks complete.
@@ -9,18 +21,43 @@
 export function sseResponse(frames: AsyncIterable<string>, headers?: Record<string, string>): Response {
   const encoder = new TextEncoder();
   const iterator = frames[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<string>> | undefined;
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        let text = '';
         try {
-          const { value, done } = await iterator.next();
-          if (done) controller.close();
-          else controller.enqueue(encoder.encode(value));
+          const first = await (pending ?? iterator.next());
+          pending = undefined;
+          if (first.done) {
+            controller.close();
+            return;
+          }
+          text = first.value;
+          const turn = nextTurn();
+          while (text.length < MAX_BATCH) {
+            const next = iterator.next();
+            const ready = await Promise.race([next, turn]);
+            if (ready === TURN) {
+              next.catch(() => {}); // awaited again by the next pull
+              pending = next;
+              break;
+            }
+            if (ready.done) {
+              controller.enqueue(encoder.encode(text));
+              controller.close();
+              return;
+            }
+            text += ready.value;
+          }
+          controller.enqueue(encoder.encode(text));
         } catch (error) {
+          if (text) controller.enqueue(encoder.encode(text));
           controller.error(error);
         }
       },
       async cancel() {
+        pending = undefined;
         await iterator.return?.();
       },
     },

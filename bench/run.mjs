@@ -1,0 +1,648 @@
+#!/usr/bin/env node
+// The benchmark runner: `npm run bench` (builds first). See the "Benchmark" section of README.md.
+//
+//   node bench/run.mjs [--quick] [--peers] [--out DIR] [--rounds N] [--window MS]
+//                      [--cells a,b] [--profile] [--no-capacity] [--no-image]
+//
+// Processes: the mock upstream and this runner (the load generator) share core 0; the gateway
+// under test, the floor proxy and the peer gateway each run as one process on core 1 (`taskset`),
+// one of them loaded at a time. Arms are interleaved in rounds, in a random order per round.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Connection } from './lib/http-client.mjs';
+import { ipcClient } from './lib/ipc.mjs';
+import { closedLoop, exchange, holdStreams, openLoop, StreamTracker, streamLoop } from './lib/load.mjs';
+import { cells, checkAnswer, imageBase64, target } from './lib/payloads.mjs';
+import { installPeer } from './lib/peer.mjs';
+import { cpuMicros, rssBytes, withCpu } from './lib/proc.mjs';
+import { acrossRounds, shuffle, summarize } from './lib/stats.mjs';
+import { renderMarkdown } from './lib/report.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '..');
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const argv = process.argv.slice(2);
+const flag = (/** @type {string} */ name) => argv.includes(name);
+const value = (/** @type {string} */ name, /** @type {string} */ fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? /** @type {string} */ (argv[i + 1]) : fallback;
+};
+if (flag('--help') || flag('-h')) {
+  console.log(`node bench/run.mjs [options]   (npm run bench -- [options] builds dist/ first)
+  --quick            short windows, one round, fewer capacity steps: a smoke run (numbers are noisy)
+  --peers            also run the peer gateway (@portkey-ai/gateway, installed into a temp folder)
+  --out DIR          where results go (default bench/results)
+  --rounds N         rounds of interleaved arms (default 3; --quick: 1)
+  --window MS        measurement window (default 5000; --quick: 1000)
+  --rate N           request rate of the open-loop latency run (default 1000 req/s)
+  --cells a,b        gateway cells (default ${defaultCells().join(',')}; also responses-pass, messages-pass)
+  --profile          run the gateway with --cpu-prof (profile written to DIR/profiles/)
+  --no-capacity      skip the paced-streams capacity steps
+  --no-image         skip the event-loop stall under image uploads`);
+  process.exit(0);
+}
+function defaultCells() {
+  return ['chat-pass', 'messages-to-chat', 'responses-to-chat', 'chat-to-messages'];
+}
+
+const quick = flag('--quick');
+const opts = {
+  quick,
+  peers: flag('--peers'),
+  out: resolve(value('--out', join(here, 'results'))),
+  rounds: Number(value('--rounds', quick ? '1' : '3')),
+  windowMs: Number(value('--window', quick ? '1000' : '5000')),
+  warmupMs: quick ? 400 : 1500,
+  cells: value('--cells', defaultCells().join(',')).split(',').filter(Boolean),
+  profile: flag('--profile'),
+  capacity: !flag('--no-capacity'),
+  image: !flag('--no-image'),
+  pacedConcurrency: quick ? 20 : 50,
+  pacedChunks: 20,
+  burstChunks: 200,
+  burstConcurrency: 16,
+  openLoopRate: Number(value('--rate', '1000')),
+  capacitySteps: quick ? [250, 1000] : [250, 500, 1000, 1500, 2000, 3000],
+  capacityChunks: quick ? 100 : 200,
+  intervalMs: 20,
+  imageStreams: 200,
+  imageSizes: [5 * 1024 * 1024, 20 * 1024 * 1024],
+};
+for (const cell of opts.cells) if (!cells[cell]) throw new Error(`unknown cell ${cell} (have ${Object.keys(cells).join(', ')})`);
+if (!opts.cells.includes('chat-pass')) opts.cells.unshift('chat-pass');
+
+// Every run stops by itself: a watchdog ends it (and its children) if something hangs.
+const WATCHDOG_MS = quick ? 15 * 60_000 : 60 * 60_000;
+const watchdog = setTimeout(() => {
+  console.error(`bench: still running after ${WATCHDOG_MS / 60_000} min; stopping`);
+  stopAll();
+  process.exit(2);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+const log = (/** @type {string} */ message) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+const cores = os.cpus().length;
+let pinned = false;
+try {
+  execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+  pinned = cores >= 2;
+} catch {
+  pinned = false;
+}
+const LOAD_CORE = 0;
+const GATEWAY_CORE = 1;
+if (pinned) execFileSync('taskset', ['-cp', String(LOAD_CORE), String(process.pid)], { stdio: 'ignore' });
+
+/** @type {import('node:child_process').ChildProcess[]} */
+const children = [];
+function stopAll() {
+  for (const child of children) if (child.exitCode === null && child.pid) child.kill('SIGKILL');
+}
+process.on('exit', stopAll);
+process.on('SIGINT', () => {
+  stopAll();
+  process.exit(130);
+});
+
+/**
+ * Starts a node script with an IPC channel, pinned to a core, and waits for it to announce its port.
+ * @param {string} name @param {string} script @param {string[]} args @param {number} core @param {string[]} [nodeArgs]
+ */
+async function startChild(name, script, args, core, nodeArgs = []) {
+  const command = pinned ? 'taskset' : process.execPath;
+  const commandArgs = [...(pinned ? ['-c', String(core), process.execPath] : []), ...nodeArgs, script, ...args];
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], cwd: root });
+  children.push(child);
+  const port = await new Promise((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start in 20 s`)), 20_000);
+    child.on('message', (/** @type {any} */ message) => {
+      if (message?.ready) {
+        clearTimeout(timer);
+        resolvePort(message.port);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code}) before it was ready`));
+    });
+  });
+  return { name, child, pid: /** @type {number} */ (child.pid), port: /** @type {number} */ (port), ipc: ipcClient(child) };
+}
+
+/** A free loopback port (for the peer, which takes its port on the command line). */
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {net.AddressInfo} */ (server.address());
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Waits until something accepts connections on a port. @param {number} port @param {number} timeoutMs */
+async function waitForPort(port, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise((r) => {
+      const socket = net.connect({ port, host: '127.0.0.1' });
+      socket.once('connect', () => (socket.destroy(), r(true)));
+      socket.once('error', () => r(false));
+    });
+    if (ok) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Environment
+
+function gitInfo() {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'package.json'], { cwd: root, encoding: 'utf8' }).trim() !== '';
+    return { commit, dirty };
+  } catch {
+    return { commit: 'unknown', dirty: false };
+  }
+}
+
+const meta = {
+  date: new Date().toISOString(),
+  machine: { cores, cpu: os.cpus()[0]?.model?.trim() ?? 'unknown', memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version, os: `${os.type()} ${os.release()}` },
+  ...gitInfo(),
+  pinned,
+  mode: quick ? 'quick' : 'full',
+  options: opts,
+  loadavgStart: os.loadavg(),
+  /** @type {number[]} */
+  loadavgEnd: [],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+if (!existsSync(join(root, 'dist', 'index.js'))) {
+  console.error('bench: dist/ is missing; run `npm run build` (or `npm run bench`, which builds first)');
+  process.exit(1);
+}
+
+log(`${meta.machine.cpu}, ${cores} cores, Node ${process.version}, commit ${meta.commit}${meta.dirty ? ' (dirty)' : ''}, ${pinned ? 'pinned' : 'NOT pinned'}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+if (!pinned) log('taskset or a second core is missing: processes are not pinned, numbers are not comparable with pinned runs');
+
+const mock = await startChild('mock', join(here, 'mock-upstream.mjs'), [], LOAD_CORE);
+const mockOrigin = `http://127.0.0.1:${mock.port}`;
+const floor = await startChild('floor', join(here, 'floor-proxy.mjs'), [mockOrigin], GATEWAY_CORE);
+const profileDir = join(opts.out, 'profiles');
+if (opts.profile) mkdirSync(profileDir, { recursive: true });
+const gateway = await startChild('infergate', join(here, 'gateway-server.mjs'), [mockOrigin], GATEWAY_CORE, opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+
+/** @type {{ name: string, pid: number, port: number } | undefined} */
+let peer;
+/** @type {string | undefined} */
+let peerSkipped = opts.peers ? undefined : 'not run: pass --peers';
+let peerVersion = '';
+if (opts.peers) {
+  log('installing the peer gateway into a temporary folder…');
+  const installed = await installPeer();
+  if ('error' in installed) peerSkipped = `not run: ${installed.error}`;
+  else {
+    peerVersion = installed.version;
+    const port = /** @type {number} */ (await freePort());
+    const command = pinned ? 'taskset' : process.execPath;
+    const args = [...(pinned ? ['-c', String(GATEWAY_CORE), process.execPath] : []), installed.entry, `--port=${port}`, '--headless'];
+    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'ignore'], cwd: installed.dir, env: { ...process.env, NODE_ENV: 'production' } });
+    children.push(child);
+    if (await waitForPort(port, 20_000)) peer = { name: 'peer', pid: /** @type {number} */ (child.pid), port };
+    else peerSkipped = 'not run: the peer gateway did not start listening in 20 s';
+  }
+}
+
+/** @type {Record<string, { pid: number, port: number }>} */
+const arms = { direct: { pid: mock.pid, port: mock.port }, floor, infergate: gateway, ...(peer ? { peer } : {}) };
+
+/** Sets the mock's knobs. @param {Record<string, number>} knobs */
+const mockConfig = (knobs) => mock.ipc('config', knobs);
+
+/** @param {string} arm @param {string} cell @param {boolean} stream @param {string} [image] */
+function targetFor(arm, cell, stream, image) {
+  const { port } = /** @type {{ port: number }} */ (arms[arm]);
+  return target({ arm, cell, stream, port, mockOrigin, ...(image ? { imageBase64: image } : {}) });
+}
+
+// The direct and floor arms are measured per upstream protocol; name them by the passthrough cell
+// of that protocol so every measurement is keyed `arm/cell/mode`.
+/** @param {string} cell */
+const upstreamCell = (cell) => ({ chat: 'chat-pass', messages: 'messages-pass', responses: 'responses-pass' })[/** @type {{ upstream: 'chat' }} */ (cells[cell]).upstream];
+
+/** @type {{ arm: string, cell: string, mode: 'json' | 'stream' }[]} */
+const units = [];
+for (const mode of /** @type {const} */ (['json', 'stream'])) {
+  for (const cell of new Set(opts.cells.map(upstreamCell))) {
+    units.push({ arm: 'direct', cell, mode }, { arm: 'floor', cell, mode });
+  }
+  for (const cell of opts.cells) units.push({ arm: 'infergate', cell, mode });
+  if (peer) units.push({ arm: 'peer', cell: 'chat-pass', mode });
+}
+const unitKey = (/** @type {{ arm: string, cell: string, mode: string }} */ u) => `${u.arm}/${u.cell}/${u.mode}`;
+
+// Peer sanity: it must answer the chat cell with the mock's answer, or it is reported as not run.
+if (peer) {
+  const t = targetFor('peer', 'chat-pass', false);
+  const conn = new Connection(peer.port);
+  const result = await exchange(conn, t.request, { keepBody: true });
+  conn.close();
+  const problem = result.error?.message ?? (result.status !== 200 ? `HTTP ${result.status}: ${result.body?.slice(0, 200)}` : checkAnswer(result.body, t));
+  if (problem) {
+    peerSkipped = `not run: the peer gateway failed the check request (${problem})`;
+    delete arms.peer;
+    for (let i = units.length - 1; i >= 0; i--) if (units[i]?.arm === 'peer') units.splice(i, 1);
+  }
+}
+
+/** @type {Record<string, string>} */
+const failures = {};
+
+/**
+ * One JSON unit: latency at concurrency 1 and 16, an open-loop run at a fixed rate, then the max
+ * request rate at concurrency 64 with the CPU time the arm's process spent on it.
+ * @param {{ arm: string, cell: string }} unit
+ */
+async function measureJson({ arm, cell }) {
+  await mockConfig({ ttfbMs: 0, words: 40 });
+  const t = targetFor(arm, cell, false);
+  const { port, pid } = /** @type {{ port: number, pid: number }} */ (arms[arm]);
+  const warm = await closedLoop({ port, request: t.request, concurrency: 16, durationMs: opts.warmupMs, keepSample: true });
+  const problem = warm.firstError ?? checkAnswer(warm.sample, t);
+  if (problem) throw new Error(problem);
+  const c1 = await closedLoop({ port, request: t.request, concurrency: 1, durationMs: opts.windowMs });
+  const c16 = await closedLoop({ port, request: t.request, concurrency: 16, durationMs: opts.windowMs });
+  const open = await openLoop({ port, request: t.request, rate: opts.openLoopRate, durationMs: opts.windowMs });
+  const max = await withCpu({ arm: pid, mock: mock.pid, self: process.pid }, () => closedLoop({ port, request: t.request, concurrency: 64, durationMs: opts.windowMs }));
+  const errors = c1.errors + c16.errors + open.errors + max.result.errors + c1.non2xx + c16.non2xx + max.result.non2xx;
+  const lat1 = summarize(c1.latencies);
+  const lat16 = summarize(c16.latencies);
+  const latOpen = summarize(open.latencies);
+  return {
+    rps: max.result.rps,
+    cpuUsPerReq: max.cpu.arm / max.result.requests,
+    armCoreBusy: arm === 'direct' ? NaN : max.cpu.arm / (max.elapsedMs * 1000),
+    loadCoreBusy: ((max.cpu.self ?? 0) + (arm === 'direct' ? 0 : (max.cpu.mock ?? 0))) / (max.elapsedMs * 1000),
+    c1p50: lat1.p50,
+    c1p99: lat1.p99,
+    c16p50: lat16.p50,
+    c16p99: lat16.p99,
+    openP50: latOpen.p50,
+    openP99: latOpen.p99,
+    errors,
+  };
+}
+
+/** @type {Map<string, number>} */
+const expectedFrames = new Map();
+
+/**
+ * Frames of a complete stream for this arm and mock setting, from one stream sent alone; also
+ * checks the answer (sentinel) and its terminal event.
+ * @param {string} arm @param {string} cell @param {number} chunks
+ */
+async function calibrate(arm, cell, chunks) {
+  const key = `${arm}/${cell}/${chunks}`;
+  const known = expectedFrames.get(key);
+  if (known !== undefined) return known;
+  const t = targetFor(arm, cell, true);
+  const { port } = /** @type {{ port: number }} */ (arms[arm]);
+  const conn = new Connection(port);
+  const tracker = new StreamTracker(performance.now(), t.terminal);
+  const result = await exchange(conn, t.request, { keepBody: true, onBody: (chunk) => tracker.onBody(chunk) });
+  conn.close();
+  if (result.error || result.status !== 200) throw new Error(`calibration stream: ${result.error?.message ?? `HTTP ${result.status} ${result.body?.slice(0, 200)}`}`);
+  const problem = checkAnswer(result.body, t) ?? (tracker.terminalSeen ? undefined : `stream ends without ${t.terminal}`);
+  if (problem) throw new Error(problem);
+  if (tracker.frames < chunks) throw new Error(`calibration stream has ${tracker.frames} frames for ${chunks} chunks`);
+  expectedFrames.set(key, tracker.frames);
+  return tracker.frames;
+}
+
+/**
+ * One stream unit: paced streams (time to first chunk, gaps between chunks), then burst streams
+ * (chunks per second and CPU per upstream chunk).
+ * @param {{ arm: string, cell: string }} unit
+ */
+async function measureStream({ arm, cell }) {
+  const t = targetFor(arm, cell, true);
+  const { port, pid } = /** @type {{ port: number, pid: number }} */ (arms[arm]);
+  // Time to first chunk, one stream at a time (2 chunks, 20 ms apart: the first stands alone).
+  await mockConfig({ chunks: 2, intervalMs: opts.intervalMs, ttfbMs: 0 });
+  const soloFrames = await calibrate(arm, cell, 2);
+  const solo = await streamLoop({ port, request: t.request, concurrency: 1, durationMs: opts.windowMs, check: { terminal: t.terminal, expectedFrames: soloFrames }, keepGaps: false });
+
+  await mockConfig({ chunks: opts.pacedChunks, intervalMs: opts.intervalMs, ttfbMs: 0 });
+  const pacedFrames = await calibrate(arm, cell, opts.pacedChunks);
+  await streamLoop({ port, request: t.request, concurrency: opts.pacedConcurrency, durationMs: opts.warmupMs, check: { terminal: t.terminal, expectedFrames: pacedFrames }, keepGaps: false });
+  const paced = await streamLoop({ port, request: t.request, concurrency: opts.pacedConcurrency, durationMs: opts.windowMs, check: { terminal: t.terminal, expectedFrames: pacedFrames } });
+
+  await mockConfig({ chunks: opts.burstChunks, intervalMs: 0, ttfbMs: 0 });
+  const burstFrames = await calibrate(arm, cell, opts.burstChunks);
+  const burst = await withCpu({ arm: pid, mock: mock.pid, self: process.pid }, () =>
+    streamLoop({ port, request: t.request, concurrency: opts.burstConcurrency, durationMs: opts.windowMs, check: { terminal: t.terminal, expectedFrames: burstFrames }, keepGaps: false }),
+  );
+  const chunks = burst.result.streams * opts.burstChunks;
+  const ttfc1 = summarize(solo.ttfc);
+  const ttfc = summarize(paced.ttfc);
+  const gaps = summarize(paced.gaps);
+  return {
+    ttfcP50: ttfc1.p50,
+    ttfcP99: ttfc1.p99,
+    loadedTtfcP50: ttfc.p50,
+    loadedTtfcP99: ttfc.p99,
+    gapP99: gaps.p99,
+    gapMax: gaps.max,
+    pacedLost: paced.lost,
+    burstChunksPerSec: (chunks * 1000) / burst.elapsedMs,
+    burstStreamsPerSec: (burst.result.streams * 1000) / burst.elapsedMs,
+    cpuUsPerChunk: burst.cpu.arm / chunks,
+    armCoreBusy: arm === 'direct' ? NaN : burst.cpu.arm / (burst.elapsedMs * 1000),
+    loadCoreBusy: ((burst.cpu.self ?? 0) + (arm === 'direct' ? 0 : (burst.cpu.mock ?? 0))) / (burst.elapsedMs * 1000),
+    burstLost: burst.result.lost,
+    errors: solo.lost + paced.lost + burst.result.lost,
+  };
+}
+
+// Idle RSS: once started (nothing served yet), and after a short warm-up and a second of quiet.
+await sleep(1000);
+/** @type {Record<string, number>} */
+const startRss = {};
+for (const [arm, { pid }] of Object.entries(arms)) if (arm !== 'direct') startRss[arm] = rssBytes(pid);
+log('warm-up and idle memory…');
+await mockConfig({ chunks: opts.pacedChunks, intervalMs: 0, ttfbMs: 0, words: 40 });
+for (const arm of Object.keys(arms)) {
+  if (arm === 'direct') continue;
+  const cell = 'chat-pass';
+  for (const stream of [false, true]) {
+    const t = targetFor(arm, cell, stream);
+    await closedLoop({ port: /** @type {{ port: number }} */ (arms[arm]).port, request: t.request, concurrency: 4, durationMs: 300 });
+  }
+}
+await sleep(1000);
+/** @type {Record<string, number>} */
+const idleRss = {};
+for (const [arm, { pid }] of Object.entries(arms)) if (arm !== 'direct') idleRss[arm] = rssBytes(pid);
+
+/** @type {Record<string, Record<string, number>>[]} */
+const rounds = [];
+for (let round = 0; round < opts.rounds; round++) {
+  /** @type {Record<string, Record<string, number>>} */
+  const results = {};
+  const order = shuffle([...units]);
+  log(`round ${round + 1}/${opts.rounds}: ${order.length} units`);
+  for (const unit of order) {
+    const key = unitKey(unit);
+    if (failures[key]) continue;
+    try {
+      results[key] = unit.mode === 'json' ? await measureJson(unit) : await measureStream(unit);
+      const r = /** @type {Record<string, number>} */ (results[key]);
+      log(`  ${key}: ${unit.mode === 'json' ? `${r.rps?.toFixed(0)} req/s, ${r.cpuUsPerReq?.toFixed(0)} µs CPU/req, c1 p50 ${r.c1p50?.toFixed(3)} ms` : `ttfc p50 ${r.ttfcP50?.toFixed(3)} ms, gap p99 ${r.gapP99?.toFixed(2)} ms, ${r.burstChunksPerSec?.toFixed(0)} chunks/s, ${r.cpuUsPerChunk?.toFixed(2)} µs CPU/chunk`}${r.errors ? `, ${r.errors} errors` : ''}`);
+    } catch (error) {
+      failures[key] = `${unit.arm === 'peer' ? 'the peer gateway failed it: ' : ''}${String(/** @type {Error} */ (error).message)}`;
+      log(`  ${key}: FAILED ${failures[key]}`);
+    }
+  }
+  rounds.push(results);
+}
+
+// Added latency: each arm minus the direct arm on the same upstream protocol, in the same round.
+/** @type {Record<string, Record<string, number>>[]} */
+const addedRounds = rounds.map((results) => {
+  /** @type {Record<string, Record<string, number>>} */
+  const added = {};
+  for (const [key, metrics] of Object.entries(results)) {
+    const [arm, cell, mode] = key.split('/');
+    if (arm === 'direct') continue;
+    const base = results[`direct/${upstreamCell(/** @type {string} */ (cell))}/${mode}`];
+    if (!base) continue;
+    added[key] =
+      mode === 'json'
+        ? { c1p50: metrics.c1p50 - base.c1p50, c1p99: metrics.c1p99 - base.c1p99, c16p50: metrics.c16p50 - base.c16p50, c16p99: metrics.c16p99 - base.c16p99, openP50: metrics.openP50 - base.openP50, openP99: metrics.openP99 - base.openP99 }
+        : {
+            ttfcP50: metrics.ttfcP50 - base.ttfcP50,
+            ttfcP99: metrics.ttfcP99 - base.ttfcP99,
+            loadedTtfcP50: metrics.loadedTtfcP50 - base.loadedTtfcP50,
+            loadedTtfcP99: metrics.loadedTtfcP99 - base.loadedTtfcP99,
+            gapP99: metrics.gapP99 - base.gapP99,
+          };
+  }
+  return added;
+});
+
+/** Median and spread across rounds of every metric. @param {Record<string, Record<string, number>>[]} perRound */
+function summarizeRounds(perRound) {
+  /** @type {Record<string, Record<string, ReturnType<typeof acrossRounds>>>} */
+  const out = {};
+  const keys = new Set(perRound.flatMap((r) => Object.keys(r)));
+  for (const key of keys) {
+    const metrics = new Set(perRound.flatMap((r) => Object.keys(r[key] ?? {})));
+    out[key] = {};
+    for (const metric of metrics) out[key][metric] = acrossRounds(perRound.map((r) => r[key]?.[metric] ?? NaN));
+  }
+  return out;
+}
+const summary = summarizeRounds(rounds);
+const added = summarizeRounds(addedRounds);
+
+/** Per-round ratio of two unit metrics, summarized. @param {string} a @param {string} b @param {string} metric */
+function ratio(a, b, metric) {
+  return acrossRounds(rounds.map((r) => (r[a]?.[metric] ?? NaN) / (r[b]?.[metric] ?? NaN)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Capacity: paced streams (50 chunks/s) held with no lost chunk, and memory per stream.
+
+/** @type {Record<string, { steps: Record<string, unknown>[], maxHeld: number, maxOnTime: number, rssPerStreamAt1000?: number }>} */
+const capacity = {};
+if (opts.capacity) {
+  const capArms = shuffle([
+    { arm: 'direct', cell: 'chat-pass' },
+    { arm: 'floor', cell: 'chat-pass' },
+    { arm: 'infergate', cell: 'chat-pass' },
+    ...(opts.cells.includes('messages-to-chat') ? [{ arm: 'infergate', cell: 'messages-to-chat' }] : []),
+    ...(arms.peer ? [{ arm: 'peer', cell: 'chat-pass' }] : []),
+  ]);
+  await mockConfig({ chunks: opts.capacityChunks, intervalMs: opts.intervalMs, ttfbMs: 0 });
+  for (const { arm, cell } of capArms) {
+    const key = `${arm}/${cell}`;
+    if (failures[`${arm}/${cell}/stream`]) continue;
+    const t = targetFor(arm, cell, true);
+    const { port, pid } = /** @type {{ port: number, pid: number }} */ (arms[arm]);
+    let frames;
+    try {
+      frames = await calibrate(arm, cell, opts.capacityChunks);
+    } catch (error) {
+      failures[`capacity/${key}`] = String(/** @type {Error} */ (error).message);
+      continue;
+    }
+    capacity[key] = { steps: [], maxHeld: 0, maxOnTime: 0 };
+    for (const count of opts.capacitySteps) {
+      await sleep(500);
+      const rssBefore = rssBytes(pid);
+      const rampMs = Math.min(2000, count);
+      const held = await holdStreams({
+        port,
+        request: t.request,
+        count,
+        rampMs,
+        check: { terminal: t.terminal, expectedFrames: frames },
+        // Memory on the plateau: every stream open, before the first ones end; the peak of a few samples.
+        during: async () => {
+          let peak = 0;
+          for (let i = 0; i < 6; i++) {
+            await sleep(150);
+            peak = Math.max(peak, rssBytes(pid));
+          }
+          return peak;
+        },
+      });
+      const gaps = summarize(held.gaps);
+      const rssPeak = /** @type {number} */ (held.during);
+      const noLoss = held.lost === 0;
+      const onTime = noLoss && gaps.p99 <= 2 * opts.intervalMs;
+      const step = { count, lost: held.lost, gapP99: gaps.p99, gapMax: gaps.max, rssBefore, rssPeak, rssPerStream: arm === 'direct' ? NaN : (rssPeak - rssBefore) / count, held: noLoss, onTime, firstError: held.firstError };
+      capacity[key].steps.push(step);
+      log(`  capacity ${key} ${count} streams: ${noLoss ? 'no chunk lost' : `${held.lost} streams lost chunks`}, gap p99 ${gaps.p99.toFixed(1)} ms${onTime ? '' : ' (late)'}, max ${gaps.max.toFixed(1)} ms${arm === 'direct' ? '' : `, ${(step.rssPerStream / 1024).toFixed(1)} KB RSS/stream`}`);
+      if (count === 1000) capacity[key].rssPerStreamAt1000 = step.rssPerStream;
+      if (noLoss) capacity[key].maxHeld = count;
+      if (onTime) capacity[key].maxOnTime = count;
+      // Past a loss, or far behind the pace, bigger steps say nothing more.
+      if (!noLoss || gaps.p99 > 5 * opts.intervalMs) break;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event-loop stall while big image requests pass during paced streams (infergate only: it reports
+// its own event-loop delay; every arm's worst stream gap is recorded too).
+
+/** @type {Record<string, unknown>[]} */
+const imageRuns = [];
+if (opts.image) {
+  const imageCells = ['chat-pass', ...(opts.cells.includes('messages-to-chat') ? ['messages-to-chat'] : [])];
+  const images = opts.imageSizes.map((size) => ({ size, base64: imageBase64(size) }));
+  const streamChunks = 250; // 5 s at 20 ms
+  for (const cell of imageCells) {
+    await mockConfig({ chunks: streamChunks, intervalMs: opts.intervalMs, ttfbMs: 0, words: 40 });
+    const t = targetFor('infergate', cell, true);
+    let frames;
+    try {
+      frames = await calibrate('infergate', cell, streamChunks);
+    } catch (error) {
+      failures[`image/${cell}`] = String(/** @type {Error} */ (error).message);
+      continue;
+    }
+    /** @type {Record<string, unknown>[]} */
+    const perImage = [];
+    const held = await holdStreams({
+      port: gateway.port,
+      request: t.request,
+      count: opts.imageStreams,
+      rampMs: 500,
+      check: { terminal: t.terminal, expectedFrames: frames },
+      during: async () => {
+        await sleep(500);
+        for (const image of images) {
+          const request = targetFor('infergate', cell, false, image.base64).request;
+          const conn = new Connection(gateway.port);
+          await gateway.ipc('eldStart');
+          const started = performance.now();
+          const result = await exchange(conn, request, { keepBody: true });
+          const latencyMs = performance.now() - started;
+          const eld = await gateway.ipc('eldRead');
+          conn.close();
+          perImage.push({ cell, imageBytes: image.size, bodyBytes: request.length, status: result.status, latencyMs, eldMaxMs: eld?.maxMs, eldP99Ms: eld?.p99Ms, error: result.status === 200 ? undefined : (result.error?.message ?? result.body?.slice(0, 200)) });
+          await sleep(300);
+        }
+      },
+    });
+    for (const run of perImage) imageRuns.push({ ...run, streams: opts.imageStreams, streamsLost: held.lost, streamGapMaxMs: held.maxGap });
+    for (const run of perImage) log(`  image ${cell} ${(Number(run.imageBytes) / 2 ** 20).toFixed(0)} MB: HTTP ${run.status}, ${Number(run.latencyMs).toFixed(0)} ms, event-loop max ${Number(run.eldMaxMs).toFixed(1)} ms; streams lost ${held.lost}, worst gap ${held.maxGap.toFixed(1)} ms`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wrap up
+
+/** @type {Record<string, number>} */
+const endRss = {};
+for (const [arm, { pid }] of Object.entries(arms)) if (arm !== 'direct') endRss[arm] = rssBytes(pid);
+const mockStats = await mock.ipc('stats');
+for (const proc of [gateway, floor]) await proc.ipc('shutdown').catch(() => undefined);
+await mock.ipc('shutdown').catch(() => undefined);
+await sleep(opts.profile ? 1500 : 200);
+stopAll();
+meta.loadavgEnd = os.loadavg();
+
+// Validity: the mock and load generator must have room to spare.
+const bestGatewayRps = Math.max(...opts.cells.map((c) => summary[`infergate/${c}/json`]?.rps?.median ?? 0), summary['peer/chat-pass/json']?.rps?.median ?? 0);
+const directRps = summary['direct/chat-pass/json']?.rps?.median ?? NaN;
+const headroom = directRps / bestGatewayRps;
+const validity = {
+  headroom: { directRps, bestGatewayRps, ratio: headroom, valid: headroom >= 2 },
+  valid: headroom >= 2,
+  notes: /** @type {string[]} */ ([]),
+};
+if (!(headroom >= 2)) validity.notes.push(`INVALID: the direct arm (${directRps.toFixed(0)} req/s) is not 2× the best gateway arm (${bestGatewayRps.toFixed(0)} req/s): the mock or load generator limits the run`);
+const gwBusy = summary['infergate/chat-pass/json']?.armCoreBusy?.median;
+if (gwBusy !== undefined && gwBusy < 0.9) validity.notes.push(`the gateway core was ${(gwBusy * 100).toFixed(0)}% busy at max load on chat-pass: the load side, not the gateway, may set the max RPS`);
+if (!pinned) validity.notes.push('processes were not pinned to cores (no taskset or fewer than 2 cores)');
+if (Math.max(...meta.loadavgStart) > 0.5 * cores) validity.notes.push(`the machine was busy at the start (load average ${meta.loadavgStart.map((l) => l.toFixed(2)).join(' ')} on ${cores} cores): numbers are noisy`);
+if (opts.quick) validity.notes.push('quick mode: short windows, one round; a smoke run, not a measurement');
+
+const pass = (/** @type {number} */ v, /** @type {'>=' | '<='} */ op, /** @type {number} */ limit) => (Number.isFinite(v) ? (op === '>=' ? v >= limit : v <= limit) : undefined);
+const image20 = /** @type {{ eldMaxMs?: number } | undefined} */ (imageRuns.find((r) => r.cell === 'chat-pass' && r.imageBytes === 20 * 1024 * 1024));
+const t = {
+  chatRps: ratio('infergate/chat-pass/json', 'floor/chat-pass/json', 'rps'),
+  cpuReq: ratio('infergate/chat-pass/json', 'floor/chat-pass/json', 'cpuUsPerReq'),
+  translatedRps: ratio('infergate/messages-to-chat/json', 'floor/chat-pass/json', 'rps'),
+  chunkPass: ratio('infergate/chat-pass/stream', 'floor/chat-pass/stream', 'cpuUsPerChunk'),
+  chunkTranslated: ratio('infergate/messages-to-chat/stream', 'floor/chat-pass/stream', 'cpuUsPerChunk'),
+  peer: ratio('infergate/chat-pass/json', 'peer/chat-pass/json', 'rps'),
+};
+const targets = [
+  { metric: 'chat passthrough RPS / floor RPS', target: '≥ 0.80', value: t.chatRps.median, spread: t.chatRps, pass: pass(t.chatRps.median, '>=', 0.8), unit: '×' },
+  { metric: 'CPU µs per request / floor’s', target: '≤ 1.4', value: t.cpuReq.median, spread: t.cpuReq, pass: pass(t.cpuReq.median, '<=', 1.4), unit: '×' },
+  { metric: 'translated (Anthropic client → chat upstream) RPS / floor RPS', target: '≥ 0.65', value: t.translatedRps.median, spread: t.translatedRps, pass: pass(t.translatedRps.median, '>=', 0.65), unit: '×' },
+  { metric: 'CPU per streamed chunk: passthrough / floor', target: '≤ 1.5', value: t.chunkPass.median, spread: t.chunkPass, pass: pass(t.chunkPass.median, '<=', 1.5), unit: '×' },
+  { metric: 'CPU per streamed chunk: translated / floor', target: '≤ 2.5', value: t.chunkTranslated.median, spread: t.chunkTranslated, pass: pass(t.chunkTranslated.median, '<=', 2.5), unit: '×' },
+  { metric: 'added time to first chunk, p50 (chat passthrough, one stream at a time)', target: '≤ 0.5 ms', value: added['infergate/chat-pass/stream']?.ttfcP50?.median ?? NaN, spread: added['infergate/chat-pass/stream']?.ttfcP50, pass: pass(added['infergate/chat-pass/stream']?.ttfcP50?.median ?? NaN, '<=', 0.5), unit: 'ms' },
+  { metric: 'paced streams held with zero lost chunks (chat passthrough)', target: '≥ 1,000', value: capacity['infergate/chat-pass']?.maxHeld ?? NaN, pass: opts.capacity ? pass(capacity['infergate/chat-pass']?.maxHeld ?? NaN, '>=', 1000) : undefined, unit: 'streams', note: opts.capacity ? `steps: ${opts.capacitySteps.join(', ')}; on time (gap p99 ≤ ${2 * opts.intervalMs} ms) up to ${capacity['infergate/chat-pass']?.maxOnTime ?? 0}` : 'not run' },
+  { metric: 'RSS per paced stream (at 1,000 streams)', target: '≤ 60 KB', value: (capacity['infergate/chat-pass']?.rssPerStreamAt1000 ?? NaN) / 1024, pass: pass((capacity['infergate/chat-pass']?.rssPerStreamAt1000 ?? NaN) / 1024, '<=', 60), unit: 'KB' },
+  { metric: 'idle RSS (started, nothing served yet)', target: '≤ 70 MB', value: (startRss.infergate ?? NaN) / 2 ** 20, pass: pass((startRss.infergate ?? NaN) / 2 ** 20, '<=', 70), unit: 'MB', note: `after a warm-up: ${((idleRss.infergate ?? NaN) / 2 ** 20).toFixed(1)} MB` },
+  { metric: 'RPS vs the peer gateway, same run', target: '≥ 8×', value: t.peer.median, spread: t.peer, pass: pass(t.peer.median, '>=', 8), unit: '×', note: peerSkipped ?? `@portkey-ai/gateway ${peerVersion}` },
+  { metric: 'event-loop stall from a 20 MB image (chat passthrough)', target: '≤ 50 ms', value: image20?.eldMaxMs ?? NaN, pass: pass(image20?.eldMaxMs ?? NaN, '<=', 50), unit: 'ms' },
+];
+
+const result = { meta: { ...meta, peer: peerSkipped ?? `@portkey-ai/gateway ${peerVersion}` }, validity, targets, summary, added, rounds, addedRounds, capacity, image: imageRuns, startRss, idleRss, endRss, failures, mock: mockStats, expectedFrames: Object.fromEntries(expectedFrames) };
+mkdirSync(opts.out, { recursive: true });
+const stamp = meta.date.replace(/[:.]/g, '-').slice(0, 19);
+const markdown = renderMarkdown(result);
+for (const name of [`bench-${stamp}`, 'latest']) {
+  writeFileSync(join(opts.out, `${name}.json`), JSON.stringify(result, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2));
+  writeFileSync(join(opts.out, `${name}.md`), markdown);
+}
+console.log(markdown);
+log(`results: ${join(opts.out, 'latest.json')} and latest.md${opts.profile ? `; CPU profile of the gateway in ${profileDir}` : ''}`);
+clearTimeout(watchdog);
+process.exit(0);
