@@ -1,14 +1,22 @@
 import { defineConfig } from 'tsup';
 
+/** One subpath export per host adapter: `infergate/express` → `adapters/express.ts`. */
+const adapters = Object.fromEntries(
+  ['express', 'fastify', 'next', 'bun', 'deno', 'node'].map((name) => [name, `adapters/${name}.ts`]),
+);
+
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
     cli: 'src/cli.ts',
+    // `infergate/redis`: the Redis task store (ioredis is an optional peer dependency).
+    redis: 'src/tasks/redis-task-store.ts',
+    ...adapters,
   },
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  dts: { entry: { index: 'src/index.ts' } },
+  dts: { entry: { index: 'src/index.ts', redis: 'src/tasks/redis-task-store.ts', ...adapters } },
   sourcemap: true,
   clean: true,
   splitting: true,
