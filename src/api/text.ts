@@ -4,6 +4,7 @@ import { jsonResponse } from '../http/json-response.js';
 import { readJsonBody } from '../http/read-json.js';
 import type { RouteContext } from '../http/route.js';
 import { sseResponse } from '../http/sse-response.js';
+import { startIterable } from '../http/first-item.js';
 import { accumulateStream } from '../protocols/accumulate.js';
 import type { EncodeContext } from '../protocols/codec.js';
 import type { IRRequest, IRResponse, IRStreamEvent, TextProtocol } from '../protocols/ir.js';
@@ -78,7 +79,7 @@ export async function handleText(context: RouteContext, endpoint: TextEndpoint):
     return jsonResponse(endpoint.encodeResponse(response, encodeContext));
   }
 
-  const events = await startStream(provider, ir, call);
+  const events = await startIterable(providerStream(provider, ir, call));
   return sseResponse(endpoint.encodeStream(tapStreamUsage(events, usageBase), encodeContext));
 }
 
@@ -112,32 +113,4 @@ function providerStream(provider: Provider, ir: IRRequest, call: CallContext): A
     throw new GatewayError({ status: 500, message: `The provider of model \`${call.model.id}\` cannot generate text.` });
   }
   return provider.streamText(ir, call);
-}
-
-/**
- * Waits for the stream's first event before answering, so that an upstream that fails at once
- * (401, 429, a refused connection) gets its own HTTP status rather than an error inside a 200.
- */
-async function startStream(provider: Provider, ir: IRRequest, call: CallContext): Promise<AsyncIterable<IRStreamEvent>> {
-  const iterator = providerStream(provider, ir, call)[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  return {
-    [Symbol.asyncIterator]() {
-      let pending: IteratorResult<IRStreamEvent> | undefined = first;
-      return {
-        next() {
-          if (pending) {
-            const result = pending;
-            pending = undefined;
-            return Promise.resolve(result);
-          }
-          return iterator.next();
-        },
-        return(value?: unknown) {
-          pending = undefined;
-          return iterator.return ? iterator.return(value) : Promise.resolve({ done: true, value: undefined });
-        },
-      };
-    },
-  };
 }
