@@ -7,6 +7,7 @@ import { publicId } from '../public-id.js';
 import { SSE_DONE, sseData } from '../sse-frame.js';
 import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
 import { toChatUsage } from '../usage.js';
+import { chatTap } from '../stream-tap.js';
 import { chatFinishReason } from './finish-reason.js';
 
 type Json = Record<string, unknown>;
@@ -89,7 +90,7 @@ class ChatStreamEncoder implements StreamEncoder {
 
   /** `data: {"error":…}` makes the OpenAI SDKs throw; no `[DONE]`, so it never reads as success. */
   fail(error: GatewayError): string {
-    return sseData({ error: { message: error.message, type: error.type, param: error.param, code: error.code } });
+    return chatTap.errorFrame(error);
   }
 
   private base(): Json {

@@ -1,12 +1,12 @@
 import type { GatewayError } from '../../errors.js';
 import type { EncodeContext } from '../codec.js';
+import { messagesTap } from '../stream-tap.js';
 import { effectiveFinishReason } from '../finish-reason.js';
 import { mergeUsage, type IRFinishReason, type IRStreamEvent, type IRUsage } from '../ir.js';
 import { publicId } from '../public-id.js';
 import { sseEvent } from '../sse-frame.js';
 import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
 import { toMessagesUsage } from '../usage.js';
-import { anthropicErrorType } from './error-type.js';
 import { messagesStopReason } from './stop-reason.js';
 
 type Json = Record<string, unknown>;
@@ -75,7 +75,7 @@ class MessagesStreamEncoder implements StreamEncoder {
 
   /** `event: error` makes the Anthropic SDK throw an APIError with `error.type`. */
   fail(error: GatewayError): string {
-    return sseEvent('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } });
+    return messagesTap.errorFrame(error);
   }
 
   private frame(data: Json & { type: string }): string {
