@@ -1,27 +1,10 @@
 import OpenAI, { toFile } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodePng, encodePng, type RgbaImage } from '../../src/providers/codecs/png.js';
-import { startFakeArk, type FakeArk } from '../fakes/fake-ark.js';
-import { FAKE_PNG_B64, requestsTo, startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
-import { auth, mediaGateway, served } from './helpers.js';
+import { FAKE_PNG_B64, requestsTo } from '../fakes/fake-openai-media.js';
+import { auth, mediaGateway, served, useMediaRig } from './helpers.js';
 
-let openaiFake: FakeOpenAIMedia;
-let arkFake: FakeArk;
-let app: Awaited<ReturnType<typeof served>>;
-let client: OpenAI;
-
-beforeAll(async () => {
-  openaiFake = await startFakeOpenAIMedia();
-  arkFake = await startFakeArk();
-  app = await served(mediaGateway({ openaiBaseURL: openaiFake.baseURL, arkBaseURL: arkFake.baseURL, speechBaseURL: arkFake.url }));
-  client = app.client;
-});
-
-afterAll(async () => {
-  await app.close();
-  await openaiFake.close();
-  await arkFake.close();
-});
+const rig = useMediaRig();
 
 function solid(width: number, height: number, rgba: [number, number, number, number]): RgbaImage {
   const pixels = new Uint8Array(width * height * 4);
@@ -35,7 +18,7 @@ const blue = Buffer.from(encodePng(solid(8, 8, [0, 0, 255, 255])));
 describe('edits: OpenAI-compatible upstream (multipart sent on)', () => {
   it('sends every file part with its field name, file name and type, and the mapped model', async () => {
     const mask = Buffer.from(encodePng(solid(8, 8, [0, 0, 0, 0])));
-    const result = await client.images.edit({
+    const result = await rig.client.images.edit({
       model: 'oai-image',
       prompt: 'make it purple',
       image: [await toFile(red, 'red.png', { type: 'image/png' }), await toFile(blue, 'blue.png', { type: 'image/png' })],
@@ -46,7 +29,7 @@ describe('edits: OpenAI-compatible upstream (multipart sent on)', () => {
     });
     expect(result.data![0]!.b64_json).toBe(FAKE_PNG_B64);
 
-    const [sent] = requestsTo(openaiFake, 'POST', '/v1/images/edits').slice(-1);
+    const [sent] = requestsTo(rig.openaiFake, 'POST', '/v1/images/edits').slice(-1);
     expect(sent!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     expect(sent!.headers.authorization).toBe('Bearer sk-upstream-openai');
     const fields = Object.fromEntries(sent!.parts!.filter((part) => part.value !== undefined).map((part) => [part.name, part.value]));
@@ -62,12 +45,12 @@ describe('edits: OpenAI-compatible upstream (multipart sent on)', () => {
     expect(files[2]!.data!.equals(mask)).toBe(true);
   });
 
-  it('sends a single file as `image`, and numbers and booleans as the client wrote them', async () => {
-    const stream = await client.images.edit({ model: 'oai-image', prompt: 'p', image: await toFile(red, 'one.png', { type: 'image/png' }), n: 1, stream: true, partial_images: 2 });
+  it('sends a single file as `image`, and numbers and booleans as the rig.client wrote them', async () => {
+    const stream = await rig.client.images.edit({ model: 'oai-image', prompt: 'p', image: await toFile(red, 'one.png', { type: 'image/png' }), n: 1, stream: true, partial_images: 2 });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types).toEqual(['image_edit.partial_image', 'image_edit.partial_image', 'image_edit.completed']);
-    const [sent] = requestsTo(openaiFake, 'POST', '/v1/images/edits').slice(-1);
+    const [sent] = requestsTo(rig.openaiFake, 'POST', '/v1/images/edits').slice(-1);
     expect(sent!.parts!.map((part) => [part.name, part.value ?? part.filename])).toEqual([
       ['model', 'gpt-image-1.5'],
       ['prompt', 'p'],
@@ -84,9 +67,9 @@ describe('edits: OpenAI-compatible upstream (multipart sent on)', () => {
     form.append('prompt', 'two');
     form.append('image', new Blob([red], { type: 'image/png' }), 'a.png');
     form.append('image', new Blob([blue], { type: 'image/png' }), 'b.png');
-    const response = await fetch(`${app.server.url}/v1/images/edits`, { method: 'POST', headers: auth, body: form });
+    const response = await fetch(`${rig.app.server.url}/v1/images/edits`, { method: 'POST', headers: auth, body: form });
     expect(response.status).toBe(200);
-    const [sent] = requestsTo(openaiFake, 'POST', '/v1/images/edits').slice(-1);
+    const [sent] = requestsTo(rig.openaiFake, 'POST', '/v1/images/edits').slice(-1);
     expect(sent!.parts!.filter((part) => part.data).map((part) => [part.name, part.filename])).toEqual([
       ['image', 'a.png'],
       ['image', 'b.png'],
@@ -97,18 +80,18 @@ describe('edits: OpenAI-compatible upstream (multipart sent on)', () => {
 describe('edits: family rules', () => {
   it('gpt-image does no edits; seedream takes no mask and n = 1', async () => {
     const image = await toFile(red, 'red.png', { type: 'image/png' });
-    await expect(client.images.edit({ model: 'gpt-image', prompt: 'x', image })).rejects.toMatchObject({ status: 400, param: 'model' });
-    await expect(client.images.edit({ model: 'seedream', prompt: 'x', image, mask: await toFile(red, 'm.png') })).rejects.toMatchObject({ status: 400, param: 'mask' });
-    await expect(client.images.edit({ model: 'seedream', prompt: 'x', image, n: 2 })).rejects.toMatchObject({ status: 400, param: 'n' });
+    await expect(rig.client.images.edit({ model: 'gpt-image', prompt: 'x', image })).rejects.toMatchObject({ status: 400, param: 'model' });
+    await expect(rig.client.images.edit({ model: 'seedream', prompt: 'x', image, mask: await toFile(red, 'm.png') })).rejects.toMatchObject({ status: 400, param: 'mask' });
+    await expect(rig.client.images.edit({ model: 'seedream', prompt: 'x', image, n: 2 })).rejects.toMatchObject({ status: 400, param: 'n' });
     const eleven = await Promise.all(Array.from({ length: 11 }, (_, i) => toFile(red, `${i}.png`, { type: 'image/png' })));
-    await expect(client.images.edit({ model: 'seedream', prompt: 'x', image: eleven })).rejects.toMatchObject({ status: 400, param: 'image' });
+    await expect(rig.client.images.edit({ model: 'seedream', prompt: 'x', image: eleven })).rejects.toMatchObject({ status: 400, param: 'image' });
   });
 });
 
 describe('edits: Seedream on Ark', () => {
   it('sends the uploads as data URLs in `image`, one image out, base64 back', async () => {
-    const result = await client.images.edit({ model: 'seedream', prompt: 'swap the colours', image: [await toFile(red, 'r.png', { type: 'image/png' }), await toFile(blue, 'b.png', { type: 'image/png' })] });
-    const [sent] = requestsTo(arkFake, 'POST', '/api/v3/images/generations').slice(-1);
+    const result = await rig.client.images.edit({ model: 'seedream', prompt: 'swap the colours', image: [await toFile(red, 'r.png', { type: 'image/png' }), await toFile(blue, 'b.png', { type: 'image/png' })] });
+    const [sent] = requestsTo(rig.arkFake, 'POST', '/api/v3/images/generations').slice(-1);
     expect(sent!.json).toEqual({
       model: 'doubao-seedream-4-0-250828',
       prompt: 'swap the colours',
@@ -123,12 +106,12 @@ describe('edits: Seedream on Ark', () => {
 
 describe('edits: the local model', () => {
   it('edits a generated picture: same size, changed pixels, only inside the mask', async () => {
-    const generated = await client.images.generate({ model: 'local-image', prompt: 'a house', size: '32x16' as '1024x1024' });
+    const generated = await rig.client.images.generate({ model: 'local-image', prompt: 'a house', size: '32x16' as '1024x1024' });
     const source = Buffer.from(generated.data![0]!.b64_json!, 'base64');
     // Transparent (editable) on the left half only.
     const mask = solid(32, 16, [0, 0, 0, 255]);
     for (let y = 0; y < 16; y++) for (let x = 0; x < 16; x++) mask.pixels[(y * 32 + x) * 4 + 3] = 0;
-    const edited = await client.images.edit({
+    const edited = await rig.client.images.edit({
       model: 'local-image',
       prompt: 'paint it like a sunset',
       image: await toFile(source, 'house.png', { type: 'image/png' }),
@@ -152,7 +135,7 @@ describe('edits: the local model', () => {
   });
 
   it('streams image_edit partial images', async () => {
-    const stream = await client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(red, 'r.png', { type: 'image/png' }), stream: true, partial_images: 1 });
+    const stream = await rig.client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(red, 'r.png', { type: 'image/png' }), stream: true, partial_images: 1 });
     const events: { type: string; b64_json: string }[] = [];
     for await (const event of stream) events.push(event);
     expect(events.map((event) => event.type)).toEqual(['image_edit.partial_image', 'image_edit.completed']);
@@ -160,7 +143,7 @@ describe('edits: the local model', () => {
   });
 
   it('says which file it cannot read', async () => {
-    await expect(client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(Buffer.from('GIF89a-not-png'), 'x.gif', { type: 'image/gif' }) })).rejects.toMatchObject({ status: 400, param: 'image' });
+    await expect(rig.client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(Buffer.from('GIF89a-not-png'), 'x.gif', { type: 'image/gif' }) })).rejects.toMatchObject({ status: 400, param: 'image' });
   });
 });
 

@@ -4,11 +4,14 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { afterAll, beforeAll } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/index.js';
 import { createArkProvider } from '../../src/providers/ark/ark-provider.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import type { ModelEntry } from '../../src/routing/catalog.js';
+import { startFakeArk, type FakeArk } from '../fakes/fake-ark.js';
+import { startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
 import { serve, type Served } from '../helpers/serve.js';
 
 export const KEY = 'sk-media-test';
@@ -173,4 +176,31 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
     if (Date.now() > deadline) throw new Error(`waitFor: timed out; last value ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+export interface MediaRig {
+  openaiFake: FakeOpenAIMedia;
+  arkFake: FakeArk;
+  app: Awaited<ReturnType<typeof served>>;
+  client: OpenAI;
+}
+
+/**
+ * For one test file: fake OpenAI and Ark media upstreams on loopback and a served gateway in front
+ * of them, started before the file's tests and closed after. Fields are set once `beforeAll` ran.
+ */
+export function useMediaRig(): MediaRig {
+  const rig = {} as MediaRig;
+  beforeAll(async () => {
+    rig.openaiFake = await startFakeOpenAIMedia();
+    rig.arkFake = await startFakeArk();
+    rig.app = await served(mediaGateway({ openaiBaseURL: rig.openaiFake.baseURL, arkBaseURL: rig.arkFake.baseURL, speechBaseURL: rig.arkFake.url }));
+    rig.client = rig.app.client;
+  });
+  afterAll(async () => {
+    await rig.app.close();
+    await rig.openaiFake.close();
+    await rig.arkFake.close();
+  });
+  return rig;
 }

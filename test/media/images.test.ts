@@ -1,27 +1,10 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodePng, pngSize } from '../../src/providers/codecs/png.js';
-import { startFakeArk, type FakeArk } from '../fakes/fake-ark.js';
-import { FAKE_PNG_B64, requestsTo, startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
-import { jsonHeaders, mediaGateway, served } from './helpers.js';
+import { FAKE_PNG_B64, requestsTo } from '../fakes/fake-openai-media.js';
+import { jsonHeaders, useMediaRig } from './helpers.js';
 
-let openaiFake: FakeOpenAIMedia;
-let arkFake: FakeArk;
-let app: Awaited<ReturnType<typeof served>>;
-let client: OpenAI;
-
-beforeAll(async () => {
-  openaiFake = await startFakeOpenAIMedia();
-  arkFake = await startFakeArk();
-  app = await served(mediaGateway({ openaiBaseURL: openaiFake.baseURL, arkBaseURL: arkFake.baseURL, speechBaseURL: arkFake.url }));
-  client = app.client;
-});
-
-afterAll(async () => {
-  await app.close();
-  await openaiFake.close();
-  await arkFake.close();
-});
+const rig = useMediaRig();
 
 function png(b64: string | undefined) {
   const bytes = Buffer.from(b64 ?? '', 'base64');
@@ -31,7 +14,7 @@ function png(b64: string | undefined) {
 
 describe('images: the local model', () => {
   it('answers a real PNG of the requested size through the OpenAI SDK', async () => {
-    const result = await client.images.generate({ model: 'local-image', prompt: 'a red fox in the snow', size: '64x48' as '1024x1024' });
+    const result = await rig.client.images.generate({ model: 'local-image', prompt: 'a red fox in the snow', size: '64x48' as '1024x1024' });
     expect(result.created).toBeTypeOf('number');
     expect(result.data).toHaveLength(1);
     const image = png(result.data![0]!.b64_json);
@@ -45,14 +28,14 @@ describe('images: the local model', () => {
   });
 
   it('draws the same picture for the same prompt, n pictures for n', async () => {
-    const first = await client.images.generate({ model: 'local-image', prompt: 'same', size: '32x32' as '1024x1024', n: 2 });
-    const second = await client.images.generate({ model: 'local-image', prompt: 'same', size: '32x32' as '1024x1024' });
+    const first = await rig.client.images.generate({ model: 'local-image', prompt: 'same', size: '32x32' as '1024x1024', n: 2 });
+    const second = await rig.client.images.generate({ model: 'local-image', prompt: 'same', size: '32x32' as '1024x1024' });
     expect(first.data).toHaveLength(2);
     expect(first.data![0]!.b64_json).toBe(second.data![0]!.b64_json);
   });
 
   it('streams partial images, then the completed one, honouring partial_images', async () => {
-    const stream = await client.images.generate({ model: 'local-image', prompt: 'a lighthouse', size: '64x64' as '1024x1024', stream: true, partial_images: 2 });
+    const stream = await rig.client.images.generate({ model: 'local-image', prompt: 'a lighthouse', size: '64x64' as '1024x1024', stream: true, partial_images: 2 });
     const events: { type: string; b64_json?: string; partial_image_index?: number }[] = [];
     for await (const event of stream) events.push(event);
     expect(events.map((event) => event.type)).toEqual(['image_generation.partial_image', 'image_generation.partial_image', 'image_generation.completed']);
@@ -65,26 +48,26 @@ describe('images: the local model', () => {
   });
 
   it('streams only the completed image with partial_images 0, and rejects more than 3', async () => {
-    const stream = await client.images.generate({ model: 'local-image', prompt: 'x', size: '16x16' as '1024x1024', stream: true, partial_images: 0 });
+    const stream = await rig.client.images.generate({ model: 'local-image', prompt: 'x', size: '16x16' as '1024x1024', stream: true, partial_images: 0 });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types).toEqual(['image_generation.completed']);
-    await expect(client.images.generate({ model: 'local-image', prompt: 'x', stream: true, partial_images: 4 })).rejects.toMatchObject({ status: 400, param: 'partial_images' });
+    await expect(rig.client.images.generate({ model: 'local-image', prompt: 'x', stream: true, partial_images: 4 })).rejects.toMatchObject({ status: 400, param: 'partial_images' });
   });
 
   it('answers a data URL for response_format url, and 400 for what it cannot do', async () => {
-    const result = await client.images.generate({ model: 'local-image', prompt: 'x', size: '16x16' as '1024x1024', response_format: 'url' });
+    const result = await rig.client.images.generate({ model: 'local-image', prompt: 'x', size: '16x16' as '1024x1024', response_format: 'url' });
     expect(result.data![0]!.url).toMatch(/^data:image\/png;base64,/);
     expect(pngSize(Buffer.from(result.data![0]!.url!.split(',')[1]!, 'base64'))).toEqual({ width: 16, height: 16 });
-    await expect(client.images.generate({ model: 'local-image', prompt: 'x', output_format: 'webp' })).rejects.toMatchObject({ status: 400, param: 'output_format' });
-    await expect(client.images.generate({ model: 'local-image', prompt: 'x', size: '5000x5000' as '1024x1024' })).rejects.toMatchObject({ status: 400, param: 'size' });
-    await expect(client.images.generate({ model: 'local-chat', prompt: 'x' })).rejects.toMatchObject({ status: 400, param: 'model' });
+    await expect(rig.client.images.generate({ model: 'local-image', prompt: 'x', output_format: 'webp' })).rejects.toMatchObject({ status: 400, param: 'output_format' });
+    await expect(rig.client.images.generate({ model: 'local-image', prompt: 'x', size: '5000x5000' as '1024x1024' })).rejects.toMatchObject({ status: 400, param: 'size' });
+    await expect(rig.client.images.generate({ model: 'local-chat', prompt: 'x' })).rejects.toMatchObject({ status: 400, param: 'model' });
   });
 });
 
 describe('images: the spec\'s family rules (section 4 rule 4, section 8)', () => {
   const generate = (body: Record<string, unknown>) =>
-    fetch(`${app.server.url}/v1/images/generations`, { method: 'POST', headers: jsonHeaders, body: JSON.stringify(body) });
+    fetch(`${rig.app.server.url}/v1/images/generations`, { method: 'POST', headers: jsonHeaders, body: JSON.stringify(body) });
 
   it.each([
     ['gpt-image takes n = 1 only', { model: 'gpt-image', prompt: 'x', n: 2 }, 'n'],
@@ -95,11 +78,11 @@ describe('images: the spec\'s family rules (section 4 rule 4, section 8)', () =>
     ['seedream takes at least 1 reference in an array', { model: 'seedream', prompt: 'x', image: [] }, 'image'],
     ['references are strings', { model: 'seedream', prompt: 'x', image: ['https://example.com/a.png', 5] }, 'image[1]'],
   ])('%s → 400 naming the field, nothing sent upstream', async (_name, body, param) => {
-    const before = openaiFake.requests.length + arkFake.requests.length;
+    const before = rig.openaiFake.requests.length + rig.arkFake.requests.length;
     const response = await generate(body);
     expect(response.status).toBe(400);
     expect((await response.json()).error).toMatchObject({ param, type: 'invalid_request_error' });
-    expect(openaiFake.requests.length + arkFake.requests.length).toBe(before);
+    expect(rig.openaiFake.requests.length + rig.arkFake.requests.length).toBe(before);
   });
 
   it('accepts n = 1 and text only for both families', async () => {
@@ -110,10 +93,10 @@ describe('images: the spec\'s family rules (section 4 rule 4, section 8)', () =>
 });
 
 describe('images: OpenAI-compatible upstream', () => {
-  it('forwards the client\'s fields as they are, with the upstream model id', async () => {
+  it('forwards the rig.client\'s fields as they are, with the upstream model id', async () => {
     const body = { model: 'oai-image', prompt: 'a cat', size: '1536x1024', quality: 'high', background: 'transparent', output_format: 'webp', output_compression: 80, moderation: 'low', user: 'u-1', some_new_field: { a: 1 } };
-    const result = await client.images.generate(body as unknown as OpenAI.ImageGenerateParamsNonStreaming);
-    const [sent] = requestsTo(openaiFake, 'POST', '/v1/images/generations').slice(-1);
+    const result = await rig.client.images.generate(body as unknown as OpenAI.ImageGenerateParamsNonStreaming);
+    const [sent] = requestsTo(rig.openaiFake, 'POST', '/v1/images/generations').slice(-1);
     expect(sent!.json).toEqual({ ...body, model: 'gpt-image-1.5' });
     expect(sent!.headers.authorization).toBe('Bearer sk-upstream-openai');
     expect(result.data![0]!.b64_json).toBe(FAKE_PNG_B64);
@@ -121,18 +104,18 @@ describe('images: OpenAI-compatible upstream', () => {
   });
 
   it('passes the upstream partial-image stream through as image_generation events', async () => {
-    const stream = await client.images.generate({ model: 'gpt-image', prompt: 'a cat', stream: true, partial_images: 2 });
+    const stream = await rig.client.images.generate({ model: 'gpt-image', prompt: 'a cat', stream: true, partial_images: 2 });
     const events: { type: string; partial_image_index?: number }[] = [];
     for await (const event of stream) events.push(event);
     expect(events.map((event) => event.type)).toEqual(['image_generation.partial_image', 'image_generation.partial_image', 'image_generation.completed']);
-    const [sent] = requestsTo(openaiFake, 'POST', '/v1/images/generations').slice(-1);
+    const [sent] = requestsTo(rig.openaiFake, 'POST', '/v1/images/generations').slice(-1);
     expect(sent!.json).toEqual({ model: 'gpt-image-1', prompt: 'a cat', stream: true, partial_images: 2 });
     expect(sent!.headers.accept).toBe('text/event-stream');
   });
 
   it('passes an upstream error on with its status and message', async () => {
-    openaiFake.failNext = { status: 400, body: { error: { message: 'Your request was rejected by the safety system.', type: 'image_generation_user_error', param: null, code: 'moderation_blocked' } } };
-    await expect(client.images.generate({ model: 'oai-image', prompt: 'bad' })).rejects.toMatchObject({
+    rig.openaiFake.failNext = { status: 400, body: { error: { message: 'Your request was rejected by the safety system.', type: 'image_generation_user_error', param: null, code: 'moderation_blocked' } } };
+    await expect(rig.client.images.generate({ model: 'oai-image', prompt: 'bad' })).rejects.toMatchObject({
       status: 400,
       code: 'moderation_blocked',
       message: expect.stringContaining('safety system'),
@@ -143,8 +126,8 @@ describe('images: OpenAI-compatible upstream', () => {
 describe('images: Seedream on Ark', () => {
   it('sends Ark\'s fields: the references, one image, and the upstream model', async () => {
     const references = ['https://example.com/a.png', 'data:image/png;base64,iVBORw0KGgo='];
-    const result = await client.images.generate({ model: 'seedream', prompt: 'merge them', image: references, size: '2K', watermark: false, seed: 42 } as unknown as OpenAI.ImageGenerateParamsNonStreaming);
-    const [sent] = requestsTo(arkFake, 'POST', '/api/v3/images/generations').slice(-1);
+    const result = await rig.client.images.generate({ model: 'seedream', prompt: 'merge them', image: references, size: '2K', watermark: false, seed: 42 } as unknown as OpenAI.ImageGenerateParamsNonStreaming);
+    const [sent] = requestsTo(rig.arkFake, 'POST', '/api/v3/images/generations').slice(-1);
     expect(sent!.json).toEqual({
       model: 'doubao-seedream-4-0-250828',
       prompt: 'merge them',
@@ -162,24 +145,24 @@ describe('images: Seedream on Ark', () => {
   });
 
   it('sends a single reference as a string and text-only without `image`', async () => {
-    await client.images.generate({ model: 'seedream', prompt: 'one', image: 'https://example.com/a.png', response_format: 'b64_json' } as unknown as OpenAI.ImageGenerateParamsNonStreaming);
-    expect(requestsTo(arkFake, 'POST', '/api/v3/images/generations').at(-1)!.json).toMatchObject({ image: 'https://example.com/a.png', response_format: 'b64_json' });
-    await client.images.generate({ model: 'seedream', prompt: 'text only', size: 'auto' });
-    const sent = requestsTo(arkFake, 'POST', '/api/v3/images/generations').at(-1)!.json;
+    await rig.client.images.generate({ model: 'seedream', prompt: 'one', image: 'https://example.com/a.png', response_format: 'b64_json' } as unknown as OpenAI.ImageGenerateParamsNonStreaming);
+    expect(requestsTo(rig.arkFake, 'POST', '/api/v3/images/generations').at(-1)!.json).toMatchObject({ image: 'https://example.com/a.png', response_format: 'b64_json' });
+    await rig.client.images.generate({ model: 'seedream', prompt: 'text only', size: 'auto' });
+    const sent = requestsTo(rig.arkFake, 'POST', '/api/v3/images/generations').at(-1)!.json;
     expect(sent).not.toHaveProperty('image');
     expect(sent).not.toHaveProperty('size');
   });
 
   it('answers a stream as completed events (b64 asked from Ark)', async () => {
-    const stream = await client.images.generate({ model: 'seedream', prompt: 'x', stream: true });
+    const stream = await rig.client.images.generate({ model: 'seedream', prompt: 'x', stream: true });
     const events: { type: string; b64_json?: string }[] = [];
     for await (const event of stream) events.push(event);
     expect(events).toEqual([expect.objectContaining({ type: 'image_generation.completed', b64_json: FAKE_PNG_B64 })]);
-    expect(requestsTo(arkFake, 'POST', '/api/v3/images/generations').at(-1)!.json).toMatchObject({ response_format: 'b64_json', stream: false });
+    expect(requestsTo(rig.arkFake, 'POST', '/api/v3/images/generations').at(-1)!.json).toMatchObject({ response_format: 'b64_json', stream: false });
   });
 
   it('rejects OpenAI-only fields Seedream cannot honour', async () => {
-    await expect(client.images.generate({ model: 'seedream', prompt: 'x', quality: 'high' })).rejects.toMatchObject({ status: 400, param: 'quality' });
-    await expect(client.images.generate({ model: 'seedream', prompt: 'x', output_format: 'webp' })).rejects.toMatchObject({ status: 400, param: 'output_format' });
+    await expect(rig.client.images.generate({ model: 'seedream', prompt: 'x', quality: 'high' })).rejects.toMatchObject({ status: 400, param: 'quality' });
+    await expect(rig.client.images.generate({ model: 'seedream', prompt: 'x', output_format: 'webp' })).rejects.toMatchObject({ status: 400, param: 'output_format' });
   });
 });

@@ -1,32 +1,15 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeArk, type FakeArk } from '../fakes/fake-ark.js';
-import { requestsTo, startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
+import { describe, expect, it } from 'vitest';
+import { requestsTo } from '../fakes/fake-openai-media.js';
 import { decodeMp3, decodeOpus, mp3Frames, oggPages, parseWav, rms } from './audio-checks.js';
-import { jsonHeaders, mediaGateway, served } from './helpers.js';
+import { jsonHeaders, useMediaRig } from './helpers.js';
 
-let openaiFake: FakeOpenAIMedia;
-let arkFake: FakeArk;
-let app: Awaited<ReturnType<typeof served>>;
-let client: OpenAI;
-
-beforeAll(async () => {
-  openaiFake = await startFakeOpenAIMedia();
-  arkFake = await startFakeArk();
-  app = await served(mediaGateway({ openaiBaseURL: openaiFake.baseURL, arkBaseURL: arkFake.baseURL, speechBaseURL: arkFake.url }));
-  client = app.client;
-});
-
-afterAll(async () => {
-  await app.close();
-  await openaiFake.close();
-  await arkFake.close();
-});
+const rig = useMediaRig();
 
 const INPUT = 'Hello there. This is the local voice, speaking slowly.';
 
 async function speak(params: Partial<OpenAI.Audio.SpeechCreateParams> & { model?: string }): Promise<{ type: string | null; bytes: Buffer }> {
-  const response = await client.audio.speech.create({ model: 'local-speech', voice: 'en_female_anna_v1', input: INPUT, ...params } as OpenAI.Audio.SpeechCreateParams);
+  const response = await rig.client.audio.speech.create({ model: 'local-speech', voice: 'en_female_anna_v1', input: INPUT, ...params } as OpenAI.Audio.SpeechCreateParams);
   return { type: response.headers.get('content-type'), bytes: Buffer.from(await response.arrayBuffer()) };
 }
 
@@ -98,7 +81,7 @@ describe('speech: the local model, decoded', () => {
     [{ model: 'local-chat' }, 'model'],
     [{ input: '' }, 'input'],
   ])('rejects %j with a 400 naming %s', async (change, param) => {
-    const response = await fetch(`${app.server.url}/v1/audio/speech`, {
+    const response = await fetch(`${rig.app.server.url}/v1/audio/speech`, {
       method: 'POST',
       headers: jsonHeaders,
       body: JSON.stringify({ model: 'local-speech', voice: 'en_female_anna_v1', input: 'x', ...change }),
@@ -111,10 +94,10 @@ describe('speech: the local model, decoded', () => {
 describe('speech: OpenAI-compatible upstream', () => {
   it('forwards the body with the upstream model and streams the audio as it arrives', async () => {
     let release!: () => void;
-    openaiFake.speechGate = new Promise<void>((resolve) => {
+    rig.openaiFake.speechGate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const response = await fetch(`${app.server.url}/v1/audio/speech`, {
+    const response = await fetch(`${rig.app.server.url}/v1/audio/speech`, {
       method: 'POST',
       headers: jsonHeaders,
       body: JSON.stringify({ model: 'oai-speech', voice: 'en_male_adam_v2', input: 'Hi', instructions: 'calm', speed: 1.5, response_format: 'mp3' }),
@@ -133,14 +116,14 @@ describe('speech: OpenAI-compatible upstream', () => {
       rest.push(value);
     }
     expect(Buffer.concat(rest).toString()).toBe('second-chunk');
-    openaiFake.speechGate = undefined;
-    const [sent] = requestsTo(openaiFake, 'POST', '/v1/audio/speech').slice(-1);
+    rig.openaiFake.speechGate = undefined;
+    const [sent] = requestsTo(rig.openaiFake, 'POST', '/v1/audio/speech').slice(-1);
     expect(sent!.json).toEqual({ model: 'gpt-4o-mini-tts', voice: 'en_male_adam_v2', input: 'Hi', instructions: 'calm', speed: 1.5, response_format: 'mp3' });
   });
 
   it('answers an upstream error with its status before any audio', async () => {
-    openaiFake.failNext = { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } } };
-    await expect(client.audio.speech.create({ model: 'oai-speech', voice: 'en_male_adam_v2', input: 'Hi' })).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    rig.openaiFake.failNext = { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } } };
+    await expect(rig.client.audio.speech.create({ model: 'oai-speech', voice: 'en_male_adam_v2', input: 'Hi' })).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
   });
 });
 
@@ -149,7 +132,7 @@ describe('speech: Volcengine (ark provider)', () => {
     const { type, bytes } = await speak({ model: 'doubao-tts', voice: 'zh_female_cancan_mars_bigtts', input: '你好，世界', speed: 1.5, instructions: '用开心的语气' });
     expect(type).toBe('audio/mpeg');
     expect(bytes.toString()).toBe('audio-1;audio-2;audio-3');
-    const [sent] = requestsTo(arkFake, 'POST', '/api/v3/tts/unidirectional').slice(-1);
+    const [sent] = requestsTo(rig.arkFake, 'POST', '/api/v3/tts/unidirectional').slice(-1);
     expect(sent!.headers).toMatchObject({ 'x-api-app-id': 'app-123', 'x-api-access-key': 'speech-access', 'x-api-resource-id': 'seed-tts-1.0' });
     expect(sent!.headers['x-api-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(sent!.headers.authorization).toBeUndefined();
@@ -169,20 +152,20 @@ describe('speech: Volcengine (ark provider)', () => {
     expect(wav.type).toBe('audio/wav');
     expect(parseWav(wav.bytes)).toMatchObject({ format: 1, channels: 1, sampleRate: 24_000, bitsPerSample: 16 });
     expect(wav.bytes.subarray(44).toString()).toBe('audio-1;audio-2;audio-3');
-    expect(requestsTo(arkFake, 'POST', '/api/v3/tts/unidirectional').at(-1)!.json.req_params.audio_params).toEqual({ format: 'pcm', sample_rate: 24_000, speech_rate: -50 });
+    expect(requestsTo(rig.arkFake, 'POST', '/api/v3/tts/unidirectional').at(-1)!.json.req_params.audio_params).toEqual({ format: 'pcm', sample_rate: 24_000, speech_rate: -50 });
     const opus = await speak({ model: 'doubao-tts', voice: 'zh_female_cancan_mars_bigtts', response_format: 'opus' });
     expect(opus.type).toBe('audio/ogg');
-    expect(requestsTo(arkFake, 'POST', '/api/v3/tts/unidirectional').at(-1)!.json.req_params.audio_params.format).toBe('ogg_opus');
+    expect(requestsTo(rig.arkFake, 'POST', '/api/v3/tts/unidirectional').at(-1)!.json.req_params.audio_params.format).toBe('ogg_opus');
   });
 
   it('turns an error line before any audio into a 400', async () => {
-    arkFake.speechChunks = [];
-    arkFake.speechError = { code: 45000000, message: 'speaker permission denied' };
+    rig.arkFake.speechChunks = [];
+    rig.arkFake.speechError = { code: 45000000, message: 'speaker permission denied' };
     try {
       await expect(speak({ model: 'doubao-tts', voice: 'zh_female_unknown_x_v1' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('speaker permission denied') });
     } finally {
-      arkFake.speechChunks = [Buffer.from('audio-1;'), Buffer.from('audio-2;'), Buffer.from('audio-3')];
-      arkFake.speechError = undefined;
+      rig.arkFake.speechChunks = [Buffer.from('audio-1;'), Buffer.from('audio-2;'), Buffer.from('audio-3')];
+      rig.arkFake.speechError = undefined;
     }
   });
 });
