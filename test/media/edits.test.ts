@@ -45,7 +45,7 @@ describe('edits: OpenAI-compatible upstream (multipart sent on)', () => {
     expect(files[2]!.data!.equals(mask)).toBe(true);
   });
 
-  it('sends a single file as `image`, and numbers and booleans as the rig.client wrote them', async () => {
+  it('sends a single file as `image`, and numbers and booleans as the client wrote them', async () => {
     const stream = await rig.client.images.edit({ model: 'oai-image', prompt: 'p', image: await toFile(red, 'one.png', { type: 'image/png' }), n: 1, stream: true, partial_images: 2 });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);

@@ -93,7 +93,7 @@ describe('images: the spec\'s family rules (section 4 rule 4, section 8)', () =>
 });
 
 describe('images: OpenAI-compatible upstream', () => {
-  it('forwards the rig.client\'s fields as they are, with the upstream model id', async () => {
+  it('forwards the client\'s fields as they are, with the upstream model id', async () => {
     const body = { model: 'oai-image', prompt: 'a cat', size: '1536x1024', quality: 'high', background: 'transparent', output_format: 'webp', output_compression: 80, moderation: 'low', user: 'u-1', some_new_field: { a: 1 } };
     const result = await rig.client.images.generate(body as unknown as OpenAI.ImageGenerateParamsNonStreaming);
     const [sent] = requestsTo(rig.openaiFake, 'POST', '/v1/images/generations').slice(-1);
