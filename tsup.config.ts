@@ -9,14 +9,14 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     cli: 'src/cli.ts',
-    // `infergate/redis`: the Redis task store (ioredis is an optional peer dependency).
-    redis: 'src/tasks/redis-task-store.ts',
+    // `infergate/redis`: the Redis task store, limit engine and response store (ioredis is an optional peer dependency).
+    redis: 'src/redis.ts',
     ...adapters,
   },
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  dts: { entry: { index: 'src/index.ts', redis: 'src/tasks/redis-task-store.ts', ...adapters } },
+  dts: { entry: { index: 'src/index.ts', redis: 'src/redis.ts', ...adapters } },
   sourcemap: true,
   clean: true,
   splitting: true,

@@ -6,7 +6,6 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile, type LoadedConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
-import type { TaskStore } from './tasks/task-store.js';
 
 /**
  * The standalone server: `infergate [--config FILE] [--port N] [--host H]`.
@@ -47,9 +46,19 @@ async function main(): Promise<void> {
   const port = parsePort(args.port, '--port') ?? parsePort(nonEmpty(process.env.PORT), 'PORT') ?? setup.config.port ?? DEFAULT_PORT;
   const host = args.host ?? setup.config.host ?? DEFAULT_HOST;
 
-  const { port: _port, host: _host, redisTaskStore, ...options } = setup.config;
-  const taskStore = redisTaskStore ? await openRedisTaskStore(redisTaskStore) : undefined;
-  const gateway = createGateway({ ...options, ...(taskStore ? { taskStore } : {}) });
+  const { port: _port, host: _host, redisTaskStore, redisLimitStore, redisResponseStore, ...options } = setup.config;
+  const redis = redisTaskStore || redisLimitStore || redisResponseStore ? await importRedis() : undefined;
+  const taskStore = redisTaskStore ? new redis!.RedisTaskStore(redisTaskStore) : undefined;
+  const limitEngine = redisLimitStore ? new redis!.RedisLimitEngine(redisLimitStore) : undefined;
+  const responseStore = redisResponseStore ? new redis!.RedisResponseStore(redisResponseStore) : undefined;
+  const gateway = createGateway({
+    // Standalone, one line per request is what an operator expects to see.
+    accessLog: true,
+    ...options,
+    ...(taskStore ? { taskStore } : {}),
+    ...(limitEngine ? { policies: { ...options.policies, limitEngine } } : {}),
+    ...(responseStore ? { responseStore } : {}),
+  });
   const server = createServer(gateway);
   await listen(server, port, host);
 
@@ -78,7 +87,7 @@ async function main(): Promise<void> {
     process.stderr.write(`infergate: ${signal} received, shutting down\n`);
     shutdown(server, setup.config, async () => {
       await gateway.dispose();
-      await taskStore?.close?.();
+      await Promise.all([taskStore?.close(), limitEngine?.close(), responseStore?.close()]);
     }).then(
       () => process.exit(0),
       (error: unknown) => {
@@ -119,15 +128,13 @@ async function loadSetup(configPath: string | undefined): Promise<Setup> {
   };
 }
 
-/** The Redis store is imported only when configured: `ioredis` is an optional dependency. */
-async function openRedisTaskStore(config: NonNullable<LoadedConfig['redisTaskStore']>): Promise<TaskStore> {
-  let module: typeof import('./tasks/redis-task-store.js');
+/** The Redis stores are imported only when configured: `ioredis` is an optional dependency. */
+async function importRedis(): Promise<typeof import('./redis.js')> {
   try {
-    module = await import('./tasks/redis-task-store.js');
+    return await import('./redis.js');
   } catch (error) {
-    throw new ConfigError(`taskStore: the Redis store needs the ioredis package (npm install ioredis): ${(error as Error).message}`);
+    throw new ConfigError(`Redis stores need the ioredis package (npm install ioredis): ${(error as Error).message}`);
   }
-  return new module.RedisTaskStore(config);
 }
 
 function parsePort(value: string | undefined, source: string): number | undefined {

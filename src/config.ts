@@ -5,7 +5,7 @@ import type { GatewayOptions } from './options.js';
 import { localModels } from './providers/local/local-provider.js';
 import type { Provider } from './providers/provider.js';
 import { createProvider } from './providers/registry.js';
-import type { ModelEntry } from './routing/catalog.js';
+import type { ModelConfig } from './routing/catalog.js';
 
 /**
  * The standalone server's JSON config file (README, "Config file"): validated field by field,
@@ -28,11 +28,15 @@ export class ConfigError extends Error {
 export interface LoadedConfig extends GatewayOptions {
   keys: StaticKey[];
   providers: Record<string, Provider>;
-  models: ModelEntry[];
+  models: ModelConfig[];
   port?: number;
   host?: string;
   /** `taskStore` of type `redis`: the CLI opens it (the Redis store is an optional import). */
   redisTaskStore?: { url: string; keyPrefix?: string; ttlSeconds?: number };
+  /** `policies.limitStore` of type `redis`: the CLI opens a `RedisLimitEngine`. */
+  redisLimitStore?: { url: string; keyPrefix?: string };
+  /** `responseStore` of type `redis`: the CLI opens a `RedisResponseStore`. */
+  redisResponseStore?: { url: string; keyPrefix?: string; ttlSeconds?: number };
 }
 
 /** Reads, parses and validates a JSON config file; throws a `ConfigError` naming the file. */
@@ -66,7 +70,7 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
   const providerConfigs: Record<string, ProviderConfig> = config.providers ?? { local: { type: 'local' } };
   const providerNames = Object.keys(providerConfigs);
   const firstLocal = providerNames.find((name) => providerConfigs[name]!.type === 'local');
-  const models: ModelEntry[] = config.models ?? (firstLocal ? localModels(firstLocal) : []);
+  const models: ModelConfig[] = config.models ?? (firstLocal ? localModels(firstLocal) : []);
   const problems = [...crossCheckKeys(config.keys), ...crossCheckModels(models, providerNames)];
   if (!config.models && !firstLocal) problems.push('models: required when no provider of type "local" is configured');
   if (problems.length > 0) throw new ConfigError(`Invalid ${source}:`, problems);
@@ -89,11 +93,20 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
     ...(config.contractVersion === undefined ? {} : { contractVersion: config.contractVersion }),
     ...(config.limits === undefined ? {} : { limits: config.limits }),
     ...(config.taskStore === undefined || config.taskStore.type === 'memory' ? {} : { redisTaskStore: config.taskStore }),
+    ...policiesOf(config.policies),
+    ...(config.responseStore === undefined || config.responseStore.type === 'memory' ? {} : { redisResponseStore: config.responseStore }),
     ...(config.videoRefreshIntervalMs === undefined ? {} : { videoRefreshIntervalMs: config.videoRefreshIntervalMs }),
     ...(config.videoPoller === undefined ? {} : { videoPoller: config.videoPoller }),
     ...(config.port === undefined ? {} : { port: config.port }),
     ...(config.host === undefined ? {} : { host: config.host }),
   };
+}
+
+/** The file's `policies`, split into gateway options and the Redis limit store the CLI opens. */
+function policiesOf(policies: ConfigFile['policies']): Pick<LoadedConfig, 'policies' | 'redisLimitStore'> {
+  if (!policies) return {};
+  const { limitStore, ...rest } = policies;
+  return { policies: rest, ...(limitStore && limitStore.type === 'redis' ? { redisLimitStore: limitStore } : {}) };
 }
 
 function crossCheckKeys(keys: readonly StaticKey[]): string[] {
@@ -112,15 +125,21 @@ function crossCheckKeys(keys: readonly StaticKey[]): string[] {
   return problems;
 }
 
-function crossCheckModels(models: readonly ModelEntry[], providerNames: readonly string[]): string[] {
+function crossCheckModels(models: readonly ModelConfig[], providerNames: readonly string[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   models.forEach((model, index) => {
     if (seen.has(model.id)) problems.push(`models[${index}].id: "${model.id}" is listed twice`);
     seen.add(model.id);
-    if (!providerNames.includes(model.provider)) {
+    if (model.provider === undefined && !model.deployments) problems.push(`models[${index}]: needs a provider or deployments`);
+    if (model.provider !== undefined && !providerNames.includes(model.provider)) {
       problems.push(`models[${index}].provider: "${model.provider}" is not a configured provider (configured: ${providerNames.join(', ') || 'none'})`);
     }
+    model.deployments?.forEach((deployment, at) => {
+      if (!providerNames.includes(deployment.provider)) {
+        problems.push(`models[${index}].deployments[${at}].provider: "${deployment.provider}" is not a configured provider (configured: ${providerNames.join(', ') || 'none'})`);
+      }
+    });
   });
   return problems;
 }
@@ -142,6 +161,7 @@ const text = v.pipe(v.string('expected a string'), v.nonEmpty('expected a non-em
 const flag = v.boolean('expected true or false');
 const urlText = v.pipe(v.string('expected a URL string'), v.url('expected a URL string'));
 const headers = v.record(v.string(), v.string('expected a string header value'), 'expected an object of header names to strings');
+const nonNegativeNumber = v.pipe(v.number('expected a number'), v.minValue(0, 'expected a number >= 0'));
 const nonNegativeInteger = v.pipe(v.number('expected a number'), v.integer('expected an integer'), v.minValue(0, 'expected a number >= 0'));
 const positiveInteger = v.pipe(v.number('expected a number'), v.integer('expected an integer'), v.minValue(1, 'expected a number >= 1'));
 const timeouts = strictObject({
@@ -219,12 +239,29 @@ const KeySchema = strictObject({
   group: v.optional(text),
   disabled: v.optional(flag),
   metadata: v.optional(v.record(v.string(), v.unknown(), 'expected an object')),
+  limits: v.optional(
+    strictObject({
+      requestsPerMinute: v.optional(nonNegativeNumber),
+      tokensPerMinute: v.optional(nonNegativeNumber),
+      concurrentRequests: v.optional(nonNegativeNumber),
+      quota: v.optional(nonNegativeNumber),
+    }),
+  ),
+  balance: v.optional(v.number('expected a number')),
+});
+
+const DeploymentSchema = strictObject({
+  provider: text,
+  upstreamModel: v.optional(text),
+  weight: v.optional(v.pipe(v.number('expected a number'), v.gtValue(0, 'expected a number > 0'))),
+  id: v.optional(text),
 });
 
 const ModelSchema = strictObject({
   id: text,
-  provider: text,
+  provider: v.optional(text),
   upstreamModel: v.optional(text),
+  deployments: v.optional(v.pipe(v.array(DeploymentSchema, 'expected an array of deployments'), v.minLength(1, 'expected at least one deployment'))),
   kind: v.optional(v.picklist(['text', 'image', 'video', 'speech'], 'expected one of "text", "image", "video", "speech"')),
   family: v.optional(text),
   groups: v.optional(v.array(text, 'expected an array of group names')),
@@ -243,10 +280,54 @@ const ConfigSchema = strictObject({
   messages: v.optional(flag),
   contractVersion: v.optional(dateLabel),
   limits: v.optional(
-    strictObject({ jsonBodyBytes: v.optional(positiveInteger), uploadFileBytes: v.optional(positiveInteger), uploadFiles: v.optional(positiveInteger) }),
+    strictObject({
+      jsonBodyBytes: v.optional(positiveInteger),
+      uploadFileBytes: v.optional(positiveInteger),
+      uploadFiles: v.optional(positiveInteger),
+      headerBytes: v.optional(positiveInteger),
+      messages: v.optional(positiveInteger),
+      requestBodyTimeoutMs: v.optional(positiveInteger),
+      streamIdleTimeoutMs: v.optional(positiveInteger),
+    }),
   ),
   /** Where video tasks live: in memory (default) or Redis (`infergate/redis`, needs `ioredis`). */
   taskStore: v.optional(
+    v.variant('type', [
+      strictObject({ type: v.literal('memory') }),
+      strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),
+    ], 'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }'),
+  ),
+  /** Per-key limits, retries and fallback (README, "Production policies"). */
+  policies: v.optional(
+    strictObject({
+      limits: v.optional(
+        strictObject({
+          requestsPerMinute: v.optional(nonNegativeNumber),
+          tokensPerMinute: v.optional(nonNegativeNumber),
+          concurrentRequests: v.optional(nonNegativeNumber),
+          quota: v.optional(nonNegativeNumber),
+        }),
+      ),
+      retry: v.optional(
+        strictObject({
+          retries: v.optional(nonNegativeInteger),
+          backoffMs: v.optional(nonNegativeInteger),
+          maxBackoffMs: v.optional(nonNegativeInteger),
+          maxRetryAfterMs: v.optional(nonNegativeInteger),
+          failuresBeforeCooldown: v.optional(nonNegativeInteger),
+          cooldownMs: v.optional(nonNegativeInteger),
+        }),
+      ),
+      whenLimitsUnavailable: v.optional(v.picklist(['open', 'closed'], 'expected "open" or "closed"')),
+      quotaRetryAfterSeconds: v.optional(positiveInteger),
+      /** Where limit counters live: memory (default) or Redis, shared by every instance. */
+      limitStore: v.optional(
+        v.variant('type', [strictObject({ type: v.literal('memory') }), strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text) })], 'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }'),
+      ),
+    }),
+  ),
+  /** Where finished Responses live for previous_response_id: memory (default) or Redis. */
+  responseStore: v.optional(
     v.variant('type', [
       strictObject({ type: v.literal('memory') }),
       strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),

@@ -1,6 +1,8 @@
 import { createServerAdapter, type ServerAdapter } from '@whatwg-node/server';
 import { authenticate } from './auth/authenticate.js';
 import { GatewayError, isAbortError, isGatewayError } from './errors.js';
+import { addHeaders } from './http/add-headers.js';
+import { checkHeaderSize } from './http/header-limit.js';
 import { errorResponse, type ErrorStyle } from './http/error-response.js';
 import { Router } from './http/router.js';
 import { newId } from './ids.js';
@@ -54,7 +56,7 @@ export class GatewayCore {
       response = this.failure(error, state.style, requestId, request);
     }
 
-    response = withHeaders(response, {
+    response = addHeaders(response, {
       'x-request-id': requestId,
       ...(state.style === 'anthropic' ? { 'request-id': requestId } : {}),
       'x-contract-version': this.options.contractVersion,
@@ -84,21 +86,27 @@ export class GatewayCore {
     serverContext: Record<string, unknown>,
     setStyle: (style: ErrorStyle) => void,
   ): Promise<Response> {
-    const url = new URL(request.url);
+    const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
+    const pathname = url?.pathname ?? rawPathOf(request.url);
     const { basePath } = this.options;
-    let path = url.pathname;
+    let path = pathname;
     if (basePath) {
-      if (path !== basePath && !path.startsWith(basePath + '/')) throw notFound(url.pathname);
+      if (path !== basePath && !path.startsWith(basePath + '/')) throw notFound(pathname);
       path = path.slice(basePath.length) || '/';
     }
 
     const match = this.router.match(request.method, path);
-    if (match.kind === 'not-found') throw notFound(url.pathname);
+    if (!url) {
+      // A Host header that makes no URL (`a b`, `[::1`, port 99999) is the client's mistake.
+      if (match.kind !== 'not-found') setStyle(match.kind === 'found' ? match.route.style : match.style);
+      throw new GatewayError({ status: 400, message: 'The request URL (its Host header and target) is not valid.', code: 'invalid_url' });
+    }
+    if (match.kind === 'not-found') throw notFound(pathname);
     if (match.kind === 'method-not-allowed') {
       setStyle(match.style);
       throw new GatewayError({
         status: 405,
-        message: `Method ${request.method} is not allowed on ${url.pathname}; use ${match.allow.join(' or ')}.`,
+        message: `Method ${request.method} is not allowed on ${pathname}; use ${match.allow.join(' or ')}.`,
         code: 'method_not_allowed',
         headers: { allow: match.allow.join(', ') },
       });
@@ -106,6 +114,7 @@ export class GatewayCore {
 
     const { route, params } = match;
     setStyle(route.style);
+    checkHeaderSize(request, this.options.limits.headerBytes);
     if (route.style === 'anthropic' && !this.options.messagesEnabled) {
       throw new GatewayError({ status: 404, message: 'The Messages endpoint is not available on this gateway (coming soon).' });
     }
@@ -142,20 +151,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   return createServerAdapter<Record<string, unknown>, GatewayCore>(core, { plugins: [{ onDispose: core.dispose }] });
 }
 
-function notFound(path: string): GatewayError {
-  return new GatewayError({ status: 404, message: `Unknown path ${path}.`, code: 'not_found' });
+/** The path of a URL that does not parse: what follows its scheme and authority. */
+function rawPathOf(url: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/[^?#]*)?/i.exec(url)?.[1] ?? '/';
 }
 
-function withHeaders(response: Response, headers: Record<string, string>): Response {
-  try {
-    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-    return response;
-  } catch {
-    // Responses built by fetch() have immutable headers; copy them.
-    const copy = new Response(response.body, response);
-    for (const [name, value] of Object.entries(headers)) copy.headers.set(name, value);
-    return copy;
-  }
+function notFound(path: string): GatewayError {
+  return new GatewayError({ status: 404, message: `Unknown path ${path}.`, code: 'not_found' });
 }
 
 function describe(error: unknown): Record<string, unknown> {

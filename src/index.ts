@@ -21,3 +21,12 @@ export { createArkProvider, type ArkProviderOptions, type ArkSpeechOptions } fro
 export type * from './providers/media.js';
 export { createAnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider.js';
 export type { UpstreamTimeouts } from './providers/http/upstream-client.js';
+export type { AttemptEvent, RequestObserver, EventError } from './policy/events.js';
+export type { PolicyOptions } from './policy/policy-options.js';
+export type { RetryPolicy } from './policy/fallback.js';
+export type { KeyLimits, LimitEngine, LimitEngineOptions, AdmitResult, CounterState, Settlement } from './policy/limit-engine.js';
+export { MemoryLimitEngine } from './policy/memory-limit-engine.js';
+export type { DeploymentEntry } from './routing/deployments.js';
+export type { ModelConfig } from './routing/catalog.js';
+export { MemoryResponseStore } from './state/memory-response-store.js';
+export type { ResponseStore, StoredResponse } from './state/response-store.js';

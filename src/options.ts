@@ -1,10 +1,16 @@
 import { StaticKeyStore, type KeyRecord, type KeyStore, type StaticKey } from './auth/key-store.js';
-import { ModelCatalog, type ModelEntry } from './routing/catalog.js';
+import { ModelCatalog, type ModelConfig } from './routing/catalog.js';
 import { MemoryTaskStore, type TaskStore } from './tasks/task-store.js';
 import { VideoTasks } from './tasks/video-tasks.js';
 import type { Provider } from './providers/provider.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
-import type { IRUsage } from './protocols/ir.js';
+import type { AttemptEvent, RequestObserver, UsageEvent } from './policy/events.js';
+import { checkLimits, resolvePolicies, type PolicyOptions, type ResolvedPolicies } from './policy/policy-options.js';
+import { MemoryResponseStore } from './state/memory-response-store.js';
+import type { ResponseStore } from './state/response-store.js';
+import { accessLogObserver } from './telemetry/access-log.js';
+import { openTelemetryObserver, type OpenTelemetryObserverOptions } from './telemetry/otel-observer.js';
+import { redactingLogger } from './telemetry/redacting-logger.js';
 
 /** Where the gateway writes what it has to say; keys and prompts never reach it. */
 export interface Logger {
@@ -13,19 +19,7 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-export interface UsageEvent {
-  requestId: string;
-  keyId: string;
-  /** Public model id and the upstream one. */
-  model: string;
-  upstreamModel: string;
-  provider: string;
-  endpoint: string;
-  usage: IRUsage;
-  /** `ok`, or `error` when the request failed after it reached the provider. */
-  status: 'ok' | 'error';
-  latencyMs: number;
-}
+export type { UsageEvent, AttemptEvent };
 
 export interface RequestHookPayload {
   request: Request;
@@ -49,8 +43,13 @@ export interface GatewayHooks {
   onRequest?: (payload: RequestHookPayload) => void | Promise<void>;
   /** After the response is built, before it is sent. */
   onResponse?: (payload: ResponseHookPayload) => void | Promise<void>;
-  /** Once per text request that reached a provider, with the normalized usage. */
+  /**
+   * Once per request that passed the key's limits, when it ends: normalized and raw usage,
+   * deployment, latency, time to first byte, status, cost. Text, images, video and speech.
+   */
   onUsage?: (event: UsageEvent) => void | Promise<void>;
+  /** Once per upstream attempt, so retries and fallbacks are visible. */
+  onAttempt?: (event: AttemptEvent) => void | Promise<void>;
 }
 
 export interface GatewayLimits {
@@ -60,6 +59,23 @@ export interface GatewayLimits {
   uploadFileBytes?: number;
   /** Most files in one multipart body. Default 16. */
   uploadFiles?: number;
+  /**
+   * Largest request line + headers, in bytes → 431. Default 32 KiB. Checked in every host; Node's
+   * own server refuses more than 16 KiB first (plain 431) unless `maxHeaderSize` is raised.
+   */
+  headerBytes?: number;
+  /**
+   * Most messages (Responses: input items) in one text request, and most content blocks across
+   * them → 400 naming `messages` / `input`. Default 10,000 (each costs work in every translation).
+   */
+  messages?: number;
+  /** Deadline for receiving a request body, from the start of reading, in ms → 408. Default 60,000. */
+  requestBodyTimeoutMs?: number;
+  /**
+   * Longest silence of an upstream while its answer is read, in ms: a stream then ends with the
+   * protocol's error frame. Default 300,000. A provider's own `timeouts.bodyMs` wins.
+   */
+  streamIdleTimeoutMs?: number;
 }
 
 export interface GatewayOptions {
@@ -71,7 +87,7 @@ export interface GatewayOptions {
   /** Upstreams by name. Default `{ local: createLocalProvider() }`. */
   providers?: Record<string, Provider>;
   /** The public model catalog. Default: the local provider's models. */
-  models?: readonly ModelEntry[];
+  models?: readonly ModelConfig[];
   /**
    * Where video tasks live. Default: in memory (one process, lost on restart). Several
    * instances share tasks through a shared store, e.g. `RedisTaskStore` from `infergate/redis`.
@@ -100,9 +116,35 @@ export interface GatewayOptions {
   /** Contract version label sent in `x-contract-version`. Default `2026-11-22`. */
   contractVersion?: string;
   limits?: GatewayLimits;
+  /** Per-key rate limits and quota, retries and fallback between deployments. */
+  policies?: PolicyOptions;
+  /**
+   * Where finished Responses are kept for `previous_response_id` (on models with
+   * `previousResponseId: true`). Default: in memory when such a model exists; several
+   * instances share `RedisResponseStore` from `infergate/redis`.
+   */
+  responseStore?: ResponseStore;
   hooks?: GatewayHooks;
   /** Default: JSON lines on stderr. Pass `false` to silence. */
   logger?: Logger | false;
+  /**
+   * Hide secrets and prompts in everything written to the logger (key and auth fields, message
+   * and input fields, `sk-…`/`Bearer …` in strings). Default true.
+   */
+  redactLogs?: boolean;
+  /** One structured `request` line per request (ids, model, deployment, status, timing, usage). Default false. */
+  accessLog?: boolean;
+  /**
+   * OpenTelemetry spans with the GenAI semantic conventions: one per request, one child per
+   * upstream attempt. `true` uses the global tracer provider; or pass `{ tracer }`. Needs
+   * `@opentelemetry/api` (an optional peer dependency), loaded only when this is set. Default false.
+   */
+  telemetry?: boolean | { tracer?: TracerLike };
+}
+
+/** The part of an OpenTelemetry `Tracer` the gateway uses, so these types need no OpenTelemetry import. */
+export interface TracerLike {
+  startSpan(...args: never[]): unknown;
 }
 
 export interface VideoPollerOptions {
@@ -126,7 +168,12 @@ export interface ResolvedOptions {
   messagesEnabled: boolean;
   contractVersion: string;
   limits: Required<GatewayLimits>;
+  policies: ResolvedPolicies;
+  /** Set when some model accepts `previous_response_id`. */
+  responseStore: ResponseStore | undefined;
   hooks: GatewayHooks;
+  /** Told of every attempt and every request's end: the hooks, telemetry, the access log. */
+  observers: RequestObserver[];
   logger: Logger;
 }
 
@@ -153,6 +200,10 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     jsonBodyBytes: options.limits?.jsonBodyBytes ?? 32 * 1024 * 1024,
     uploadFileBytes: options.limits?.uploadFileBytes ?? 50 * 1024 * 1024,
     uploadFiles: options.limits?.uploadFiles ?? 16,
+    headerBytes: options.limits?.headerBytes ?? 32 * 1024,
+    messages: options.limits?.messages ?? 10_000,
+    requestBodyTimeoutMs: options.limits?.requestBodyTimeoutMs ?? 60_000,
+    streamIdleTimeoutMs: options.limits?.streamIdleTimeoutMs ?? 300_000,
   };
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || value < 1) throw new TypeError(`options.limits.${name} must be a positive integer`);
@@ -164,21 +215,52 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   const refreshIntervalMs = options.videoRefreshIntervalMs ?? 2000;
   if (!Number.isInteger(refreshIntervalMs) || refreshIntervalMs < 0) throw new TypeError('options.videoRefreshIntervalMs must be an integer >= 0');
   const videoPoller = resolvePoller(options.videoPoller);
-  const logger = options.logger === false ? silentLogger : (options.logger ?? jsonLogger);
+  const logger = redactingLogger(options.logger === false ? silentLogger : (options.logger ?? jsonLogger), { redact: options.redactLogs !== false });
   return {
     keyStore,
     providers,
     catalog,
     taskStore,
-    videoTasks: new VideoTasks({ store: taskStore, providers, catalog, logger, refreshIntervalMs }),
+    videoTasks: new VideoTasks({ store: taskStore, providers, catalog, logger, refreshIntervalMs, idleTimeoutMs: limits.streamIdleTimeoutMs }),
     videoPoller,
     basePath,
     messagesEnabled: options.messages ?? true,
     contractVersion,
     limits,
+    policies: resolvePolicies(options.policies),
+    responseStore: resolveResponseStore(options.responseStore, catalog),
     hooks: options.hooks ?? {},
+    observers: [
+      ...hookObservers(options.hooks),
+      ...telemetryObservers(options.telemetry, logger, providers),
+      ...(options.accessLog ? [accessLogObserver(logger)] : []),
+    ],
     logger,
   };
+}
+
+function resolveResponseStore(store: ResponseStore | undefined, catalog: ModelCatalog): ResponseStore | undefined {
+  if (store !== undefined) {
+    if (typeof store?.get !== 'function' || typeof store.put !== 'function') throw new TypeError('options.responseStore must be a ResponseStore (get, put)');
+    return store;
+  }
+  for (const entry of catalog.entries()) if (entry.previousResponseId) return new MemoryResponseStore();
+  return undefined;
+}
+
+function telemetryObservers(telemetry: GatewayOptions['telemetry'], logger: Logger, providers: Record<string, Provider>): RequestObserver[] {
+  if (!telemetry) return [];
+  const tracer = typeof telemetry === 'object' ? telemetry.tracer : undefined;
+  if (tracer !== undefined && typeof tracer?.startSpan !== 'function') throw new TypeError('options.telemetry.tracer must be an OpenTelemetry Tracer (with startSpan)');
+  const settings: OpenTelemetryObserverOptions = { logger, providerType: (name) => providers[name]?.type };
+  if (tracer) settings.tracer = tracer as unknown as NonNullable<OpenTelemetryObserverOptions['tracer']>;
+  return [openTelemetryObserver(settings)];
+}
+
+/** The user's `onUsage`/`onAttempt` hooks as an observer. */
+function hookObservers(hooks: GatewayHooks | undefined): RequestObserver[] {
+  if (!hooks?.onUsage && !hooks?.onAttempt) return [];
+  return [{ ...(hooks.onUsage ? { onUsage: (event) => hooks.onUsage!(event) } : {}), ...(hooks.onAttempt ? { onAttempt: hooks.onAttempt } : {}) }];
 }
 
 function resolvePoller(option: GatewayOptions['videoPoller']): Required<VideoPollerOptions> | undefined {
@@ -200,6 +282,8 @@ function resolveKeyStore(keys: GatewayOptions['keys']): KeyStore {
       if (!entry || typeof entry.key !== 'string' || entry.key.length === 0) {
         throw new TypeError(`options.keys[${index}].key must be a non-empty string`);
       }
+      if (entry.limits !== undefined) checkLimits(entry.limits, `options.keys[${index}].limits`);
+      if (entry.balance !== undefined && !Number.isFinite(entry.balance)) throw new TypeError(`options.keys[${index}].balance must be a number`);
     }
     return new StaticKeyStore(keys as StaticKey[]);
   }

@@ -117,11 +117,11 @@ describe('parseConfig', () => {
         prots: 8080,
       }),
     ).toEqual([
-      'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata)',
+      'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata, limits, balance)',
       'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs, videoRenderMs)',
       'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, chat, translateVia, headers, timeouts)',
-      'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto)',
-      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, videoRefreshIntervalMs, videoPoller, port, host)',
+      'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto)',
+      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, videoRefreshIntervalMs, videoPoller, port, host)',
     ]);
   });
 

@@ -4,7 +4,8 @@ import { checkEditFiles, imageEditFieldsSchema } from '../schemas/image-edit.js'
 import { validateBody } from '../schemas/validate.js';
 import { imageResponse } from './image-response.js';
 import { checkEditRules } from './image-rules.js';
-import { callContext, mediaProvider, upstreamModel } from './media-call.js';
+import { addHeaders } from '../http/add-headers.js';
+import { runMediaCall, upstreamModel } from './media-call.js';
 
 /** Largest text field of the edit form (the prompt), and the most text fields accepted. */
 const FIELD_BYTES = 1024 * 1024;
@@ -18,15 +19,17 @@ export async function editImages(context: RouteContext): Promise<Response> {
     files: options.limits.uploadFiles,
     fieldBytes: FIELD_BYTES,
     fields: FIELDS,
+    timeoutMs: options.limits.requestBodyTimeoutMs,
   });
   const body = validateBody(imageEditFieldsSchema, fields);
-  const { images, mask } = checkEditFiles(files.map((file) => ({ ...file, size: file.data.length })));
+  // The files as read (not spread: `data` would join each file's chunks, a copy for nothing).
+  const { images, mask } = checkEditFiles(files);
   const model = options.catalog.resolve(key, body.model, 'image', '/v1/images/edits');
   checkEditRules(model, body, images.length, mask !== undefined);
-  const provider = mediaProvider(context, model, 'editImage', 'Image editing');
-  const output = await provider.editImage(
-    { fields: { ...body, model: upstreamModel(model) }, images, ...(mask ? { mask } : {}) },
-    callContext(context, model),
+  const stream = body.stream === true;
+  const media = { model, kind: 'image', endpoint: '/v1/images/edits', stream, capability: 'editImage', what: 'Image editing' } as const;
+  const { result, ledger } = await runMediaCall(context, media, (provider, call) =>
+    provider.editImage({ fields: { ...body, model: upstreamModel(call.model) }, images, ...(mask ? { mask } : {}) }, call),
   );
-  return imageResponse(output, body.stream === true, 'image_edit', options.logger, context.requestId);
+  return addHeaders(await imageResponse(result, stream, 'image_edit', options.logger, ledger), ledger.headers);
 }

@@ -4,6 +4,8 @@ import { jsonResponse } from '../http/json-response.js';
 import { sseResponse } from '../http/sse-response.js';
 import type { ImageResult, ImageStream, ImageStreamEvent } from '../providers/media.js';
 import type { Logger } from '../options.js';
+import type { RequestLedger } from '../policy/request-ledger.js';
+import { fromResponsesUsage } from '../protocols/usage.js';
 
 /** `image_generation` for `/v1/images/generations`, `image_edit` for `/v1/images/edits`. */
 export type ImageEventPrefix = 'image_generation' | 'image_edit';
@@ -16,26 +18,55 @@ export type ImageEventPrefix = 'image_generation' | 'image_edit';
  * response starts, so an upstream that fails at once gets its own status; a later failure ends
  * the stream with an `error` event (which the OpenAI SDKs throw).
  */
-export async function imageResponse(output: ImageResult | ImageStream, stream: boolean, prefix: ImageEventPrefix, logger: Logger, requestId: string): Promise<Response> {
+export async function imageResponse(
+  output: ImageResult | ImageStream,
+  stream: boolean,
+  prefix: ImageEventPrefix,
+  logger: Logger,
+  ledger: RequestLedger,
+): Promise<Response> {
   if (!stream) {
-    const result = 'events' in output ? await collect(output.events) : output;
+    let result: ImageResult;
+    try {
+      result = 'events' in output ? await collect(output.events) : output;
+    } catch (error) {
+      ledger.finish({ status: 'error', error });
+      throw error;
+    }
+    ledger.finish({ status: 'ok', usage: fromResponsesUsage(result.usage), units: { images: result.data.length } });
     return jsonResponse({ created: result.created, data: result.data, ...result.extra, ...(result.usage ? { usage: result.usage } : {}) });
   }
-  const events = await startIterable('events' in output ? output.events : completedEvents(output));
-  return sseResponse(frames(events, prefix, logger, requestId));
+  let events: AsyncIterable<ImageStreamEvent>;
+  try {
+    events = await startIterable('events' in output ? output.events : completedEvents(output));
+  } catch (error) {
+    ledger.finish({ status: 'error', error });
+    throw error;
+  }
+  return sseResponse(frames(events, prefix, logger, ledger));
 }
 
-async function* frames(events: AsyncIterable<ImageStreamEvent>, prefix: ImageEventPrefix, logger: Logger, requestId: string): AsyncGenerator<string> {
+async function* frames(events: AsyncIterable<ImageStreamEvent>, prefix: ImageEventPrefix, logger: Logger, ledger: RequestLedger): AsyncGenerator<string> {
+  let images = 0;
+  let usage: unknown;
+  let failure: unknown;
   try {
     for await (const event of events) {
+      ledger.firstByte();
+      if (event.type === 'completed') images++;
+      if (event.usage) usage = event.usage;
       const type = `${prefix}.${event.type}`;
       const payload = { ...event, type, created_at: typeof event.created_at === 'number' ? event.created_at : Math.floor(Date.now() / 1000) };
       yield `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`;
     }
   } catch (error) {
+    failure = error;
     const err = toPublicError(error);
-    if (err.status >= 500) logger.warn('image stream failed', { requestId, status: err.status, message: err.message });
+    if (err.status >= 500) logger.warn('image stream failed', { requestId: ledger.requestId, status: err.status, message: err.message });
     yield `event: error\ndata: ${JSON.stringify({ type: 'error', error: { message: err.message, type: err.type, param: err.param, code: err.code } })}\n\n`;
+  } finally {
+    // Also reached when the client leaves mid-stream: charged for the images it got.
+    ledger.finish({ status: failure === undefined && images > 0 ? 'ok' : 'error', usage: fromResponsesUsage(usage), units: { images }, ...(failure !== undefined ? { error: failure } : {}) });
   }
 }
 

@@ -4,15 +4,17 @@ import { imageRequestSchema } from '../schemas/images.js';
 import { validateBody } from '../schemas/validate.js';
 import { imageResponse } from './image-response.js';
 import { checkGenerationRules } from './image-rules.js';
-import { callContext, mediaProvider, upstreamModel } from './media-call.js';
+import { addHeaders } from '../http/add-headers.js';
+import { runMediaCall, upstreamModel } from './media-call.js';
 
 /** POST /v1/images/generations */
 export async function generateImages(context: RouteContext): Promise<Response> {
   const { request, options, key } = context;
-  const body = validateBody(imageRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes));
+  const body = validateBody(imageRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes, options.limits.requestBodyTimeoutMs));
   const model = options.catalog.resolve(key, body.model, 'image', '/v1/images/generations');
   checkGenerationRules(model, body);
-  const provider = mediaProvider(context, model, 'generateImage', 'Image generation');
-  const output = await provider.generateImage({ ...body, model: upstreamModel(model) }, callContext(context, model));
-  return imageResponse(output, body.stream === true, 'image_generation', options.logger, context.requestId);
+  const stream = body.stream === true;
+  const media = { model, kind: 'image', endpoint: '/v1/images/generations', stream, capability: 'generateImage', what: 'Image generation' } as const;
+  const { result, ledger } = await runMediaCall(context, media, (provider, call) => provider.generateImage({ ...body, model: upstreamModel(call.model) }, call));
+  return addHeaders(await imageResponse(result, stream, 'image_generation', options.logger, ledger), ledger.headers);
 }

@@ -1,24 +1,71 @@
+import { GatewayError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
+import { admitRequest } from '../policy/admission.js';
+import { runWithFallback } from '../policy/fallback.js';
+import { RequestLedger } from '../policy/request-ledger.js';
 import type { CallContext, Provider } from '../providers/provider.js';
-import type { ModelEntry } from '../routing/catalog.js';
+import type { ModelEntry, ModelKind } from '../routing/catalog.js';
+import { modelOnDeployment, orderDeployments } from '../routing/deployments.js';
 import { mediaUnavailable } from './media-unavailable.js';
 
 type MediaCapability = 'generateImage' | 'editImage' | 'synthesizeSpeech' | 'createVideo';
+type MediaProvider<C extends MediaCapability> = Provider & Required<Pick<Provider, C>>;
+
+export interface MediaCall {
+  model: ModelEntry;
+  kind: ModelKind;
+  endpoint: string;
+  stream: boolean;
+  capability: MediaCapability;
+  /** What the capability is called in a 501, e.g. `Image generation`. */
+  what: string;
+}
+
+/**
+ * A media request under the same policies as text: the key's limits first, then the model's
+ * deployments in turn until one accepts the call. Returns the provider's answer and the
+ * request's ledger, which the route settles once its answer is complete; on failure the ledger
+ * is settled here.
+ */
+export async function runMediaCall<C extends MediaCapability, T>(
+  context: RouteContext,
+  media: MediaCall & { capability: C },
+  call: (provider: MediaProvider<C>, callContext: CallContext) => Promise<T>,
+): Promise<{ result: T; ledger: RequestLedger }> {
+  const { options, signal } = context;
+  const ledger = new RequestLedger(context, media.model, media.endpoint, media.kind, media.stream, await admitRequest(context));
+  const { health, retry } = options.policies;
+  try {
+    const { result } = await runWithFallback({
+      plan: orderDeployments(options.catalog.deployments(media.model), (deployment) => health.isCooling(deployment), undefined),
+      policy: retry,
+      health,
+      replaySafe: true,
+      signal,
+      onAttempt: (outcome) => ledger.attempted(outcome),
+      attempt: (deployment, number) => {
+        ledger.trying(deployment, number);
+        const model = modelOnDeployment(media.model, deployment);
+        return call(mediaProvider(context, model, media.capability, media.what), callContext(context, model));
+      },
+    });
+    return { result, ledger };
+  } catch (error) {
+    ledger.finish({ status: 'error', error, cancelled: signal.aborted, ...(signal.aborted ? { httpStatus: 499 } : {}) });
+    if (error instanceof GatewayError) Object.assign(error.headers, ledger.headers);
+    throw error;
+  }
+}
 
 /** The model's provider, which must have the media call (else 501: a configuration gap, not a bad request). */
-export function mediaProvider<C extends MediaCapability>(
-  context: RouteContext,
-  model: ModelEntry,
-  capability: C,
-  what: string,
-): Provider & Required<Pick<Provider, C>> {
+export function mediaProvider<C extends MediaCapability>(context: RouteContext, model: ModelEntry, capability: C, what: string): MediaProvider<C> {
   const provider = context.options.providers[model.provider]!;
   if (typeof provider[capability] !== 'function') throw mediaUnavailable(model, what);
-  return provider as Provider & Required<Pick<Provider, C>>;
+  return provider as MediaProvider<C>;
 }
 
 export function callContext(context: RouteContext, model: ModelEntry): CallContext {
-  return { signal: context.signal, requestId: context.requestId, key: context.key, model, serverContext: context.serverContext };
+  return { signal: context.signal, requestId: context.requestId, key: context.key, model, serverContext: context.serverContext, idleTimeoutMs: context.options.limits.streamIdleTimeoutMs };
 }
 
 /** The id the upstream knows the model by. */

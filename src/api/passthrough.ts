@@ -4,9 +4,13 @@ import { GatewayError, isAbortError, toPublicError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import { mergeUsage, type IRUsage } from '../protocols/ir.js';
 import type { StreamTap } from '../protocols/stream-tap.js';
+import { parseAnswer } from '../providers/http/get-json.js';
 import { readText, upstreamChunks } from '../providers/http/upstream-client.js';
 import type { CallContext, Provider } from '../providers/provider.js';
-import { reportUsage, type UsageBase } from '../policy/usage-report.js';
+import type { RequestLedger } from '../policy/request-ledger.js';
+import { replaceTopLevelFields } from '../http/replace-json-model.js';
+import type { TextBody } from './text.js';
+import { dropUsageFrames, withUsageRequested } from './usage-frames.js';
 
 /**
  * The fast, faithful path: the client's body goes upstream unchanged but for `model`, and the
@@ -17,35 +21,44 @@ import { reportUsage, type UsageBase } from '../policy/usage-report.js';
 export async function passthroughText(
   provider: Provider,
   tap: StreamTap,
-  body: Record<string, unknown>,
+  requestBody: TextBody,
   context: RouteContext,
   call: CallContext,
-  usageBase: UsageBase,
+  ledger: RequestLedger,
 ): Promise<Response> {
-  const upstreamBody = { ...body, model: call.model.upstreamModel ?? call.model.id };
-  const reply = await provider.passthrough!({ protocol: tap.protocol, body: upstreamBody, headers: context.request.headers }, call);
+  const body = requestBody.parsed;
+  const asked = tap.protocol === 'chat' ? withUsageRequested(body) : { body, stripUsageFrames: false };
+  const upstreamBody = { ...asked.body, model: call.model.upstreamModel ?? call.model.id };
+  // The client's own text with only the changed fields replaced: serializing a large body again
+  // would block the event loop for tens of milliseconds.
+  const changed = { model: upstreamBody.model, ...(asked.stripUsageFrames ? { stream_options: asked.body.stream_options } : {}) };
+  const rawBody = requestBody.text === undefined ? undefined : replaceTopLevelFields(requestBody.text, changed);
+  const reply = await provider.passthrough!({ protocol: tap.protocol, body: upstreamBody, ...(rawBody ? { rawBody } : {}), headers: context.request.headers }, call);
 
   if (body.stream !== true) {
     const text = await readText(reply.body, context.options.limits.jsonBodyBytes);
-    // Parsing the whole answer only to read its usage is wasted when nobody listens.
-    if (context.options.hooks.onUsage) reportUsage(usageBase, usageOfJson(tap, text), 'ok');
+    // A cut body, a proxy's page or an error sent with a 200 is a failure, not an answer to pass on.
+    ledger.finish({ status: 'ok', ...answerFacts(tap, parseAnswer(text)) });
     // The host's Response (@whatwg-node's on Node): a string body is written in one go with a
     // content-length, where a global Response would be read back through a web stream, chunked.
     return new HostResponse(text, { status: reply.status, headers: { 'content-type': reply.contentType } });
   }
 
-  return new Response(tappedStream(reply.body, tap, usageBase, context), {
+  return new Response(tappedStream(reply.body, tap, ledger, context, asked.stripUsageFrames), {
     status: reply.status,
     headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
   });
 }
 
-function usageOfJson(tap: StreamTap, text: string): IRUsage {
-  try {
-    return tap.usageOfJson(JSON.parse(text));
-  } catch {
-    return {};
-  }
+/** Usage, id and finish reason of a JSON answer, for the ledger. */
+function answerFacts(tap: StreamTap, answer: unknown): { usage?: IRUsage; responseId?: string; finishReason?: string } {
+  const json = answer as { id?: unknown; stop_reason?: unknown; status?: unknown; choices?: { finish_reason?: unknown }[] };
+  const finishReason = (Array.isArray(json.choices) ? json.choices[0]?.finish_reason : undefined) ?? json.stop_reason ?? json.status;
+  return {
+    usage: tap.usageOfJson(json),
+    ...(typeof json.id === 'string' ? { responseId: json.id } : {}),
+    ...(typeof finishReason === 'string' ? { finishReason } : {}),
+  };
 }
 
 /**
@@ -53,7 +66,13 @@ function usageOfJson(tap: StreamTap, text: string): IRUsage {
  * fed to an SSE parser that only reads usage and watches for the terminal event. Only whole
  * frames are forwarded, so an error frame appended after a cut is never glued to half a frame.
  */
-function tappedStream(upstream: AsyncIterable<Uint8Array>, tap: StreamTap, usageBase: UsageBase, context: RouteContext): ReadableStream<Uint8Array> {
+function tappedStream(
+  upstream: AsyncIterable<Uint8Array>,
+  tap: StreamTap,
+  ledger: RequestLedger,
+  context: RouteContext,
+  stripUsageFrames: boolean,
+): ReadableStream<Uint8Array> {
   const iterator = upstreamChunks(upstream)[Symbol.asyncIterator]();
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
@@ -61,25 +80,35 @@ function tappedStream(upstream: AsyncIterable<Uint8Array>, tap: StreamTap, usage
   let terminal = false;
   let failed = false;
   let reported = false;
-  let held: Uint8Array | undefined;
+  /** Bytes after the last whole frame, kept as read (a long frame is never copied chunk after chunk). */
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  let unreadable = false;
   const parser = createParser({
     onEvent(message) {
+      if (!readable(message.data)) unreadable = true;
       const seen = tap.observe(message.event, message.data);
       if (seen.usage) usage = mergeUsage(usage, seen.usage);
       if (seen.terminal) terminal = true;
       if (seen.failed) failed = true;
     },
   });
-  const report = (status: 'ok' | 'error') => {
+  const report = (status: 'ok' | 'error', error?: GatewayError) => {
     if (reported) return;
     reported = true;
-    reportUsage(usageBase, usage, status);
+    const cancelled = context.signal.aborted;
+    ledger.finish({ status, usage, ...(error ? { error } : {}), ...(cancelled ? { cancelled } : {}) });
   };
   const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: GatewayError) => {
     if (error.status >= 500) context.options.logger.warn('passthrough stream failed', { requestId: context.requestId, message: error.message });
     controller.enqueue(encoder.encode(tap.errorFrame(error)));
     controller.close();
-    report('error');
+    report('error', error);
+  };
+  /** Fails the stream for a fault the upstream's bytes show, and hangs up on the upstream. */
+  const abandon = async (controller: ReadableStreamDefaultController<Uint8Array>, message: string) => {
+    await iterator.return?.(undefined);
+    fail(controller, new GatewayError({ status: 502, type: 'upstream_error', message, code: 'upstream_invalid_response' }));
   };
 
   return new ReadableStream<Uint8Array>(
@@ -93,8 +122,13 @@ function tappedStream(upstream: AsyncIterable<Uint8Array>, tap: StreamTap, usage
             if (done) {
               // Flush the parser: a last frame may lack its blank line.
               parser.feed(decoder.decode() + '\n\n');
-              if (terminal) {
-                if (held) controller.enqueue(held);
+              if (unreadable) {
+                fail(controller, new GatewayError({ status: 502, type: 'upstream_error', message: INVALID_EVENT, code: 'upstream_invalid_response' }));
+              } else if (terminal) {
+                if (heldBytes > 0) {
+                  const rest = join(held);
+                  controller.enqueue(stripUsageFrames ? dropUsageFrames(rest) : rest);
+                }
                 controller.close();
                 report(failed ? 'error' : 'ok');
               } else {
@@ -103,13 +137,25 @@ function tappedStream(upstream: AsyncIterable<Uint8Array>, tap: StreamTap, usage
               return;
             }
             parser.feed(decoder.decode(value, { stream: true }));
-            const chunk = held ? concat(held, value) : value;
-            const cut = lastFrameEnd(chunk);
-            held = cut < chunk.length ? chunk.subarray(cut) : undefined;
-            if (cut > 0) {
-              controller.enqueue(cut === chunk.length ? chunk : chunk.subarray(0, cut));
-              return;
+            // An event no client can parse is not passed on: the stream ends with an error there.
+            if (unreadable) return await abandon(controller, INVALID_EVENT);
+            // Only the new chunk is searched for a frame end: a long frame costs linear time.
+            const cut = frameEndIn(held, value);
+            if (cut === 0) {
+              held.push(value);
+              heldBytes += value.length;
+              // A frame that never ends (no blank line) must not grow in memory without bound.
+              if (heldBytes > context.options.limits.jsonBodyBytes) return await abandon(controller, 'The upstream sent a stream event larger than the gateway accepts.');
+              continue;
             }
+            const frames = heldBytes === 0 && cut === value.length ? value : join([...held, value.subarray(0, cut)]);
+            held = cut < value.length ? [value.subarray(cut)] : [];
+            heldBytes = value.length - cut;
+            const sent = stripUsageFrames ? dropUsageFrames(frames) : frames;
+            if (sent.length === 0) continue;
+            ledger.firstByte();
+            controller.enqueue(sent);
+            return;
           }
         } catch (error) {
           // A client that left is not an upstream failure: nothing to send, nothing to log.
@@ -134,6 +180,14 @@ function tappedStream(upstream: AsyncIterable<Uint8Array>, tap: StreamTap, usage
   );
 }
 
+const INVALID_EVENT = 'The upstream sent a stream event that is not valid JSON.';
+
+/** Every protocol's event data is a JSON object, or Chat's `[DONE]`; anything else breaks the client's parser. */
+function readable(data: string): boolean {
+  const text = data.trim();
+  return text === '[DONE]' || (text.startsWith('{') && text.endsWith('}'));
+}
+
 /** Index just past the last blank line (`\n\n` or `\r\n\r\n`) in the chunk: the end of its last whole frame. */
 function lastFrameEnd(chunk: Uint8Array): number {
   for (let i = chunk.length - 1; i >= 1; i--) {
@@ -142,9 +196,28 @@ function lastFrameEnd(chunk: Uint8Array): number {
   return 0;
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
+/**
+ * Index in `chunk` just past its last frame end, or 0. The held bytes hold no frame end, but
+ * their last three may start one (a blank line split across two reads), so they are looked at too.
+ */
+function frameEndIn(held: readonly Uint8Array[], chunk: Uint8Array): number {
+  const tail: number[] = [];
+  for (let i = held.length - 1; i >= 0 && tail.length < 3; i--) {
+    const piece = held[i]!;
+    for (let j = piece.length - 1; j >= 0 && tail.length < 3; j--) tail.unshift(piece[j]!);
+  }
+  if (tail.length === 0) return lastFrameEnd(chunk);
+  const end = lastFrameEnd(join([Uint8Array.from(tail), chunk]));
+  return Math.max(0, end - tail.length);
+}
+
+function join(pieces: readonly Uint8Array[]): Uint8Array {
+  if (pieces.length === 1) return pieces[0]!;
+  const out = new Uint8Array(pieces.reduce((size, piece) => size + piece.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
   return out;
 }

@@ -4,7 +4,8 @@ import { readJsonBody } from '../http/read-json.js';
 import type { RouteContext } from '../http/route.js';
 import { speechRequestSchema } from '../schemas/speech.js';
 import { validateBody } from '../schemas/validate.js';
-import { callContext, mediaProvider, upstreamModel } from './media-call.js';
+import { settleAfter } from '../policy/usage-report.js';
+import { runMediaCall, upstreamModel } from './media-call.js';
 
 /** Content type of each `response_format` (spec section 4). */
 const CONTENT_TYPES = { mp3: 'audio/mpeg', wav: 'audio/wav', opus: 'audio/ogg' } as const;
@@ -15,14 +16,18 @@ const CONTENT_TYPES = { mp3: 'audio/mpeg', wav: 'audio/wav', opus: 'audio/ogg' }
  */
 export async function createSpeech(context: RouteContext): Promise<Response> {
   const { request, options, key } = context;
-  const body = validateBody(speechRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes));
+  const body = validateBody(speechRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes, options.limits.requestBodyTimeoutMs));
   const model = options.catalog.resolve(key, body.model, 'speech', '/v1/audio/speech');
-  const provider = mediaProvider(context, model, 'synthesizeSpeech', 'Speech synthesis');
   const format = body.response_format ?? 'mp3';
-  const audio = await provider.synthesizeSpeech({ ...body, model: upstreamModel(model) }, callContext(context, model));
-  const started = await startIterable(audio);
-  return new Response(streamBody(started), {
+  const media = { model, kind: 'speech', endpoint: '/v1/audio/speech', stream: true, capability: 'synthesizeSpeech', what: 'Speech synthesis' } as const;
+  // The first chunk is part of the attempt: an upstream that fails before any audio can still fall back.
+  const { result: audio, ledger } = await runMediaCall(context, media, async (provider, call) =>
+    startIterable(await provider.synthesizeSpeech({ ...body, model: upstreamModel(call.model) }, call)),
+  );
+  ledger.firstByte();
+  const settled = settleAfter(audio, (status, error) => ledger.finish({ status, units: { characters: body.input.length }, ...(error !== undefined ? { error } : {}) }));
+  return new Response(streamBody(settled), {
     status: 200,
-    headers: { 'content-type': CONTENT_TYPES[format], 'cache-control': 'no-cache' },
+    headers: { 'content-type': CONTENT_TYPES[format], 'cache-control': 'no-cache', ...ledger.headers },
   });
 }

@@ -1,19 +1,28 @@
 import type { GenericSchema } from 'valibot';
 import { GatewayError } from '../errors.js';
+import { addHeaders } from '../http/add-headers.js';
 import { jsonResponse } from '../http/json-response.js';
-import { readJsonBody } from '../http/read-json.js';
+import { readJsonBodyWithText } from '../http/read-json.js';
+import { checkItemCount } from './request-limits.js';
 import type { RouteContext } from '../http/route.js';
 import { sseResponse } from '../http/sse-response.js';
 import { startIterable } from '../http/first-item.js';
 import { accumulateStream } from '../protocols/accumulate.js';
 import type { EncodeContext } from '../protocols/codec.js';
 import type { IRRequest, IRResponse, IRStreamEvent, TextProtocol } from '../protocols/ir.js';
-import { tapStreamUsage, reportUsage } from '../policy/usage-report.js';
+import { admitRequest } from '../policy/admission.js';
+import { runWithFallback } from '../policy/fallback.js';
+import { isReplaySafe } from '../policy/replay-safety.js';
+import { RequestLedger } from '../policy/request-ledger.js';
+import { stickyKeyOf } from '../policy/sticky-key.js';
+import { tapStreamUsage } from '../policy/usage-report.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { ModelEntry } from '../routing/catalog.js';
+import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
 import { validateBody } from '../schemas/validate.js';
 import type { StreamTap } from '../protocols/stream-tap.js';
 import { passthroughText } from './passthrough.js';
+import { conversationOf, type Conversation } from './conversation-state.js';
 
 /** What one client protocol brings to the shared text pipeline. */
 export interface TextEndpoint {
@@ -32,55 +41,114 @@ export interface TextEndpoint {
 
 /**
  * The text pipeline shared by the three protocols: read and validate the body, resolve the model
- * within the key's scope, apply the model's rules, then either pass the body through to an
- * upstream that speaks the client's protocol, or translate through the IR.
+ * within the key's scope, apply the model's rules and the key's limits, then try the model's
+ * deployments in turn (sticky by prompt cache key) until one answers, each attempt either
+ * passing the body through to an upstream that speaks the client's protocol, or translating
+ * through the IR. Whatever ends the request settles its ledger exactly once.
  */
 export async function handleText(context: RouteContext, endpoint: TextEndpoint): Promise<Response> {
   const { request, options, key } = context;
   endpoint.checkHeaders?.(request);
-  const raw = await readJsonBody(request, options.limits.jsonBodyBytes);
-  const body = validateBody(endpoint.schema, raw) as Record<string, unknown>;
+  const { limits } = options;
+  const { body: raw, text } = await readJsonBodyWithText(request, limits.jsonBodyBytes, limits.requestBodyTimeoutMs);
+  checkItemCount(endpoint.protocol, raw, limits.messages);
+  let body = validateBody(endpoint.schema, raw) as Record<string, unknown>;
   const model = options.catalog.resolve(key, body.model as string, 'text', endpoint.endpoint);
   checkModelRules(model, body);
 
-  const provider = options.providers[model.provider]!;
+  const ledger = new RequestLedger(context, model, endpoint.endpoint, 'text', body.stream === true, await admitRequest(context));
+  try {
+    let conversation: Conversation | undefined;
+    // The client's own text goes upstream on passthrough, unless the body was rebuilt here.
+    let clientText: string | undefined = text;
+    if (endpoint.protocol === 'responses') {
+      conversation = await conversationOf(context, model, body);
+      if (conversation && conversation.body !== body) {
+        body = conversation.body;
+        clientText = undefined;
+      }
+    }
+    const response = await answer(context, endpoint, model, { parsed: body, text: clientText }, ledger);
+    return addHeaders(conversation ? conversation.record(response) : response, ledger.headers);
+  } catch (error) {
+    ledger.finish({ status: 'error', error, cancelled: context.signal.aborted, ...(context.signal.aborted ? { httpStatus: 499 } : {}) });
+    if (error instanceof GatewayError) Object.assign(error.headers, ledger.headers);
+    throw error;
+  }
+}
+
+/** A request body: parsed and validated, and the client's JSON text when it is still what was sent. */
+export interface TextBody {
+  parsed: Record<string, unknown>;
+  text: string | undefined;
+}
+
+/** Tries the deployments in the order the policy picks; the first to answer wins. */
+async function answer(context: RouteContext, endpoint: TextEndpoint, model: ModelEntry, requestBody: TextBody, ledger: RequestLedger): Promise<Response> {
+  const { options, request, key, signal } = context;
+  const body = requestBody.parsed;
+  const { health, retry } = options.policies;
+  const plan = orderDeployments(options.catalog.deployments(model), (deployment) => health.isCooling(deployment), stickyKeyOf(body, key));
+  const { result } = await runWithFallback({
+    plan,
+    policy: retry,
+    health,
+    replaySafe: isReplaySafe(request, body),
+    signal,
+    onAttempt: (outcome) => ledger.attempted(outcome),
+    attempt: (deployment, number) => {
+      ledger.trying(deployment, number);
+      return attempt(context, endpoint, model, deployment, requestBody, ledger);
+    },
+  });
+  return result;
+}
+
+/**
+ * One attempt on one deployment. It resolves once the answer's first byte is secured (a whole
+ * JSON answer, a stream's headers or first event), so a failure before that can be retried.
+ */
+async function attempt(
+  context: RouteContext,
+  endpoint: TextEndpoint,
+  publicModel: ModelEntry,
+  deployment: Deployment,
+  requestBody: TextBody,
+  ledger: RequestLedger,
+): Promise<Response> {
+  const { options } = context;
+  const body = requestBody.parsed;
+  const model = modelOnDeployment(publicModel, deployment);
+  const provider = options.providers[deployment.provider]!;
   const call: CallContext = {
     signal: context.signal,
     requestId: context.requestId,
-    key,
+    key: context.key,
     model,
     serverContext: context.serverContext,
+    idleTimeoutMs: options.limits.streamIdleTimeoutMs,
   };
-  const started = Date.now();
-  const usageBase = { context, endpoint: endpoint.endpoint, model, started };
   if (provider.passthrough && provider.nativeProtocols?.includes(endpoint.protocol)) {
-    return passthroughText(provider, endpoint.tap, body, context, call, usageBase);
+    return passthroughText(provider, endpoint.tap, requestBody, context, call, ledger);
   }
 
-  const ir = endpoint.decode(body, model.upstreamModel ?? model.id);
+  const ir = endpoint.decode(body, deployment.upstreamModel);
   const encodeContext: EncodeContext = {
-    model: model.id,
+    model: publicModel.id,
     request: body,
     requestId: context.requestId,
     onStreamError: (error) => {
       if (error.status >= 500) options.logger.warn('stream failed', { requestId: context.requestId, status: error.status, message: error.message });
     },
   };
-
   if (!ir.stream) {
-    let response: IRResponse;
-    try {
-      response = await generate(provider, ir, call);
-    } catch (error) {
-      reportUsage(usageBase, {}, 'error');
-      throw error;
-    }
-    reportUsage(usageBase, response.usage, 'ok');
-    return jsonResponse(endpoint.encodeResponse(response, encodeContext));
+    const response = await generate(provider, ir, call);
+    const encoded = endpoint.encodeResponse(response, encodeContext);
+    ledger.finish({ status: 'ok', usage: response.usage, finishReason: response.finishReason, responseId: String(encoded.id) });
+    return jsonResponse(encoded);
   }
-
   const events = await startIterable(providerStream(provider, ir, call));
-  return sseResponse(endpoint.encodeStream(tapStreamUsage(events, usageBase), encodeContext));
+  return sseResponse(endpoint.encodeStream(tapStreamUsage(events, ledger, context.signal), encodeContext));
 }
 
 /** The spec's model rules that apply before any upstream call (section 7). */

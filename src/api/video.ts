@@ -6,16 +6,19 @@ import type { RouteContext } from '../http/route.js';
 import { videoRequestSchema } from '../schemas/video.js';
 import { validateBody } from '../schemas/validate.js';
 import type { VideoTaskRecord } from '../tasks/task-store.js';
-import { callContext, mediaProvider, upstreamModel } from './media-call.js';
+import { addHeaders } from '../http/add-headers.js';
+import { runMediaCall, upstreamModel } from './media-call.js';
 
 /** POST /v1/video/generations: submits the task upstream and answers the gateway's task, `queued`. */
 export async function createVideo(context: RouteContext): Promise<Response> {
   const { request, options, key } = context;
-  const body = validateBody(videoRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes));
+  const body = validateBody(videoRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes, options.limits.requestBodyTimeoutMs));
   const model = options.catalog.resolve(key, body.model, 'video', '/v1/video/generations');
-  const provider = mediaProvider(context, model, 'createVideo', 'Video generation');
-  const task = await options.videoTasks.create(provider, { ...body, model: upstreamModel(model) }, callContext(context, model));
-  return jsonResponse(videoTaskView(task));
+  const media = { model, kind: 'video', endpoint: '/v1/video/generations', stream: false, capability: 'createVideo', what: 'Video generation' } as const;
+  const { result: task, ledger } = await runMediaCall(context, media, (provider, call) => options.videoTasks.create(provider, { ...body, model: upstreamModel(call.model) }, call));
+  const seconds = Number(body.seconds ?? body.duration);
+  ledger.finish({ status: 'ok', responseId: task.id, ...(Number.isFinite(seconds) ? { units: { videoSeconds: seconds } } : {}) });
+  return addHeaders(jsonResponse(videoTaskView(task)), ledger.headers);
 }
 
 /** GET /v1/video/generations/{task_id}: the current status, refreshed from the upstream when due. */

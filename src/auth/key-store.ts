@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { UsageEvent } from '../policy/events.js';
+import type { KeyLimits } from '../policy/limit-engine.js';
 
 /**
  * Who is calling. The key itself never appears here: `id` is what logs, hooks and stores use.
@@ -13,6 +15,13 @@ export interface KeyRecord {
   group?: string;
   /** Free-form data for hooks and custom policies (owner, plan…). */
   metadata?: Record<string, unknown>;
+  /** This key's limits; each one set overrides `options.policies.limits`. */
+  limits?: KeyLimits;
+  /**
+   * Balance left, in the key store's own unit. At 0 or below, requests get 429
+   * `insufficient_quota` before any upstream call; `KeyStore.charge` is where it goes down.
+   */
+  balance?: number;
 }
 
 /** What a key store sees of the request, so a host can resolve keys from its own auth. */
@@ -25,6 +34,12 @@ export interface KeyLookupContext {
 /** Resolves an API key to its record; `undefined` means unknown (401). */
 export interface KeyStore {
   lookup(key: string, context: KeyLookupContext): Promise<KeyRecord | undefined> | KeyRecord | undefined;
+  /**
+   * Called once per request that used something (`event.cost` > 0), after it ended, with its
+   * usage event: where a store that owns balances charges them. A cut stream is charged for
+   * what was produced. Failures are logged, never surfaced to the client.
+   */
+  charge?(key: KeyRecord, event: UsageEvent): Promise<void> | void;
 }
 
 export interface StaticKey {
@@ -34,6 +49,9 @@ export interface StaticKey {
   group?: string;
   disabled?: boolean;
   metadata?: Record<string, unknown>;
+  limits?: KeyLimits;
+  /** Starting balance in cost units (`options.policies.cost`, tokens by default), kept in this process. */
+  balance?: number;
 }
 
 /** A key's default id: a short hash, so two keys never share an id and the key stays secret. */
@@ -54,11 +72,18 @@ export class StaticKeyStore implements KeyStore {
         group: entry.group ?? 'default',
         disabled: entry.disabled ?? false,
         ...(entry.metadata ? { metadata: entry.metadata } : {}),
+        ...(entry.limits ? { limits: entry.limits } : {}),
+        ...(entry.balance !== undefined ? { balance: entry.balance } : {}),
       });
     }
   }
 
   lookup(key: string): KeyRecord | undefined {
     return this.records.get(key);
+  }
+
+  /** Takes the request's cost off the key's balance, when it has one (in memory, this process only). */
+  charge(key: KeyRecord, event: UsageEvent): void {
+    if (typeof key.balance === 'number') key.balance -= event.cost;
   }
 }

@@ -1,50 +1,57 @@
-import type { RouteContext } from '../http/route.js';
+import { isAbortError } from '../errors.js';
 import { mergeUsage, type IRStreamEvent, type IRUsage } from '../protocols/ir.js';
-import type { ModelEntry } from '../routing/catalog.js';
+import type { RequestLedger } from './request-ledger.js';
 
-export interface UsageBase {
-  context: RouteContext;
-  endpoint: string;
-  model: ModelEntry;
-  /** ms since epoch when the request reached the pipeline. */
-  started: number;
-}
-
-/** Fires the `onUsage` hook once; a failing hook is logged, never surfaced to the client. */
-export function reportUsage(base: UsageBase, usage: IRUsage, status: 'ok' | 'error'): void {
-  const { options, requestId, key } = base.context;
-  const hook = options.hooks.onUsage;
-  if (!hook) return;
-  const event = {
-    requestId,
-    keyId: key.id,
-    model: base.model.id,
-    upstreamModel: base.model.upstreamModel ?? base.model.id,
-    provider: base.model.provider,
-    endpoint: base.endpoint,
-    usage,
-    status,
-    latencyMs: Date.now() - base.started,
-  };
-  Promise.resolve()
-    .then(() => hook(event))
-    .catch((error: unknown) => options.logger.error('onUsage hook failed', { requestId, message: String(error) }));
+/**
+ * Passes a stream's events through unchanged while keeping its usage, and settles the ledger
+ * once the stream ends: completed, failed, or cut by the client (charged for what was produced).
+ */
+export async function* tapStreamUsage(events: AsyncIterable<IRStreamEvent>, ledger: RequestLedger, signal: AbortSignal): AsyncGenerator<IRStreamEvent> {
+  let usage: IRUsage = {};
+  let finishReason: string | undefined;
+  let responseId: string | undefined;
+  let failure: unknown;
+  try {
+    for await (const event of events) {
+      if (event.type === 'start') {
+        ledger.firstByte();
+        responseId = event.id;
+      }
+      if (event.type === 'start' || event.type === 'usage' || event.type === 'finish') usage = mergeUsage(usage, event.usage);
+      if (event.type === 'finish') finishReason = event.reason;
+      yield event;
+    }
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    const cancelled = signal.aborted || (failure !== undefined && isAbortError(failure));
+    const ok = finishReason !== undefined && failure === undefined;
+    ledger.finish({
+      status: ok ? 'ok' : 'error',
+      usage,
+      ...(finishReason ? { finishReason } : {}),
+      ...(responseId ? { responseId } : {}),
+      ...(failure !== undefined && !cancelled ? { error: failure } : {}),
+      ...(cancelled ? { cancelled: true } : {}),
+    });
+  }
 }
 
 /**
- * Passes a stream's events through unchanged while keeping its usage, and reports it once the
- * stream ends: completed, failed, or cut by the client (charged for what was produced).
+ * Yields a media stream's items unchanged and calls `onEnd` once it is over: read to the end
+ * (`ok`), failed (with the error), or abandoned by the client.
  */
-export async function* tapStreamUsage(events: AsyncIterable<IRStreamEvent>, base: UsageBase): AsyncGenerator<IRStreamEvent> {
-  let usage: IRUsage = {};
-  let finished = false;
+export async function* settleAfter<T>(items: AsyncIterable<T>, onEnd: (status: 'ok' | 'error', error?: unknown) => void): AsyncGenerator<T> {
+  let status: 'ok' | 'error' = 'error';
+  let failure: unknown;
   try {
-    for await (const event of events) {
-      if (event.type === 'start' || event.type === 'usage' || event.type === 'finish') usage = mergeUsage(usage, event.usage);
-      if (event.type === 'finish') finished = true;
-      yield event;
-    }
+    for await (const item of items) yield item;
+    status = 'ok';
+  } catch (error) {
+    failure = error;
+    throw error;
   } finally {
-    reportUsage(base, usage, finished ? 'ok' : 'error');
+    onEnd(status, failure);
   }
 }

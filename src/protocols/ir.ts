@@ -131,6 +131,8 @@ export interface IRUsage {
   /** Every generated token, reasoning included. */
   output?: number;
   reasoning?: number;
+  /** The upstream's own usage object, for the usage event (encoders never read it). */
+  raw?: Record<string, unknown>;
 }
 
 export interface IRResponse {
@@ -174,5 +176,7 @@ export function mergeUsage(base: IRUsage, update: IRUsage | undefined): IRUsage 
     const value = update[key];
     if (value !== undefined && value !== null) merged[key] = value;
   }
+  // Anthropic splits its usage between `message_start` and `message_delta`: keep both halves.
+  if (update.raw) merged.raw = base.raw ? { ...base.raw, ...update.raw } : update.raw;
   return merged;
 }

@@ -56,7 +56,7 @@ export function fromChatUsage(raw: unknown): IRUsage {
     cacheWrite: num(prompt.cache_write_tokens),
     output: num(usage.completion_tokens),
     reasoning: num(completion.reasoning_tokens),
-  });
+  }, usage);
 }
 
 export function fromResponsesUsage(raw: unknown): IRUsage {
@@ -69,7 +69,7 @@ export function fromResponsesUsage(raw: unknown): IRUsage {
     cacheWrite: num(input.cache_write_tokens),
     output: num(usage.output_tokens),
     reasoning: num(output.reasoning_tokens),
-  });
+  }, usage);
 }
 
 /**
@@ -88,13 +88,15 @@ export function fromMessagesUsage(raw: unknown): IRUsage {
     cacheWrite,
     output: num(usage.output_tokens),
     reasoning: num(details.thinking_tokens),
-  });
+  }, usage);
 }
 
-function compact(usage: IRUsage): IRUsage {
+/** Drops absent counters and keeps the upstream's object as `raw` (when it sent one). */
+function compact(usage: Omit<IRUsage, 'raw'>, raw: Json): IRUsage {
   const out: IRUsage = {};
-  for (const [key, value] of Object.entries(usage) as [keyof IRUsage, number | undefined][]) {
+  for (const [key, value] of Object.entries(usage) as [keyof Omit<IRUsage, 'raw'>, number | undefined][]) {
     if (value !== undefined) out[key] = value;
   }
+  if (Object.keys(raw).length > 0) out.raw = raw;
   return out;
 }

@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.js';
 import type { KeyRecord } from '../auth/key-store.js';
+import { deploymentsOf, type Deployment, type DeploymentEntry } from './deployments.js';
 
 export type ModelKind = 'text' | 'image' | 'video' | 'speech';
 
@@ -11,6 +12,11 @@ export interface ModelEntry {
   provider: string;
   /** Model id sent upstream. Default: `id`. */
   upstreamModel?: string;
+  /**
+   * Several upstreams serving this model, chosen by weight, with fallback between them. When
+   * set, `provider` and `upstreamModel` are only the defaults of its entries.
+   */
+  deployments?: readonly DeploymentEntry[];
   /** Which endpoints serve it. Default `text`. */
   kind?: ModelKind;
   /** Per-family rules of the spec (section 4 rule 4): `gpt-image`, `seedream`. */
@@ -44,20 +50,44 @@ export interface ModelListing {
   supported_endpoint_types: string[];
 }
 
+/** A model as configured: with `deployments`, `provider` may be left out. */
+export type ModelConfig = Omit<ModelEntry, 'provider'> & { provider?: string };
+
 export class ModelCatalog {
   private readonly byId = new Map<string, ModelEntry>();
+  private readonly deploymentsById = new Map<string, Deployment[]>();
 
-  constructor(entries: readonly ModelEntry[], providerNames: readonly string[]) {
-    for (const [index, entry] of entries.entries()) {
-      if (!entry.id) throw new TypeError(`models[${index}].id must be a non-empty string`);
-      if (this.byId.has(entry.id)) throw new TypeError(`models[${index}].id "${entry.id}" is listed twice`);
-      if (!providerNames.includes(entry.provider)) {
-        throw new TypeError(
-          `models[${index}].provider "${entry.provider}" is not a configured provider (have: ${providerNames.join(', ') || 'none'})`,
-        );
+  constructor(configs: readonly ModelConfig[], providerNames: readonly string[]) {
+    const checkProvider = (name: unknown, where: string) => {
+      if (typeof name !== 'string' || !providerNames.includes(name)) {
+        throw new TypeError(`${where} "${String(name)}" is not a configured provider (have: ${providerNames.join(', ') || 'none'})`);
       }
+    };
+    for (const [index, config] of configs.entries()) {
+      if (!config.id) throw new TypeError(`models[${index}].id must be a non-empty string`);
+      if (this.byId.has(config.id)) throw new TypeError(`models[${index}].id "${config.id}" is listed twice`);
+      if (config.deployments !== undefined && (!Array.isArray(config.deployments) || config.deployments.length === 0)) {
+        throw new TypeError(`models[${index}].deployments must be a non-empty array`);
+      }
+      for (const [at, deployment] of (config.deployments ?? []).entries()) {
+        checkProvider(deployment?.provider, `models[${index}].deployments[${at}].provider`);
+        if (deployment.weight !== undefined && !(Number.isFinite(deployment.weight) && deployment.weight > 0)) {
+          throw new TypeError(`models[${index}].deployments[${at}].weight must be a positive number`);
+        }
+      }
+      const entry = { ...config, provider: config.provider ?? config.deployments?.[0]?.provider } as ModelEntry;
+      checkProvider(entry.provider, `models[${index}].provider`);
+      const deployments = deploymentsOf(entry);
+      const ids = new Set(deployments.map((deployment) => deployment.id));
+      if (ids.size !== deployments.length) throw new TypeError(`models[${index}].deployments: two deployments share an id; give them distinct \`id\`s`);
       this.byId.set(entry.id, entry);
+      this.deploymentsById.set(entry.id, deployments);
     }
+  }
+
+  /** The model's deployments, normalized once at start. */
+  deployments(model: ModelEntry): readonly Deployment[] {
+    return this.deploymentsById.get(model.id) ?? deploymentsOf(model);
   }
 
   get(id: string): ModelEntry | undefined {

@@ -13,6 +13,8 @@ export interface VideoTasksOptions {
   logger: Logger;
   /** Minimum time between two upstream refreshes of one task, in ms. */
   refreshIntervalMs: number;
+  /** The gateway's `limits.streamIdleTimeoutMs`, handed to providers with each call. */
+  idleTimeoutMs?: number;
   /** Clock in ms, for tests. */
   now?: () => number;
 }
@@ -158,8 +160,10 @@ export class VideoTasks {
   }
 
   private callContext(task: VideoTaskRecord, signal: AbortSignal): TaskCallContext {
-    const model: ModelEntry = this.options.catalog.get(task.model) ?? { id: task.model, provider: task.provider, kind: 'video' };
-    return { signal, model };
+    // The task stays with the deployment that took it, whatever the catalog says now.
+    const entry = this.options.catalog.get(task.model);
+    const model: ModelEntry = entry ? { ...entry, provider: task.provider } : { id: task.model, provider: task.provider, kind: 'video' };
+    return { signal, model, ...(this.options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: this.options.idleTimeoutMs }) };
   }
 }
 

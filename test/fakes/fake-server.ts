@@ -61,6 +61,8 @@ export interface RecordedRequest {
   rejected?: { status: number; message: string };
   /** The connection closed before the fake finished its answer (and the fake did not cut it). */
   closedEarly: boolean;
+  /** ms since epoch when the request arrived. */
+  receivedAt: number;
   /** Resolves once the response is finished or its connection closed. */
   closed: Promise<void>;
 }
@@ -145,6 +147,7 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
       headers,
       body,
       closedEarly: false,
+      receivedAt: Date.now(),
       closed: new Promise<void>((resolve) => (resolveClosed = resolve)),
     };
     let cutByFake = false;

@@ -355,12 +355,14 @@ describe('model rules answer 400 before any upstream call', () => {
     for (const kind of UPSTREAMS) expect(h.upstreams[kind].fake.requests).toHaveLength(0);
   });
 
-  it('a model that allows them passes previous_response_id and service_tier on', async () => {
-    const error = await h.openai.responses.create({ model: 'gpt-resp-stateful', input: 'Hi', previous_response_id: 'resp_123', service_tier: 'auto' }).catch((e: unknown) => e);
-    // The fake keeps no responses, as a real upstream without that id would say.
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as Error).message).toContain("Previous response with id 'resp_123' not found.");
-    expect(h.upstreams.responses.fake.requests[0]!.body).toMatchObject({ previous_response_id: 'resp_123', service_tier: 'auto' });
+  it('a model that allows them passes service_tier on, and answers previous_response_id from the gateway’s own store', async () => {
+    await h.openai.responses.create({ model: 'gpt-resp-stateful', input: 'Hi', service_tier: 'auto' });
+    expect(h.upstreams.responses.fake.requests[0]!.body).toMatchObject({ service_tier: 'auto' });
+    // An id the gateway never stored for this key is unknown, whatever the upstream may hold.
+    const error = await h.openai.responses.create({ model: 'gpt-resp-stateful', input: 'Hi', previous_response_id: 'resp_123' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(error).toMatchObject({ param: 'previous_response_id' });
+    expect(h.upstreams.responses.fake.requests).toHaveLength(1);
   });
 });
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { IRStreamEvent } from '../../../src/protocols/ir.js';
+import type { IRStreamEvent, IRUsage } from '../../../src/protocols/ir.js';
 import { parseSse } from '../../../src/protocols/sse-parse.js';
 
 export function fixture(name: string): string {
@@ -20,9 +20,19 @@ export async function decodeText(
 ): Promise<{ events: IRStreamEvent[]; error: unknown }> {
   const events: IRStreamEvent[] = [];
   try {
-    for await (const event of decoder(parseSse(byteChunks(text, chunkSize)))) events.push(event);
+    for await (const event of decoder(parseSse(byteChunks(text, chunkSize)))) events.push(withoutRaw(event));
     return { events, error: undefined };
   } catch (error) {
     return { events, error };
   }
+}
+
+/**
+ * The value with the upstream's raw usage object left out of every `usage`: the decoders keep
+ * it for the usage event (checked in `raw-usage.test.ts`); these tests compare the counters.
+ */
+export function withoutRaw<T>(value: T): T {
+  if (!value || typeof value !== 'object' || !('usage' in value)) return value;
+  const { raw: _raw, ...usage } = (value as { usage?: IRUsage }).usage ?? {};
+  return (value as { usage?: IRUsage }).usage ? { ...value, usage } : value;
 }

@@ -1,0 +1,37 @@
+/**
+ * A Chat client that did not ask for usage (`stream_options.include_usage`) still has to be
+ * charged: the gateway asks the upstream for it, reads it, and takes it out again before the
+ * client sees it (the usage-only chunk, and the `"usage":null` every other chunk then carries),
+ * so the client gets the stream it asked for.
+ */
+export function withUsageRequested(body: Record<string, unknown>): { body: Record<string, unknown>; stripUsageFrames: boolean } {
+  const options = body.stream_options as { include_usage?: unknown } | undefined;
+  if (body.stream !== true || options?.include_usage === true) return { body, stripUsageFrames: false };
+  return { body: { ...body, stream_options: { ...options, include_usage: true } }, stripUsageFrames: true };
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Whole SSE frames without the usage the client did not ask for; the bytes as they were when there is none. */
+export function dropUsageFrames(frames: Uint8Array): Uint8Array {
+  const text = decoder.decode(frames);
+  if (!text.includes('"usage"')) return frames;
+  const kept = text
+    .split(/(?<=\r?\n\r?\n)/)
+    .filter((frame) => !isUsageOnly(frame))
+    // Inside a JSON string a quote is always escaped, so this text can only be the field itself.
+    .map((frame) => frame.replaceAll(',"usage":null', '').replaceAll('"usage":null,', ''));
+  return encoder.encode(kept.join(''));
+}
+
+function isUsageOnly(frame: string): boolean {
+  if (!frame.includes('"usage"')) return false;
+  const data = frame.replace(/^data: ?/m, '').trim();
+  try {
+    const chunk = JSON.parse(data) as { choices?: unknown[]; usage?: unknown };
+    return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,82 @@
+import type { IRUsage } from '../protocols/ir.js';
+import type { ModelKind } from '../routing/catalog.js';
+
+/** The error a request or attempt ended with, as the client (or the retry loop) saw it. */
+export interface EventError {
+  status: number;
+  code: string | null;
+  message: string;
+}
+
+/**
+ * One per request that passed authentication, model resolution and the limits: the billing
+ * and observability record. Fired once the answer is complete (a stream: when it ends, fails or
+ * the client leaves; a cut stream is charged for what was produced).
+ */
+export interface UsageEvent {
+  requestId: string;
+  keyId: string;
+  /** Route path, e.g. `/v1/chat/completions`. */
+  endpoint: string;
+  kind: ModelKind;
+  stream: boolean;
+  /** Public model id. */
+  model: string;
+  /** The deployment that answered (or was tried last): its id, provider name and upstream model. */
+  deployment: string;
+  provider: string;
+  upstreamModel: string;
+  /** Normalized usage (OpenAI semantics: `input` includes cached reads and cache writes). */
+  usage: IRUsage;
+  /** The upstream's own usage object, as it sent it (merged across stream events). */
+  rawUsage?: Record<string, unknown>;
+  /** Media units: images made, seconds of video asked for, characters spoken. */
+  units?: { images?: number; videoSeconds?: number; characters?: number };
+  /** `ok`, or `error` when the request failed or its stream did not complete. */
+  status: 'ok' | 'error';
+  /** HTTP status the client got (a stream that failed after it started still got 200). */
+  httpStatus: number;
+  error?: EventError;
+  /** Set when the client disconnected before the answer was complete. */
+  cancelled?: boolean;
+  finishReason?: string;
+  /** Id of the answer the client saw (`chatcmpl-…`, `resp_…`, `msg_…`, a video task id). */
+  responseId?: string;
+  /** Upstream attempts made (1 without retries). */
+  attempts: number;
+  /** ms since epoch when the request reached the pipeline. */
+  startedAt: number;
+  latencyMs: number;
+  /** ms from start to the first byte of a streamed answer. */
+  ttftMs?: number;
+  /** Spend charged, in `options.policies.cost` units. */
+  cost: number;
+}
+
+/** One per upstream attempt, successful or not, so retries and fallbacks are visible. */
+export interface AttemptEvent {
+  requestId: string;
+  keyId: string;
+  model: string;
+  deployment: string;
+  provider: string;
+  upstreamModel: string;
+  /** 1-based. */
+  attempt: number;
+  status: 'ok' | 'error';
+  error?: EventError;
+  /** Whether the gateway tries again after this failure, and after how long. */
+  willRetry: boolean;
+  delayMs?: number;
+  startedAt: number;
+  latencyMs: number;
+}
+
+/**
+ * What the gateway tells about each request: the user's hooks and the built-in telemetry are
+ * both observers. A throwing observer is logged, never surfaced to the client.
+ */
+export interface RequestObserver {
+  onAttempt?(event: AttemptEvent): void | Promise<void>;
+  onUsage?(event: UsageEvent, request: Request): void | Promise<void>;
+}

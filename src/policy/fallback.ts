@@ -1,0 +1,157 @@
+import { GatewayError, isAbortError } from '../errors.js';
+import type { Deployment } from '../routing/deployments.js';
+import type { DeploymentHealth } from './deployment-health.js';
+import { retryAfterMsOf, retryAfterSeconds } from './retry-after.js';
+
+export interface RetryPolicy {
+  /**
+   * Attempts after the first, moving to the next deployment each time (and back to the first
+   * after the last). Default: one attempt per deployment, so a model with one deployment is not
+   * retried by the gateway: its clients' SDKs retry already, and the two would multiply.
+   */
+  retries?: number;
+  /** Base of the jittered exponential backoff before trying a deployment again, in ms. Default 250. */
+  backoffMs?: number;
+  /** Cap of that backoff, in ms. Default 4000. */
+  maxBackoffMs?: number;
+  /**
+   * Longest upstream `retry-after` the gateway waits out itself, in ms. A longer one ends the
+   * retries and reaches the client, which is better placed to wait. Default 5000.
+   */
+  maxRetryAfterMs?: number;
+  /** Retryable failures in a row that put a deployment in cooldown. Default 3. */
+  failuresBeforeCooldown?: number;
+  /** How long a failing deployment is tried last, in ms. Default 30,000. */
+  cooldownMs?: number;
+}
+
+export type ResolvedRetryPolicy = Required<Omit<RetryPolicy, 'retries'>> & Pick<RetryPolicy, 'retries'>;
+
+export const DEFAULT_RETRY_POLICY: ResolvedRetryPolicy = {
+  backoffMs: 250,
+  maxBackoffMs: 4000,
+  maxRetryAfterMs: 5000,
+  failuresBeforeCooldown: 3,
+  cooldownMs: 30_000,
+};
+
+export interface AttemptOutcome {
+  deployment: Deployment;
+  attempt: number;
+  startedAt: number;
+  error?: GatewayError;
+  willRetry: boolean;
+  delayMs?: number;
+}
+
+export interface FallbackRun<T> {
+  /** Deployments in the order to try them (see `orderDeployments`). */
+  plan: readonly Deployment[];
+  policy: ResolvedRetryPolicy;
+  health: DeploymentHealth;
+  /**
+   * False when replaying could repeat a side effect (the client asked for no retries, or the
+   * request carries tools the upstream runs itself): then only failures that prove the upstream
+   * never took the request (refused connection, 429) are retried.
+   */
+  replaySafe: boolean;
+  signal: AbortSignal;
+  /**
+   * One attempt on one deployment. It must resolve only once the answer's first byte is secured
+   * (the headers of a stream, its first event, or a whole JSON body): everything before that
+   * can still be retried, nothing after it.
+   */
+  attempt(deployment: Deployment, attempt: number): Promise<T>;
+  onAttempt(outcome: AttemptOutcome): void;
+  random?: () => number;
+}
+
+/**
+ * Tries the plan's deployments in turn until one answers: a retryable failure (timeout,
+ * unreachable upstream, 408, 409, 429, 5xx) moves on to the next deployment, waiting out a
+ * `retry-after` and a jittered backoff when it comes back to one already tried. When every
+ * attempt was a 429, the client gets the shortest wait any deployment asked for.
+ */
+export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result: T; deployment: Deployment; attempts: number }> {
+  const random = run.random ?? Math.random;
+  const readyAt = new Map<string, number>();
+  const tries = new Map<string, number>();
+  let allRateLimited = true;
+  const retries = run.policy.retries ?? run.plan.length - 1;
+  for (let attempt = 1; ; attempt++) {
+    const deployment = run.plan[(attempt - 1) % run.plan.length]!;
+    tries.set(deployment.id, (tries.get(deployment.id) ?? 0) + 1);
+    const startedAt = Date.now();
+    try {
+      const result = await run.attempt(deployment, attempt);
+      run.health.succeeded(deployment);
+      run.onAttempt({ deployment, attempt, startedAt, willRetry: false });
+      return { result, deployment, attempts: attempt };
+    } catch (caught) {
+      if (isAbortError(caught) && run.signal.aborted) throw caught;
+      if (!(caught instanceof GatewayError)) throw caught;
+      const error = caught;
+      const retryable = isRetryable(error) && (run.replaySafe || neverProcessed(error));
+      const retryAfterMs = error.status === 429 || error.status === 503 ? retryAfterMsOf(error.headers) : undefined;
+      if (error.status !== 429) allRateLimited = false;
+      if (retryAfterMs !== undefined) readyAt.set(deployment.id, Date.now() + retryAfterMs);
+      if (retryable) run.health.failed(deployment, retryAfterMs);
+
+      let delayMs: number | undefined;
+      if (retryable && attempt <= retries) {
+        const next = run.plan[attempt % run.plan.length]!;
+        const waitForUpstream = Math.max(0, (readyAt.get(next.id) ?? 0) - Date.now());
+        const backoff = tries.has(next.id) ? jitteredBackoff(run.policy, tries.get(next.id)!, random) : 0;
+        const delay = Math.max(waitForUpstream, backoff);
+        if (waitForUpstream <= run.policy.maxRetryAfterMs) delayMs = delay;
+      }
+      run.onAttempt({ deployment, attempt, startedAt, error, willRetry: delayMs !== undefined, ...(delayMs !== undefined ? { delayMs } : {}) });
+      if (delayMs === undefined) throw allRateLimited ? shortestWait(error, readyAt) : error;
+      if (delayMs > 0) await sleep(delayMs, run.signal);
+    }
+  }
+}
+
+/** Failures another attempt may fix: the upstream was busy, down, slow or failed itself. */
+export function isRetryable(error: GatewayError): boolean {
+  return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
+}
+
+/** Failures that prove the upstream never started on the request, so a retry replays nothing. */
+function neverProcessed(error: GatewayError): boolean {
+  if (error.status === 429) return true;
+  const code = (error.cause as { code?: string } | undefined)?.code;
+  return code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
+}
+
+/** Full jitter: uniform in [0, min(cap, base · 2^(n−1))]. */
+function jitteredBackoff(policy: ResolvedRetryPolicy, previousTries: number, random: () => number): number {
+  return Math.round(random() * Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (previousTries - 1)));
+}
+
+/**
+ * The last 429, carrying the soonest time any deployment will take requests again. With one
+ * deployment the upstream's own headers go through untouched (`retry-after-ms` included).
+ */
+function shortestWait(error: GatewayError, readyAt: Map<string, number>): GatewayError {
+  if (readyAt.size <= 1) return error;
+  const soonest = Math.max(0, Math.min(...readyAt.values()) - Date.now());
+  const headers: Record<string, string> = { ...error.headers, 'retry-after': retryAfterSeconds(soonest) };
+  delete headers['retry-after-ms'];
+  return new GatewayError({ status: error.status, type: error.type, message: error.message, param: error.param, code: error.code, headers, cause: error.cause });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

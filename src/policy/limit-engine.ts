@@ -1,0 +1,80 @@
+/**
+ * Per-key limits and their counters. The gateway asks the engine before every upstream call
+ * (`admit`) and tells it what the request used once it ends (`settle`). The memory engine serves
+ * one process; `RedisLimitEngine` from `infergate/redis` makes several processes enforce one
+ * combined limit.
+ */
+
+/** Limits of one key: on its `KeyRecord.limits`, or the defaults in `options.policies.limits`. */
+export interface KeyLimits {
+  /** Requests admitted per window (a minute by default). */
+  requestsPerMinute?: number;
+  /** Tokens (input + output) used per window; checked before, counted after each request. */
+  tokensPerMinute?: number;
+  /** Requests in flight at once (a stream counts until it ends). */
+  concurrentRequests?: number;
+  /**
+   * Total spend allowed, in the units of `options.policies.cost` (tokens by default), counted by
+   * the engine. For a balance the key store owns, set `KeyRecord.balance` instead.
+   */
+  quota?: number;
+}
+
+/** Where one counter stands, for the `x-ratelimit-*` headers. */
+export interface CounterState {
+  limit: number;
+  remaining: number;
+  /** ms until the counter's window resets. */
+  resetMs: number;
+}
+
+export type LimitReason = 'requests' | 'tokens' | 'concurrency' | 'quota';
+
+export type AdmitResult =
+  | {
+      allowed: true;
+      /** Concurrency slot taken (when `concurrentRequests` is set); give it back to `settle`. */
+      slot?: string;
+      requests?: CounterState;
+      tokens?: CounterState;
+    }
+  | {
+      allowed: false;
+      reason: LimitReason;
+      /** ms until the request could be admitted (0 when unknown, e.g. quota). */
+      retryAfterMs: number;
+      requests?: CounterState;
+      tokens?: CounterState;
+    };
+
+export interface Settlement {
+  /** The slot `admit` returned, released now. */
+  slot?: string;
+  /** Tokens to count against `tokensPerMinute`. */
+  tokens: number;
+  /** Spend to count against `quota`. */
+  cost: number;
+}
+
+export interface LimitEngine {
+  /**
+   * Checks every limit set in `limits` and, when all pass, counts the request and takes a
+   * concurrency slot, atomically. Nothing is counted for a refused request.
+   */
+  admit(keyId: string, limits: KeyLimits, now: number): Promise<AdmitResult>;
+  /** Releases the slot and counts tokens and spend. */
+  settle(keyId: string, limits: KeyLimits, settlement: Settlement, now: number): Promise<void>;
+  /** Spend counted so far against `quota` (for hosts and tests). */
+  spent(keyId: string): Promise<number>;
+  close?(): Promise<void>;
+}
+
+export interface LimitEngineOptions {
+  /** Length of the rate windows in ms. Default 60,000 (per minute); shorter mostly for tests. */
+  windowMs?: number;
+  /**
+   * A concurrency slot is dropped after this long even if never released (a crashed process),
+   * in ms. Default 15 minutes: longer than any sane stream.
+   */
+  slotTtlMs?: number;
+}

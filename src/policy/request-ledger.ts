@@ -1,0 +1,168 @@
+import { isGatewayError, toPublicError } from '../errors.js';
+import type { RouteContext } from '../http/route.js';
+import type { IRUsage } from '../protocols/ir.js';
+import type { ModelEntry, ModelKind } from '../routing/catalog.js';
+import { deploymentsOf, type Deployment } from '../routing/deployments.js';
+import type { Admission } from './admission.js';
+import type { AttemptEvent, EventError, UsageEvent } from './events.js';
+import type { AttemptOutcome } from './fallback.js';
+
+export interface LedgerEnd {
+  usage?: IRUsage;
+  status: 'ok' | 'error';
+  /** What failed, for an `error` end. */
+  error?: unknown;
+  /** The status the client got; default 200 for `ok`, the error's status otherwise. */
+  httpStatus?: number;
+  cancelled?: boolean;
+  finishReason?: string;
+  responseId?: string;
+  units?: UsageEvent['units'];
+}
+
+/**
+ * The account of one admitted request, from admission to its end: which deployments were
+ * tried, when the first byte left, and what it used. `finish` runs once, whatever ends the
+ * request first (answer sent, stream failed, client left), and settles everything: the limit
+ * counters and slot, the key store's charge, and the observers (hooks, telemetry, access log).
+ */
+export class RequestLedger {
+  readonly startedAt = Date.now();
+  private deployment: Deployment;
+  private attempts = 0;
+  private attemptStartedAt = 0;
+  /** The last attempt the observers were told about. */
+  private reportedAttempt = 0;
+  private firstByteAt: number | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly context: RouteContext,
+    readonly model: ModelEntry,
+    readonly endpoint: string,
+    readonly kind: ModelKind,
+    readonly stream: boolean,
+    private readonly admission: Admission,
+  ) {
+    this.deployment = context.options.catalog.deployments(model)[0] ?? deploymentsOf(model)[0]!;
+  }
+
+  get requestId(): string {
+    return this.context.requestId;
+  }
+
+  /** Headers every answer to this request carries (`x-ratelimit-*`). */
+  get headers(): Record<string, string> {
+    return this.admission.headers;
+  }
+
+  /** An attempt starts on this deployment: what the usage event names if the request ends during it. */
+  trying(deployment: Deployment, attempt: number): void {
+    this.deployment = deployment;
+    this.attempts = attempt;
+    this.attemptStartedAt = Date.now();
+  }
+
+  /** Records an upstream attempt's outcome and tells the observers (once per attempt). */
+  attempted(outcome: AttemptOutcome): void {
+    if (outcome.attempt <= this.reportedAttempt) return;
+    this.reportedAttempt = outcome.attempt;
+    const { observers, logger } = this.context.options;
+    if (observers.length === 0) return;
+    const event: AttemptEvent = {
+      requestId: this.context.requestId,
+      keyId: this.context.key.id,
+      model: this.model.id,
+      deployment: outcome.deployment.id,
+      provider: outcome.deployment.provider,
+      upstreamModel: outcome.deployment.upstreamModel,
+      attempt: outcome.attempt,
+      status: outcome.error ? 'error' : 'ok',
+      ...(outcome.error ? { error: eventError(outcome.error) } : {}),
+      willRetry: outcome.willRetry,
+      ...(outcome.delayMs !== undefined ? { delayMs: outcome.delayMs } : {}),
+      startedAt: outcome.startedAt,
+      latencyMs: Date.now() - outcome.startedAt,
+    };
+    for (const observer of observers) {
+      if (!observer.onAttempt) continue;
+      Promise.resolve()
+        .then(() => observer.onAttempt!(event))
+        .catch((error: unknown) => logger.error('onAttempt observer failed', { requestId: event.requestId, message: String(error) }));
+    }
+  }
+
+  /** The deployment answering (or tried last). */
+  get current(): Deployment {
+    return this.deployment;
+  }
+
+  /** The first byte of a streamed answer left (time to first token). */
+  firstByte(): void {
+    this.firstByteAt ??= Date.now();
+  }
+
+  finish(end: LedgerEnd): void {
+    if (this.finished) return;
+    this.finished = true;
+    // An answer completed inside its attempt (a whole JSON body): the attempt succeeded, and
+    // observers hear of it before the request's end, as they expect.
+    if (this.attempts > this.reportedAttempt && end.status === 'ok') {
+      this.attempted({ deployment: this.deployment, attempt: this.attempts, startedAt: this.attemptStartedAt, willRetry: false });
+    }
+    const { options, key, requestId, request } = this.context;
+    const { raw, ...usage } = end.usage ?? {};
+    const error = end.error === undefined ? undefined : toPublicError(end.error);
+    const base: Omit<UsageEvent, 'cost'> = {
+      requestId,
+      keyId: key.id,
+      endpoint: this.endpoint,
+      kind: this.kind,
+      stream: this.stream,
+      model: this.model.id,
+      deployment: this.deployment.id,
+      provider: this.deployment.provider,
+      upstreamModel: this.deployment.upstreamModel,
+      usage,
+      ...(raw ? { rawUsage: raw } : {}),
+      ...(end.units ? { units: end.units } : {}),
+      status: end.status,
+      httpStatus: end.httpStatus ?? (end.status === 'ok' || !error ? 200 : error.status),
+      ...(error ? { error: eventError(error) } : {}),
+      ...(end.cancelled ? { cancelled: true } : {}),
+      ...(end.finishReason ? { finishReason: end.finishReason } : {}),
+      ...(end.responseId ? { responseId: end.responseId } : {}),
+      attempts: Math.max(1, this.attempts),
+      startedAt: this.startedAt,
+      latencyMs: Date.now() - this.startedAt,
+      ...(this.firstByteAt !== undefined ? { ttftMs: this.firstByteAt - this.startedAt } : {}),
+    };
+    let cost = 0;
+    try {
+      cost = options.policies.cost(base);
+    } catch (failure) {
+      options.logger.error('policies.cost failed', { requestId, message: String(failure) });
+    }
+    const event: UsageEvent = { ...base, cost };
+    const settle = (what: string, work: () => unknown) =>
+      Promise.resolve()
+        .then(work)
+        .catch((failure: unknown) => options.logger.error(`${what} failed`, { requestId, message: failure instanceof Error ? failure.message : String(failure) }));
+
+    if (this.admission.counted) {
+      const tokens = (usage.input ?? 0) + (usage.output ?? 0);
+      void settle('limit settlement', () =>
+        options.policies.limitEngine.settle(key.id, this.admission.limits, { ...(this.admission.slot ? { slot: this.admission.slot } : {}), tokens, cost }, Date.now()),
+      );
+    }
+    if (options.keyStore.charge && cost > 0) void settle('keyStore.charge', () => options.keyStore.charge!(key, event));
+    for (const observer of options.observers) {
+      if (observer.onUsage) void settle('onUsage observer', () => observer.onUsage!(event, request));
+    }
+  }
+}
+
+function eventError(error: unknown): EventError {
+  const publicError = isGatewayError(error) ? error : toPublicError(error);
+  return { status: publicError.status, code: publicError.code, message: publicError.message };
+}

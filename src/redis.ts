@@ -1,0 +1,7 @@
+/**
+ * `infergate/redis`: the stores and engines that keep gateway state in Redis, so several
+ * processes share it. `ioredis` is an optional peer dependency, needed only by this entry.
+ */
+export { RedisTaskStore, type RedisTaskStoreOptions } from './tasks/redis-task-store.js';
+export { RedisLimitEngine, type RedisLimitEngineOptions } from './policy/redis-limit-engine.js';
+export { RedisResponseStore, type RedisResponseStoreOptions } from './state/redis-response-store.js';

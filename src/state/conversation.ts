@@ -1,0 +1,175 @@
+import { createParser } from 'eventsource-parser';
+import { GatewayError } from '../errors.js';
+import type { ResponseStore } from './response-store.js';
+
+/**
+ * Conversation state for Responses, in three steps around the text pipeline: before it,
+ * `continueConversation` replaces `previous_response_id` with the stored history; around its
+ * answer, `recordResponses` watches for the completed response; the caller then stores
+ * `storedItemsOf(history, output)` under the new response's id. The upstream never sees
+ * `previous_response_id`, so any upstream (Chat, Messages, Responses) continues the conversation.
+ */
+
+/** A Responses request with its history expanded, and the items its answer continues from. */
+export interface ContinuedRequest {
+  /** The body without `previous_response_id`, its `input` the stored items then its own. */
+  body: Record<string, unknown>;
+  /** What the new response continues from, to store with its output: stored items + this input. */
+  history: unknown[];
+}
+
+/** What `recordResponses` reports of a completed response. */
+export interface CompletedResponse {
+  id: string;
+  output: unknown[];
+  status?: string;
+}
+
+/**
+ * Expands `previous_response_id`: the stored conversation, then this request's input. An unknown
+ * id and one created by another key get the same 404, so a key cannot probe for others' ids.
+ * The previous request's `instructions` are never stored, hence never inherited (spec 2.2); this
+ * request's own `instructions` stay in the body. Without `previous_response_id` (or with null)
+ * the body is returned as it is.
+ */
+export async function continueConversation(store: ResponseStore, keyId: string, body: Record<string, unknown>): Promise<ContinuedRequest> {
+  const input = inputItemsOf(body.input);
+  const previousId = body.previous_response_id;
+  if (previousId === undefined || previousId === null) return { body, history: input };
+  const previous = typeof previousId === 'string' && previousId !== '' ? await store.get(previousId) : undefined;
+  if (!previous || previous.keyId !== keyId) {
+    throw new GatewayError({
+      status: 404,
+      message: `Previous response with id '${String(previousId)}' not found.`,
+      param: 'previous_response_id',
+      code: 'previous_response_not_found',
+    });
+  }
+  const { previous_response_id: _, ...rest } = body;
+  const history = [...previous.items, ...input];
+  return { body: { ...rest, input: history }, history };
+}
+
+/**
+ * What is stored for a response: the history it continued from, then its output items, which are
+ * valid input items as they are (`message` with `output_text`/`refusal` parts, `function_call`
+ * with its `id` and `call_id` so a later `function_call_output` matches, `reasoning` with its
+ * `encrypted_content`). They are kept whole rather than rebuilt from a list of known fields, so
+ * what a newer upstream adds is not lost; anything that is not an item (no string `type`) is
+ * dropped.
+ */
+export function storedItemsOf(history: unknown[], output: unknown[]): unknown[] {
+  return [...history, ...output.filter((item) => isRecord(item) && typeof item.type === 'string')];
+}
+
+/**
+ * Watches a Responses answer for its completion without changing it: `onCompleted` gets the
+ * response's `id` and `output` once it is completed, before the client can have read that part
+ * (so a next turn finds it stored). Never for an error status, nor for a response that failed,
+ * is incomplete or still in progress. The returned Response has the same status and headers.
+ *
+ * - JSON (`application/json`): the body is read where it is already a string, else teed through
+ *   a stream and parsed at its end.
+ * - SSE (`text/event-stream`): the bytes pass through unchanged while an SSE parser looks for
+ *   `response.completed`; one pass per chunk, nothing buffered but the parser's current event.
+ *   It is a `pipeThrough`, so backpressure holds and a client that cancels cancels the source.
+ *
+ * A throwing `onCompleted` never breaks the answer: recording is best effort.
+ */
+export function recordResponses(response: Response, onCompleted: (completed: CompletedResponse) => void): Response {
+  if (!response.ok || response.body === null) return response;
+  const type = (response.headers.get('content-type') ?? '').toLowerCase();
+  const report = (value: unknown) => {
+    const completed = completedOf(value);
+    if (!completed) return;
+    try {
+      onCompleted(completed);
+    } catch {
+      // Best effort: the client's answer matters more than its record.
+    }
+  };
+  if (type.startsWith('text/event-stream')) return watchEvents(response, report);
+  if (type.startsWith('application/json')) return watchJson(response, report);
+  return response;
+}
+
+/** The parts of a completed response that are recorded; undefined for anything else. */
+function completedOf(value: unknown): CompletedResponse | undefined {
+  if (!isRecord(value) || typeof value.id !== 'string' || !Array.isArray(value.output)) return undefined;
+  if (value.status !== undefined && value.status !== 'completed') return undefined;
+  return { id: value.id, output: value.output, ...(typeof value.status === 'string' ? { status: value.status } : {}) };
+}
+
+function watchJson(response: Response, report: (body: unknown) => void): Response {
+  // The host's Response (@whatwg-node's on Node) holds a string body as it is, and its server
+  // writes that string in one go (it reads the same private fields). Reading it there costs
+  // nothing and keeps that fast path, which a stream in between would lose.
+  const host = response as unknown as { bodyType?: unknown; bodyInit?: unknown };
+  if (host.bodyType === 'String' && typeof host.bodyInit === 'string') {
+    report(parseJson(host.bodyInit));
+    return response;
+  }
+  const decoder = new TextDecoder();
+  let text = '';
+  return rebody(
+    response,
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        text += decoder.decode(chunk, { stream: true });
+        controller.enqueue(chunk);
+      },
+      flush() {
+        report(parseJson(text + decoder.decode()));
+      },
+    }),
+  );
+}
+
+function watchEvents(response: Response, report: (body: unknown) => void): Response {
+  const decoder = new TextDecoder();
+  let seen = false;
+  const parser = createParser({
+    onEvent(message) {
+      if (seen) return;
+      // Parse only the terminal event; an upstream may leave out `event:` lines (type in data only).
+      if (message.event !== undefined ? message.event !== 'response.completed' : !message.data.includes('"response.completed"')) return;
+      const data = parseJson(message.data);
+      if (!isRecord(data) || data.type !== 'response.completed') return;
+      seen = true;
+      report(data.response);
+    },
+  });
+  return rebody(
+    response,
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        // Parsed before it is passed on: the record is made before the client reads the event.
+        if (!seen) parser.feed(decoder.decode(chunk, { stream: true }));
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+/** The same answer (status, headers) with its body piped through `transform`. */
+function rebody(response: Response, transform: TransformStream<Uint8Array, Uint8Array>): Response {
+  return new Response(response.body!.pipeThrough(transform), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** A request's `input` as items: a string is one user message; absent is none. */
+function inputItemsOf(input: unknown): unknown[] {
+  if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
+  return Array.isArray(input) ? input : [];
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

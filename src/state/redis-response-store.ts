@@ -1,0 +1,60 @@
+import type { Redis } from 'ioredis';
+import { FailFastRedis } from '../redis/fail-fast-redis.js';
+import type { ResponseStore, StoredResponse } from './response-store.js';
+
+export interface RedisResponseStoreOptions {
+  /** A connected ioredis client to use (the store does not close it), or… */
+  client?: Redis;
+  /** …a Redis URL (`redis://host:6379/0`); the store opens and closes its own connection. */
+  url?: string;
+  /** Prefix of every key. Default `infergate:`. */
+  keyPrefix?: string;
+  /** How long a response can be continued after it was stored, in seconds. Default 30 days. */
+  ttlSeconds?: number;
+  /**
+   * How long `get` and `put` wait for Redis before rejecting, in ms: a `previous_response_id`
+   * then fails with a 500 instead of holding the request while Redis is down. Default 2000.
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * Responses in Redis (through `ioredis`, an optional peer dependency), so that a conversation
+ * continues on whichever gateway instance gets its next turn. Import it from `infergate/redis`:
+ *
+ * ```ts
+ * import { RedisResponseStore } from 'infergate/redis';
+ * createGateway({ keys, models, responseStore: new RedisResponseStore({ url: process.env.REDIS_URL }) });
+ * ```
+ *
+ * Layout: one string key per response, `<prefix>response:<id>`, holding the `StoredResponse` as
+ * JSON and expiring `ttlSeconds` after it was written. Every operation is on one key, so there is
+ * no hash tag: on a cluster the responses spread over every slot.
+ */
+export class RedisResponseStore implements ResponseStore {
+  private readonly connection: FailFastRedis;
+  private readonly prefix: string;
+  private readonly ttlSeconds: number;
+
+  constructor(options: RedisResponseStoreOptions) {
+    if (!options) throw new TypeError('RedisResponseStore: pass `client` (an ioredis client) or `url`');
+    this.prefix = `${options.keyPrefix ?? 'infergate:'}response:`;
+    this.ttlSeconds = options.ttlSeconds ?? 30 * 24 * 3600;
+    if (!Number.isInteger(this.ttlSeconds) || this.ttlSeconds < 1) throw new TypeError('RedisResponseStore: ttlSeconds must be a positive integer');
+    this.connection = new FailFastRedis({ ...options, timeoutMs: options.timeoutMs ?? 2000, owner: 'RedisResponseStore' });
+  }
+
+  async get(id: string): Promise<StoredResponse | undefined> {
+    const json = await this.connection.call((redis) => redis.get(this.prefix + id));
+    return json ? (JSON.parse(json) as StoredResponse) : undefined;
+  }
+
+  async put(response: StoredResponse): Promise<void> {
+    const json = JSON.stringify(response);
+    await this.connection.call((redis) => redis.set(this.prefix + response.id, json, 'EX', this.ttlSeconds));
+  }
+
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+}

@@ -1,0 +1,53 @@
+import type { Logger } from '../options.js';
+import type { AttemptEvent, RequestObserver, UsageEvent } from '../policy/events.js';
+
+/**
+ * One structured line per request when it ends, and one warning per failed upstream attempt
+ * that the gateway retries. Built from the events alone, which carry ids, never a key, a prompt
+ * or an upstream URL.
+ */
+export function accessLogObserver(logger: Logger): RequestObserver {
+  return {
+    onAttempt(event) {
+      if (event.status === 'error' && event.willRetry) logger.warn('upstream attempt failed, retrying', attemptFields(event));
+    },
+    onUsage(event) {
+      logger.info('request', requestFields(event));
+    },
+  };
+}
+
+function requestFields(event: UsageEvent): Record<string, unknown> {
+  return {
+    requestId: event.requestId,
+    keyId: event.keyId,
+    endpoint: event.endpoint,
+    model: event.model,
+    deployment: event.deployment,
+    stream: event.stream,
+    status: event.status,
+    httpStatus: event.httpStatus,
+    latencyMs: event.latencyMs,
+    ...(event.ttftMs !== undefined ? { ttftMs: event.ttftMs } : {}),
+    attempts: event.attempts,
+    usage: event.usage,
+    ...(event.units ? { units: event.units } : {}),
+    cost: event.cost,
+    ...(event.finishReason ? { finishReason: event.finishReason } : {}),
+    ...(event.cancelled ? { cancelled: true } : {}),
+    ...(event.error ? { error: event.error } : {}),
+  };
+}
+
+function attemptFields(event: AttemptEvent): Record<string, unknown> {
+  return {
+    requestId: event.requestId,
+    keyId: event.keyId,
+    model: event.model,
+    deployment: event.deployment,
+    attempt: event.attempt,
+    latencyMs: event.latencyMs,
+    ...(event.delayMs !== undefined ? { retryInMs: event.delayMs } : {}),
+    ...(event.error ? { error: event.error } : {}),
+  };
+}

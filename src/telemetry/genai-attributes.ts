@@ -1,0 +1,111 @@
+import type { Attributes } from '@opentelemetry/api';
+import type { AttemptEvent, EventError, UsageEvent } from '../policy/events.js';
+import type { ModelKind } from '../routing/catalog.js';
+import { scrubSecrets } from './redact.js';
+
+/*
+ * Span attributes from the gateway's events, after the OpenTelemetry GenAI semantic conventions
+ * (development status; semantic-conventions v1.41 and the open-telemetry/semantic-conventions-genai
+ * registry that succeeds it): `gen_ai.provider.name` (not the older `gen_ai.system`),
+ * `gen_ai.usage.cache_read.input_tokens`, `gen_ai.request.stream`,
+ * `gen_ai.response.time_to_first_chunk`. Gateway facts with no convention are `infergate.*`.
+ * Never content: no prompt, output, key or upstream URL is in the events to begin with.
+ */
+
+/**
+ * `chat` for the text endpoints (Responses, Chat Completions and Messages are all chat-style);
+ * the conventions have no image, speech or video operation, so those use the closest,
+ * `generate_content` ("multimodal content generation"), with `gen_ai.output.type` saying which.
+ */
+export function operationName(kind: ModelKind): string {
+  return kind === 'text' ? 'chat' : 'generate_content';
+}
+
+/** Well-known `gen_ai.output.type` values; video has none, `infergate.kind` says it. */
+function outputType(kind: ModelKind): string | undefined {
+  if (kind === 'image') return 'image';
+  if (kind === 'speech') return 'speech';
+  return undefined;
+}
+
+/** The request span: the gateway's answer to one client request, with its usage. */
+export function requestAttributes(event: UsageEvent, providerName: string, method: string | undefined): Attributes {
+  const attributes: Attributes = {
+    'gen_ai.operation.name': operationName(event.kind),
+    'gen_ai.provider.name': providerName,
+    'gen_ai.request.model': event.model,
+    // The deployment's upstream model: what actually answered, as far as the gateway knows.
+    'gen_ai.response.model': event.upstreamModel,
+    'http.route': event.endpoint,
+    'http.response.status_code': event.httpStatus,
+    'infergate.request_id': event.requestId,
+    'infergate.key_id': event.keyId,
+    'infergate.endpoint': event.endpoint,
+    'infergate.kind': event.kind,
+    'infergate.stream': event.stream,
+    'infergate.deployment': event.deployment,
+    'infergate.provider': event.provider,
+    'infergate.attempts': event.attempts,
+    'infergate.cost': event.cost,
+  };
+  if (method) attributes['http.request.method'] = method;
+  const output = outputType(event.kind);
+  if (output) attributes['gen_ai.output.type'] = output;
+  // The conventions: set only for a streaming request; unset means not streaming.
+  if (event.stream) attributes['gen_ai.request.stream'] = true;
+  if (event.responseId) attributes['gen_ai.response.id'] = event.responseId;
+  if (event.finishReason) attributes['gen_ai.response.finish_reasons'] = [event.finishReason];
+  if (event.ttftMs !== undefined) {
+    attributes['gen_ai.response.time_to_first_chunk'] = event.ttftMs / 1000;
+    attributes['infergate.ttft_ms'] = event.ttftMs;
+  }
+  // Unknown counts stay unset, never a made-up 0. `input` already includes cache reads and writes, as the conventions want.
+  const { usage } = event;
+  setCount(attributes, 'gen_ai.usage.input_tokens', usage.input);
+  setCount(attributes, 'gen_ai.usage.output_tokens', usage.output);
+  setCount(attributes, 'gen_ai.usage.cache_read.input_tokens', usage.cachedRead);
+  setCount(attributes, 'gen_ai.usage.cache_creation.input_tokens', usage.cacheWrite);
+  setCount(attributes, 'gen_ai.usage.reasoning.output_tokens', usage.reasoning);
+  setCount(attributes, 'infergate.units.images', event.units?.images);
+  setCount(attributes, 'infergate.units.video_seconds', event.units?.videoSeconds);
+  setCount(attributes, 'infergate.units.characters', event.units?.characters);
+  if (event.cancelled) attributes['infergate.cancelled'] = true;
+  if (event.status === 'error') attributes['error.type'] = errorType(event.error, event.cancelled);
+  return attributes;
+}
+
+/** An attempt span: one upstream call, as the gateway (the GenAI client here) made it. */
+export function attemptAttributes(attempt: AttemptEvent, kind: ModelKind, providerName: string): Attributes {
+  const attributes: Attributes = {
+    'gen_ai.operation.name': operationName(kind),
+    'gen_ai.provider.name': providerName,
+    'gen_ai.request.model': attempt.upstreamModel,
+    'infergate.request_id': attempt.requestId,
+    'infergate.deployment': attempt.deployment,
+    'infergate.provider': attempt.provider,
+    'infergate.attempt': attempt.attempt,
+    'infergate.attempt.outcome': attempt.status,
+    'infergate.retry.will_retry': attempt.willRetry,
+  };
+  if (attempt.delayMs !== undefined) attributes['infergate.retry.delay_ms'] = attempt.delayMs;
+  if (attempt.status === 'error') attributes['error.type'] = errorType(attempt.error);
+  return attributes;
+}
+
+/** Low-cardinality, as `error.type` asks: the error code, else the HTTP status; `_OTHER` is the conventions' fallback. */
+export function errorType(error: EventError | undefined, cancelled?: boolean): string {
+  if (error?.code) return error.code;
+  if (error) return String(error.status);
+  return cancelled ? 'cancelled' : '_OTHER';
+}
+
+/** The span status description: the message the client saw, scrubbed and kept short. */
+export function statusMessage(error: EventError | undefined, cancelled?: boolean): string {
+  if (!error) return cancelled ? 'client disconnected' : 'failed';
+  const message = scrubSecrets(error.message);
+  return message.length > 256 ? message.slice(0, 255) + '…' : message;
+}
+
+function setCount(attributes: Attributes, name: string, value: number | undefined): void {
+  if (value !== undefined && Number.isFinite(value)) attributes[name] = value;
+}

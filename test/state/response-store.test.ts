@@ -1,0 +1,236 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MemoryResponseStore } from '../../src/state/memory-response-store.js';
+import { RedisResponseStore } from '../../src/state/redis-response-store.js';
+import type { ResponseStore, StoredResponse } from '../../src/state/response-store.js';
+import { freePort, startRedis } from '../media/helpers.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const uniqueId = () => `resp_${randomBytes(8).toString('hex')}`;
+
+function stored(id: string, fields: Partial<StoredResponse> = {}): StoredResponse {
+  return {
+    id,
+    keyId: 'key_a',
+    model: 'gpt-chat',
+    items: [
+      { type: 'message', role: 'user', content: 'Weather in Zürich? 🌦' },
+      { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Zürich"}', status: 'completed' },
+      { type: 'function_call_output', call_id: 'call_1', output: '12°C' },
+      { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'It is 12°C.', annotations: [] }] },
+    ],
+    createdAt: 1_700_000_000_000,
+    ...fields,
+  };
+}
+
+/** The same suite for every store; `open({ shortTtl })` makes a store whose responses live 1 s. */
+function storeSuite(name: string, open: (options?: { shortTtl?: boolean }) => ResponseStore) {
+  describe(`ResponseStore: ${name}`, () => {
+    let store: ResponseStore;
+    beforeAll(() => {
+      store = open();
+    });
+    afterAll(async () => {
+      await store.close?.();
+    });
+
+    it('returns what was put, as a copy; unknown ids are undefined', async () => {
+      const id = uniqueId();
+      const response = stored(id);
+      await store.put(response);
+      (response.items as unknown[]).push('changed after put');
+      const read = await store.get(id);
+      expect(read).toEqual(stored(id));
+      (read!.items as unknown[]).length = 0;
+      expect(await store.get(id)).toEqual(stored(id));
+      expect(await store.get(uniqueId())).toBeUndefined();
+      expect(await store.get('')).toBeUndefined();
+    });
+
+    it('keeps every key’s responses: scoping to the key is the conversation’s job, not the store’s', async () => {
+      const [a, b] = [uniqueId(), uniqueId()];
+      await store.put(stored(a, { keyId: 'key_a' }));
+      await store.put(stored(b, { keyId: 'key_b' }));
+      expect((await store.get(a))?.keyId).toBe('key_a');
+      expect((await store.get(b))?.keyId).toBe('key_b');
+    });
+
+    it('replaces a response put twice', async () => {
+      const id = uniqueId();
+      await store.put(stored(id));
+      await store.put(stored(id, { items: [{ type: 'message', role: 'user', content: 'again' }] }));
+      expect((await store.get(id))?.items).toEqual([{ type: 'message', role: 'user', content: 'again' }]);
+    });
+
+    it('finds a response read right after its put was issued (not awaited)', async () => {
+      const id = uniqueId();
+      const put = store.put(stored(id));
+      expect(await store.get(id)).toEqual(stored(id));
+      await put;
+    });
+
+    it('forgets responses after their time to live', async () => {
+      const short = open({ shortTtl: true });
+      try {
+        const id = uniqueId();
+        await short.put(stored(id));
+        expect(await short.get(id)).toBeDefined();
+        await sleep(1200);
+        expect(await short.get(id)).toBeUndefined();
+      } finally {
+        await short.close?.();
+      }
+    });
+  });
+}
+
+storeSuite('memory', (options) => new MemoryResponseStore(options?.shortTtl ? { ttlMs: 1000 } : {}));
+
+describe('MemoryResponseStore bounds', () => {
+  it('drops the oldest responses past maxResponses; a put again counts as new', async () => {
+    const store = new MemoryResponseStore({ maxResponses: 3 });
+    for (const id of ['r1', 'r2', 'r3']) await store.put(stored(id));
+    await store.put(stored('r1'));
+    await store.put(stored('r4'));
+    expect(await store.get('r2')).toBeUndefined();
+    for (const id of ['r1', 'r3', 'r4']) expect(await store.get(id)).toBeDefined();
+  });
+
+  it('drops the oldest responses past maxBytes, and refuses one larger than the bound', async () => {
+    const size = Buffer.byteLength(JSON.stringify(stored('r1')));
+    const store = new MemoryResponseStore({ maxBytes: size * 2 + 10 });
+    for (const id of ['r1', 'r2', 'r3']) await store.put(stored(id));
+    expect(await store.get('r1')).toBeUndefined();
+    expect(await store.get('r2')).toBeDefined();
+    expect(await store.get('r3')).toBeDefined();
+    await expect(store.put(stored('big', { items: ['x'.repeat(size * 3)] }))).rejects.toThrow(/larger than maxBytes/);
+    expect(await store.get('r3')).toBeDefined();
+  });
+
+  it('expires by the clock, dropping expired responses first', async () => {
+    vi.useFakeTimers({ now: 1_000_000, toFake: ['Date'] });
+    try {
+      const store = new MemoryResponseStore({ ttlMs: 60_000, maxResponses: 2 });
+      await store.put(stored('old'));
+      vi.setSystemTime(1_000_000 + 59_999);
+      expect(await store.get('old')).toBeDefined();
+      await store.put(stored('new'));
+      vi.setSystemTime(1_000_000 + 60_000);
+      expect(await store.get('old')).toBeUndefined();
+      expect(await store.get('new')).toBeDefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('has documented defaults and rejects bad options', async () => {
+    expect(() => new MemoryResponseStore()).not.toThrow();
+    expect(() => new MemoryResponseStore({ maxResponses: 0 })).toThrow(/maxResponses/);
+    expect(() => new MemoryResponseStore({ maxBytes: 1.5 })).toThrow(/maxBytes/);
+    expect(() => new MemoryResponseStore({ ttlMs: -1 })).toThrow(/ttlMs/);
+  });
+});
+
+const redis = await startRedis();
+const prefix = `infergate-test-${randomBytes(4).toString('hex')}:`;
+
+describe.skipIf(!redis)('Redis', () => {
+  const clients: Redis[] = [];
+  const client = () => {
+    const opened = new Redis(redis!.url);
+    clients.push(opened);
+    return opened;
+  };
+  afterAll(async () => {
+    const cleanup = client();
+    const leftovers = await cleanup.keys(`${prefix}*`);
+    if (leftovers.length > 0) await cleanup.del(...leftovers);
+    for (const opened of clients) opened.disconnect();
+    await redis?.stop();
+  });
+
+  storeSuite('redis', (options) => new RedisResponseStore({ url: redis!.url, keyPrefix: prefix, ...(options?.shortTtl ? { ttlSeconds: 1 } : {}) }));
+
+  it('keeps one string key per response, expiring after ttlSeconds (default 30 days)', async () => {
+    const store = new RedisResponseStore({ url: redis!.url, keyPrefix: prefix });
+    const shorter = new RedisResponseStore({ url: redis!.url, keyPrefix: prefix, ttlSeconds: 600 });
+    try {
+      const [a, b] = [uniqueId(), uniqueId()];
+      await store.put(stored(a));
+      await shorter.put(stored(b));
+      const raw = client();
+      expect(await raw.type(`${prefix}response:${a}`)).toBe('string');
+      expect(JSON.parse((await raw.get(`${prefix}response:${a}`))!)).toEqual(stored(a));
+      expect(await raw.ttl(`${prefix}response:${a}`)).toBeGreaterThan(30 * 24 * 3600 - 60);
+      expect(await raw.ttl(`${prefix}response:${b}`)).toBeGreaterThan(590);
+      expect(await raw.ttl(`${prefix}response:${b}`)).toBeLessThanOrEqual(600);
+    } finally {
+      await store.close();
+      await shorter.close();
+    }
+  });
+
+  it('shares responses between instances (two gateways, or a restart)', async () => {
+    const [a, b] = [0, 1].map(() => new RedisResponseStore({ url: redis!.url, keyPrefix: prefix }));
+    try {
+      const id = uniqueId();
+      await a!.put(stored(id));
+      expect(await b!.get(id)).toEqual(stored(id));
+    } finally {
+      await a!.close();
+      await b!.close();
+    }
+  });
+
+  it('uses a given client and leaves it open', async () => {
+    const connection = client();
+    const store = new RedisResponseStore({ client: connection, keyPrefix: prefix });
+    const id = uniqueId();
+    await store.put(stored(id));
+    expect(await store.get(id)).toEqual(stored(id));
+    await store.close();
+    expect(await connection.ping()).toBe('PONG');
+  });
+});
+
+describe('RedisResponseStore without Redis', () => {
+  it('rejects quickly instead of hanging, and keeps connection errors to itself', async () => {
+    const printed = vi.spyOn(console, 'error');
+    const port = await freePort();
+    const store = new RedisResponseStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: prefix });
+    try {
+      for (const call of [() => store.get(uniqueId()), () => store.put(stored(uniqueId()))]) {
+        const started = Date.now();
+        await expect(call()).rejects.toThrow();
+        expect(Date.now() - started).toBeLessThan(2500);
+      }
+      await sleep(300);
+      expect(printed).not.toHaveBeenCalledWith(expect.stringContaining('[ioredis]'), expect.anything());
+    } finally {
+      printed.mockRestore();
+      await store.close();
+    }
+  });
+
+  it('bounds calls on a client that would queue them while Redis is down', async () => {
+    const port = await freePort();
+    const queueing = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: null });
+    queueing.on('error', () => {});
+    const store = new RedisResponseStore({ client: queueing, keyPrefix: prefix, timeoutMs: 300 });
+    try {
+      const started = Date.now();
+      await expect(store.get(uniqueId())).rejects.toThrow(/did not answer within 300 ms/);
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      queueing.disconnect();
+    }
+  });
+
+  it('needs a client or a url, and sane numbers', () => {
+    expect(() => new RedisResponseStore({})).toThrow(/client.*url/);
+    expect(() => new RedisResponseStore({ url: 'redis://127.0.0.1:1', ttlSeconds: 0, timeoutMs: 10 })).toThrow(/ttlSeconds/);
+    expect(() => new RedisResponseStore({ url: 'redis://127.0.0.1:1', timeoutMs: 0 })).toThrow(/timeoutMs/);
+  });
+});

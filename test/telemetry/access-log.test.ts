@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/options.js';
+import { accessLogObserver } from '../../src/telemetry/access-log.js';
+import { redactingLogger } from '../../src/telemetry/redacting-logger.js';
+import { CLIENT_KEY, PROMPT, UPSTREAM_KEY, attemptEvent, clientRequest, usageEvent } from './events.js';
+
+function recording(): { logger: Logger; lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> } {
+  const lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
+  const write = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, ...(fields ? { fields } : {}) });
+  return { lines, logger: { info: write('info'), warn: write('warn'), error: write('error') } };
+}
+
+describe('accessLogObserver', () => {
+  it('writes one info line per request with ids, outcome, timing and usage', async () => {
+    const { logger, lines } = recording();
+    const observer = accessLogObserver(logger);
+    await observer.onUsage!(usageEvent(), clientRequest());
+    expect(lines).toEqual([
+      {
+        level: 'info',
+        message: 'request',
+        fields: {
+          requestId: 'req_1',
+          keyId: 'key_abc123',
+          endpoint: '/v1/chat/completions',
+          model: 'fast',
+          deployment: 'openai/gpt-test',
+          stream: true,
+          status: 'ok',
+          httpStatus: 200,
+          latencyMs: 1500,
+          ttftMs: 400,
+          attempts: 2,
+          usage: { input: 120, output: 30, cachedRead: 100, cacheWrite: 4, reasoning: 10 },
+          cost: 150,
+          finishReason: 'stop',
+        },
+      },
+    ]);
+  });
+
+  it('includes the error of a failed request', async () => {
+    const { logger, lines } = recording();
+    await accessLogObserver(logger).onUsage!(usageEvent({ status: 'error', httpStatus: 502, error: { status: 502, code: 'upstream_error', message: 'bad gateway' } }), clientRequest());
+    expect(lines[0]!.fields).toMatchObject({ status: 'error', httpStatus: 502, error: { status: 502, code: 'upstream_error', message: 'bad gateway' } });
+  });
+
+  it('warns once per failed attempt that will be retried, and only then', async () => {
+    const { logger, lines } = recording();
+    const observer = accessLogObserver(logger);
+    const error = { status: 429, code: 'rate_limit_exceeded', message: 'slow down' };
+    await observer.onAttempt!(attemptEvent({ attempt: 1, status: 'error', error, willRetry: true, delayMs: 250 }));
+    await observer.onAttempt!(attemptEvent({ attempt: 2, status: 'error', error, willRetry: false }));
+    await observer.onAttempt!(attemptEvent({ attempt: 3 }));
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        message: 'upstream attempt failed, retrying',
+        fields: { requestId: 'req_1', keyId: 'key_abc123', model: 'fast', deployment: 'openai/gpt-test', attempt: 1, latencyMs: 300, retryInMs: 250, error },
+      },
+    ]);
+  });
+
+  it('never logs a key or a prompt, even when an upstream error echoes a key', async () => {
+    const { logger, lines } = recording();
+    const observer = accessLogObserver(redactingLogger(logger));
+    const error = { status: 401, code: 'invalid_api_key', message: `Incorrect API key provided: ${UPSTREAM_KEY}` };
+    await observer.onAttempt!(attemptEvent({ status: 'error', error, willRetry: true }));
+    await observer.onUsage!(usageEvent({ status: 'error', httpStatus: 401, error }), clientRequest());
+    expect(lines).toHaveLength(2);
+    const written = JSON.stringify(lines);
+    for (const secret of [CLIENT_KEY, UPSTREAM_KEY, PROMPT]) expect(written).not.toContain(secret);
+  });
+});
