@@ -1,12 +1,19 @@
 import busboy from 'busboy';
 import { GatewayError } from '../errors.js';
+import { withDeadline } from './body-deadline.js';
+import { bodyReadFailure, releaseLock } from './read-json.js';
+import { YIELD_EVERY_BYTES, yieldToLoop } from './yield-to-loop.js';
 
 export interface MultipartFile {
   /** Form field name as sent (`image`, `image[]`, `mask`). */
   field: string;
   filename: string;
   mimeType: string;
-  data: Buffer;
+  size: number;
+  /** The bytes as they arrived (views of the request's own chunks: the one copy held). */
+  chunks: readonly Buffer[];
+  /** The bytes in one Buffer, joined on first read (a copy of the whole file, so only if needed). */
+  readonly data: Buffer;
 }
 
 export interface MultipartBody {
@@ -20,12 +27,16 @@ export interface MultipartLimits {
   files: number;
   fieldBytes: number;
   fields: number;
+  /** Deadline for the whole body, from the start of reading: past it, 408. None when omitted. */
+  timeoutMs?: number;
 }
 
 /**
  * Parses a multipart/form-data body with busboy as it arrives, enforcing limits while reading:
- * an oversized file answers 413 and stops reading at once; a malformed body answers 400.
- * Files are kept (one copy each) because they are sent on to the upstream afterwards.
+ * an oversized file answers 413 and stops reading at once; a malformed body answers 400; a body
+ * not complete within `timeoutMs` answers 408 (a client trickling it holds a connection and its
+ * buffers). Files are kept (one copy each, in the chunks they came in) because they are sent on
+ * to the upstream afterwards.
  */
 export async function readMultipartBody(request: Request, limits: MultipartLimits): Promise<MultipartBody> {
   const contentType = request.headers.get('content-type') ?? '';
@@ -66,9 +77,7 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
       stream.on('limit', () => fail(tooLarge(`The file '${info.filename ?? name}' is larger than ${limits.fileBytes} bytes.`, name)));
       // A body cut inside a file errors the file stream too; unhandled, that would crash the process.
       stream.on('error', (error: Error) => fail(new GatewayError({ status: 400, message: `Malformed multipart body: ${error.message}`, code: 'invalid_multipart' })));
-      stream.on('end', () => {
-        files.push({ field: name, filename: info.filename ?? 'file', mimeType: info.mimeType, data: Buffer.concat(chunks) });
-      });
+      stream.on('end', () => files.push(uploadedFile(name, info.filename ?? 'file', info.mimeType, chunks)));
     });
     parser.on('filesLimit', () => fail(tooLarge(`At most ${limits.files} files may be uploaded.`, 'image')));
     parser.on('fieldsLimit', () => fail(new GatewayError({ status: 400, message: `At most ${limits.fields} fields are accepted.`, code: 'too_many_fields' })));
@@ -80,13 +89,24 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
   });
 
   const reader = request.body.getReader();
+  // Past the deadline the read rejects with the 408, which leaves the loop at once.
+  const deadline = withDeadline(reader, limits.timeoutMs);
+  let received = 0;
+  let yieldAt = YIELD_EVERY_BYTES;
   try {
     for (;;) {
       if (failure) break;
-      const { value, done } = await reader.read();
+      const { value, done } = await deadline.read().catch((error: unknown) => {
+        throw bodyReadFailure(error);
+      });
       if (done) break;
       // Wait for busboy to drain, or for it to fail (it then never drains).
       if (!parser.write(value)) await Promise.race([new Promise<void>((resolve) => parser.once('drain', resolve)), finished]);
+      received += value.byteLength;
+      if (received >= yieldAt) {
+        yieldAt = received + YIELD_EVERY_BYTES;
+        await yieldToLoop();
+      }
     }
     if (failure) {
       await reader.cancel().catch(() => {});
@@ -95,10 +115,27 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
       await finished;
     }
   } finally {
-    reader.releaseLock();
+    deadline.clear();
+    releaseLock(reader);
   }
   if (failure) throw failure;
   return { fields, files };
+}
+
+/** A file whose single Buffer is only built when someone asks for it. */
+function uploadedFile(field: string, filename: string, mimeType: string, chunks: Buffer[]): MultipartFile {
+  let joined: Buffer | undefined;
+  return {
+    field,
+    filename,
+    mimeType,
+    size: chunks.reduce((total, chunk) => total + chunk.length, 0),
+    chunks,
+    get data() {
+      joined ??= chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      return joined;
+    },
+  };
 }
 
 function tooLarge(message: string, param: string): GatewayError {

@@ -82,9 +82,13 @@ export function pickPassthrough(body: Json, keys: readonly string[]): Record<str
 
 /** `data:<mime>;base64,<b64>` split into its parts; undefined for anything else. */
 export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
-  const match = /^data:([^;,]*)((?:;[^;,]*)*?);base64,(.*)$/s.exec(url);
+  // Only the header (up to the first comma) goes through the regex: a regex running over the
+  // data, megabytes of base64, blocked the event loop for about 20 ms per 20 MB.
+  const comma = url.startsWith('data:') ? url.indexOf(',') : -1;
+  if (comma === -1) return undefined;
+  const match = /^data:([^;,]*)((?:;[^;,]*)*?);base64$/.exec(url.slice(0, comma));
   if (!match) return undefined;
-  return { mediaType: match[1] || 'application/octet-stream', data: match[3] ?? '' };
+  return { mediaType: match[1] || 'application/octet-stream', data: url.slice(comma + 1) };
 }
 
 const DETAILS = new Set(['auto', 'low', 'high']);

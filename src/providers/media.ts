@@ -22,7 +22,13 @@ export interface UploadedFile {
   field: string;
   filename: string;
   mimeType: string;
+  /**
+   * The bytes in one Buffer. For an upload that arrived in chunks they are joined on first read,
+   * a copy of the whole file: a provider that only sends the file on should use `chunks`.
+   */
   data: Buffer;
+  /** The same bytes as they arrived, in order, when the file came in chunks (uploads do). */
+  chunks?: readonly Buffer[];
 }
 
 /** `POST /v1/images/edits` (spec 2.6): the text fields as validated, and the files. */
@@ -100,6 +106,8 @@ export interface VideoContent {
 export interface TaskCallContext {
   signal: AbortSignal;
   model: ModelEntry;
+  /** As `CallContext.idleTimeoutMs`: the longest upstream silence while a video is streamed. */
+  idleTimeoutMs?: number;
 }
 
 export type { SpeechRequest, VideoRequest };

@@ -25,6 +25,13 @@ export interface CallContext {
   model: ModelEntry;
   /** The host's per-request context (e.g. `{ req, res }` under Node), for custom providers. */
   serverContext: unknown;
+  /**
+   * The gateway's `limits.streamIdleTimeoutMs`: the longest silence of the upstream while its
+   * answer is read; a provider then fails the read (a stream gets its error frame). The built-in
+   * providers hand it to undici as the request's body timeout, unless their own
+   * `timeouts.bodyMs` is set.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** A client request to send on as it is (only `model` mapped). */
@@ -32,6 +39,12 @@ export interface PassthroughRequest {
   protocol: TextProtocol;
   /** The client's body with `model` replaced by the upstream id. */
   body: Record<string, unknown>;
+  /**
+   * The same body as the client's own JSON text with only `model` replaced, in pieces
+   * (`http/replace-json-model.ts`). Sent as it is when present: serializing `body` again costs
+   * tens of milliseconds of blocked event loop on a large body.
+   */
+  rawBody?: readonly string[];
   /** The client's headers; a provider forwards only the protocol's own (e.g. `anthropic-beta`). */
   headers: Headers;
 }

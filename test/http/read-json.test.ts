@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/errors.js';
-import { readJsonBody } from '../../src/http/read-json.js';
+import { readJsonBody, readJsonBodyWithText } from '../../src/http/read-json.js';
+import { readMultipartBody } from '../../src/http/read-multipart.js';
 
 const LIMIT = 1024;
 
@@ -151,7 +152,7 @@ describe('readJsonBody: rejected', () => {
   });
 
   it('content-length over the limit → 413 without reading', async () => {
-    const { stream, pulled } = streamed([new Uint8Array(10)]);
+    const { stream, pulled, cancelled } = streamed([new Uint8Array(10)]);
     const request = new Request('http://localhost/v1/responses', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-length': String(LIMIT + 1) },
@@ -163,6 +164,9 @@ describe('readJsonBody: rejected', () => {
     expect(error.message).toContain(String(LIMIT));
     // A ReadableStream may pull once ahead when created; the gateway itself reads nothing.
     expect(pulled()).toBeLessThanOrEqual(1);
+    // Found by the fuzz corpus: cancelling the unread body reset the connection before the 413
+    // was written. The body is left alone (the host discards it after the answer).
+    expect(cancelled()).toBe(false);
   });
 
   it('streamed body over the limit without content-length → 413 and the stream is cancelled', async () => {
@@ -175,5 +179,155 @@ describe('readJsonBody: rejected', () => {
     // Stopped at the limit: three 506-byte chunks pass 1024, far from the 100 offered.
     expect(pulled()).toBeLessThan(10);
     expect(cancelled()).toBe(true);
+  });
+});
+
+describe('readJsonBody: decoding', () => {
+  it('decodes ASCII and multi-byte chunks in any mix, a character cut anywhere', async () => {
+    const text = JSON.stringify({ a: 'x'.repeat(300), b: 'héllo 😀 日本', c: 'y'.repeat(300), d: '€'.repeat(50) });
+    const bytes = new TextEncoder().encode(text);
+    for (const size of [1, 2, 3, 5, 7, 64, 301]) {
+      const chunks: Uint8Array[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      const { stream } = streamed(chunks);
+      await expect(readJsonBody(jsonRequest(stream), 4096), `chunks of ${size}`).resolves.toEqual(JSON.parse(text));
+    }
+  });
+
+  it('an invalid byte after a cut character is still refused when ASCII chunks follow', async () => {
+    // 0xE2 0x82 starts a three-byte character; an ASCII chunk cannot finish it.
+    const { stream } = streamed([new TextEncoder().encode('{"a":"'), new Uint8Array([0xe2, 0x82]), new TextEncoder().encode('xyz'), new Uint8Array([0xac]), new TextEncoder().encode('"}')]);
+    const error = await failure(jsonRequest(stream));
+    expect(error).toMatchObject({ status: 400, code: 'invalid_encoding' });
+  });
+
+  it('keeps a U+FEFF that is not at the start', async () => {
+    const { stream } = streamed([new TextEncoder().encode('{"a":"'), new Uint8Array([0xef, 0xbb, 0xbf]), new TextEncoder().encode('"}')]);
+    await expect(readJsonBody(jsonRequest(stream), LIMIT)).resolves.toEqual({ a: '\ufeff' });
+  });
+
+  it('readJsonBodyWithText returns the text as received, without a byte order mark', async () => {
+    const text = '{ "model" : "m",\n "input": "héllo" }';
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(text)]);
+    await expect(readJsonBodyWithText(jsonRequest(bytes), LIMIT)).resolves.toEqual({ body: { model: 'm', input: 'héllo' }, text });
+  });
+});
+
+describe('readJsonBody: large bodies', () => {
+  const text = JSON.stringify({ model: 'm', data: 'A'.repeat(3 * 1024 * 1024), tail: 'héllo' });
+  const bytes = new TextEncoder().encode(text);
+  const chunked = () => {
+    const chunks: Uint8Array[] = [];
+    for (let i = 0; i < bytes.length; i += 65_536) chunks.push(bytes.subarray(i, i + 65_536));
+    return streamed(chunks).stream;
+  };
+  const request = (declared: number | undefined) =>
+    new Request('http://localhost/v1/responses', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(declared === undefined ? {} : { 'content-length': String(declared) }) },
+      body: chunked(),
+      duplex: 'half',
+    } as RequestInit);
+
+  it.each([
+    ['declared exactly', bytes.length],
+    ['not declared', undefined],
+    // Hosts other than Node may not hold the body to its declared length.
+    ['declared shorter than sent', 2 * 1024 * 1024],
+    ['declared longer than sent', bytes.length + 1000],
+  ])('a 3 MB body, length %s, reads whole and decodes right', async (_, declared) => {
+    await expect(readJsonBodyWithText(request(declared), 8 * 1024 * 1024)).resolves.toEqual({ body: JSON.parse(text), text });
+  });
+});
+
+describe('readJsonBody: deadline', () => {
+  /** A body that sends its first bytes, then nothing more until cancelled. */
+  function trickle(): { stream: ReadableStream<Uint8Array>; cancelled: () => boolean } {
+    let sent = false;
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (!sent) controller.enqueue(new TextEncoder().encode('{"model":"m","input":"'));
+        sent = true;
+        return new Promise(() => {}); // never more
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    return { stream, cancelled: () => cancelled };
+  }
+
+  it('a body not complete within the deadline → 408 request_body_timeout, the upload cancelled', async () => {
+    const { stream, cancelled } = trickle();
+    const started = Date.now();
+    let error: GatewayError | undefined;
+    try {
+      await readJsonBody(jsonRequest(stream), LIMIT, 100);
+    } catch (caught) {
+      error = caught as GatewayError;
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ status: 408, type: 'invalid_request_error', code: 'request_body_timeout', headers: { connection: 'close' } });
+    expect(error!.message).toContain('100 ms');
+    expect(cancelled()).toBe(true);
+  });
+
+  it('a body that arrives within the deadline is read, and no timer is left behind', async () => {
+    await expect(readJsonBody(jsonRequest('{"a":1}'), LIMIT, 50)).resolves.toEqual({ a: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+  });
+});
+
+describe('readJsonBody: nesting depth (found by the fuzz corpus)', () => {
+  it('more than 256 levels of arrays or objects → 400 json_too_deep naming the top-level field', async () => {
+    // 4 000 levels parsed fine, then overflowed the stack of JSON.stringify downstream: a 500.
+    const deep = `{"model":"m","tools":${'['.repeat(300)}${']'.repeat(300)}}`;
+    const error = await failure(jsonRequest(deep), 10_000);
+    expect(error).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'json_too_deep', param: 'tools' });
+    expect(error.message).toBe("The JSON body is nested more than 256 levels deep in 'tools'.");
+  });
+
+  it('256 levels are accepted, and brackets inside strings do not count', async () => {
+    const atLimit = `{"a":${'['.repeat(255)}${']'.repeat(255)},"s":"${'['.repeat(400)}\\"{{"}`;
+    await expect(readJsonBody(jsonRequest(atLimit), 10_000)).resolves.toHaveProperty('s');
+  });
+
+  it('a key ending in an escaped backslash is read whole, and named as the validator writes odd keys', async () => {
+    const deep = String.raw`{"k\\":` + `${'['.repeat(300)}${']'.repeat(300)}}`;
+    const error = await failure(jsonRequest(deep), 10_000);
+    expect(error).toMatchObject({ code: 'json_too_deep', param: String.raw`["k\\"]` });
+  });
+});
+
+describe('reading a body whose stream fails (found by the fuzz corpus)', () => {
+  /** A body that sends a first chunk, then fails as a request does when its client disconnects mid-upload. */
+  function cut(first: string): ReadableStream<Uint8Array> {
+    let sent = false;
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) controller.error(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+        else controller.enqueue(new TextEncoder().encode(first));
+        sent = true;
+      },
+    });
+  }
+
+  it('JSON: a connection closed mid-body → 400 incomplete_body, not an unexpected error (a logged 500)', async () => {
+    const error = await failure(jsonRequest(cut('{"model":"m","input":"')));
+    expect(error).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'incomplete_body', param: null });
+  });
+
+  it('multipart: the same → 400 incomplete_body', async () => {
+    const request = new Request('http://localhost/v1/images/edits', {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+      body: cut('--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nm\r\n'),
+      duplex: 'half',
+    } as RequestInit);
+    const error = await readMultipartBody(request, { fileBytes: 1024, files: 1, fieldBytes: 1024, fields: 8 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ status: 400, code: 'incomplete_body' });
   });
 });

@@ -282,7 +282,7 @@ const accepted: Accepted[] = [
     },
   },
   { endpoint: 'images', rule: 'n 1', patch: { n: 1 } },
-  { endpoint: 'images', rule: 'n 128', patch: { n: 128 } },
+  { endpoint: 'images', rule: 'n 128', patch: { n: 128, size: '256x256' } },
   { endpoint: 'images', rule: 'image one string', patch: { image: 'https://example.com/a.png' } },
   { endpoint: 'images', rule: 'image 1 string in an array', patch: { image: ['https://example.com/a.png'] } },
   { endpoint: 'images', rule: 'image 10 strings', patch: { image: tooManyImages.slice(0, 10) } },

@@ -4,7 +4,7 @@ import { decodeMessagesStream } from '../../protocols/messages/decode-stream.js'
 import { encodeMessagesRequest } from '../../protocols/messages/encode-request.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
-import { upstreamError } from '../http/upstream-error.js';
+import { expectEventStream, upstreamError } from '../http/upstream-error.js';
 import type { Provider } from '../provider.js';
 
 export interface AnthropicProviderOptions {
@@ -42,10 +42,11 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
     type: 'anthropic',
     nativeProtocols: ['messages'],
 
-    async passthrough({ body, headers }, call) {
+    async passthrough({ body, rawBody, headers }, call) {
       const streaming = body.stream === true;
-      const result = await client.post('/messages', JSON.stringify(body), {
+      const result = await client.post('/messages', rawBody ?? JSON.stringify(body), {
         signal: call.signal,
+        idleTimeoutMs: call.idleTimeoutMs,
         headers: {
           'anthropic-version': headers.get('anthropic-version') ?? version,
           ...betaHeader(headers.get('anthropic-beta')),
@@ -53,18 +54,19 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
         },
       });
       if (result.status >= 400) throw await upstreamError(result);
+      if (streaming) await expectEventStream(result);
       const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
       return { status: result.status, contentType, body: result.body };
     },
 
     streamText(ir, call) {
       const headers = { 'anthropic-version': version, ...betaHeader() };
-      return streamIR(client, '/messages', encodeMessagesRequest({ ...ir, stream: true }, encodeOptions), call.signal, decodeMessagesStream, headers);
+      return streamIR(client, '/messages', encodeMessagesRequest({ ...ir, stream: true }, encodeOptions), call, decodeMessagesStream, headers);
     },
 
     async generateText(ir, call) {
       const headers = { 'anthropic-version': version, ...betaHeader() };
-      return decodeMessagesResponse(await postJson(client, '/messages', encodeMessagesRequest({ ...ir, stream: false }, encodeOptions), call.signal, headers));
+      return decodeMessagesResponse(await postJson(client, '/messages', encodeMessagesRequest({ ...ir, stream: false }, encodeOptions), call, headers));
     },
 
     close: () => client.close(),

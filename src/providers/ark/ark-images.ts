@@ -53,7 +53,7 @@ export function arkImages(client: UpstreamClient): Pick<Provider, 'generateImage
 }
 
 async function generate(client: UpstreamClient, body: Record<string, unknown>, signal: AbortSignal): Promise<ImageResult> {
-  const json = (await postJson(client, '/images/generations', body, signal)) as Record<string, unknown>;
+  const json = (await postJson(client, '/images/generations', body, { signal })) as Record<string, unknown>;
   const { model: _model, ...rest } = json;
   return toImageResult(rest);
 }

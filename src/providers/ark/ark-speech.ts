@@ -30,6 +30,7 @@ export function arkSpeech(client: UpstreamClient): Pick<Provider, 'synthesizeSpe
       const format = request.response_format ?? 'mp3';
       const result = await client.post('/api/v3/tts/unidirectional', JSON.stringify(ttsBody(request, FORMATS[format])), {
         signal: call.signal,
+        idleTimeoutMs: call.idleTimeoutMs,
         headers: { 'x-api-resource-id': request.model, 'x-api-request-id': randomUUID() },
       });
       if (result.status >= 400) throw await upstreamError(result);

@@ -25,7 +25,7 @@ export function arkVideos(client: UpstreamClient, now: () => number = Date.now):
 
   return {
     async createVideo(request, call) {
-      const answer = (await postJson(client, '/contents/generations/tasks', createBody(request), call.signal)) as { id?: unknown };
+      const answer = (await postJson(client, '/contents/generations/tasks', createBody(request), call)) as { id?: unknown };
       if (typeof answer.id !== 'string') throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream task answer has no id.', code: 'upstream_invalid_response' });
       return { id: answer.id };
     },
@@ -38,7 +38,7 @@ export function arkVideos(client: UpstreamClient, now: () => number = Date.now):
       let url = videoUrl(job);
       if (!url) url = videoUrl({ id: job.id, ...taskStatus(await fetchTask(job.id, call.signal), now()) });
       if (!url) throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream task has no video URL.', code: 'upstream_invalid_response' });
-      return videoContentOf(await client.download(url, { signal: call.signal, ...(range ? { headers: { range } } : {}) }));
+      return videoContentOf(await client.download(url, { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, ...(range ? { headers: { range } } : {}) }));
     },
   };
 }

@@ -77,8 +77,14 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
   if (colorType === 3 && !palette) throw new RangeError('palette PNG without a PLTE chunk');
   if (width === 0 || height === 0 || width * height > 50_000_000) throw new RangeError(`unsupported size ${width}x${height}`);
 
-  const raw = inflateSync(Buffer.concat(idat));
   const stride = width * channels;
+  // Capped at what the header promises: a small upload must not inflate into gigabytes.
+  let raw: Buffer;
+  try {
+    raw = inflateSync(Buffer.concat(idat), { maxOutputLength: (stride + 1) * height });
+  } catch (error) {
+    throw new RangeError(`bad image data: ${(error as Error).message}`);
+  }
   if (raw.length < (stride + 1) * height) throw new RangeError('truncated image data');
   const samples = unfilter(raw, width, height, channels);
   const pixels = new Uint8Array(width * height * 4);

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors.js';
 import { readText, type UpstreamClient, type UpstreamResult } from './upstream-client.js';
-import { upstreamError } from './upstream-error.js';
+import { errorInAnswer, upstreamError } from './upstream-error.js';
 
 /** GETs a JSON resource; the upstream's error statuses are thrown as `GatewayError`s. */
 export async function getJson(client: UpstreamClient, path: string, signal: AbortSignal): Promise<unknown> {
@@ -10,10 +10,21 @@ export async function getJson(client: UpstreamClient, path: string, signal: Abor
 /** Reads a JSON answer, or throws the upstream's error (status ≥ 400) or a 502 for a body that is not JSON. */
 export async function readJson(result: UpstreamResult): Promise<unknown> {
   if (result.status >= 400) throw await upstreamError(result);
-  const text = await readText(result.body);
+  return parseAnswer(await readText(result.body), result.redact);
+}
+
+/**
+ * A successful upstream answer's JSON. Not JSON (a cut body, a proxy's HTML page) or an error
+ * body sent with a 200 is the upstream failing: thrown as a 502, never handed on as an answer.
+ */
+export function parseAnswer(text: string, redact?: (text: string) => string): unknown {
+  let json: unknown;
   try {
-    return JSON.parse(text);
+    json = JSON.parse(text);
   } catch {
     throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream returned invalid JSON.', code: 'upstream_invalid_response' });
   }
+  const error = errorInAnswer(json, redact);
+  if (error) throw error;
+  return json;
 }

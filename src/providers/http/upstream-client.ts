@@ -1,13 +1,24 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { GatewayError, isAbortError } from '../../errors.js';
+import { wireBody, type UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamTimeouts {
   /** TCP + TLS connect. Default 10 s. */
   connectMs?: number;
   /** Until the response headers arrive. Default 120 s (slow first tokens on big prompts). */
   headersMs?: number;
-  /** Longest silence between two body chunks. Default 300 s. */
+  /**
+   * Longest silence between two body chunks. Default: the gateway's `limits.streamIdleTimeoutMs`
+   * (300 s unless set), which calls carry as `idleTimeoutMs`; set here, it wins.
+   */
   bodyMs?: number;
+}
+
+/** What every upstream call carries from the client's request (a `CallContext` is one). */
+export interface UpstreamCall {
+  signal: AbortSignal;
+  /** Longest silence of the upstream while its answer is read (see `UpstreamTimeouts.bodyMs`). */
+  idleTimeoutMs?: number;
 }
 
 export interface UpstreamClientOptions {
@@ -24,6 +35,11 @@ export interface UpstreamResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData['body'];
+  /**
+   * Blanks the provider's credentials and address out of upstream text (an error message)
+   * before a client, a log or an event sees it: some upstreams quote what they were sent.
+   */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -35,9 +51,12 @@ export class UpstreamClient {
   private readonly base: string;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  /** What `redact` blanks out, longest first. */
+  private readonly secrets: string[];
 
   constructor(private readonly options: UpstreamClientOptions) {
     this.base = options.baseURL.replace(/\/+$/, '');
+    this.secrets = secretsOf(options.headers, this.base);
     this.ownsDispatcher = !options.dispatcher;
     this.dispatcher =
       options.dispatcher ??
@@ -49,16 +68,19 @@ export class UpstreamClient {
       });
   }
 
-  /** POSTs a JSON body (or raw bytes with their content type) and returns the raw result. */
+  /**
+   * POSTs a JSON body (or raw bytes with their content type) and returns the raw result. A body
+   * in pieces is sent piece by piece with its total length (see `upstream-body.ts`).
+   */
   async post(
     path: string,
-    body: string | Uint8Array,
-    init: { signal: AbortSignal; headers?: Record<string, string>; contentType?: string },
+    body: UpstreamBody,
+    init: UpstreamCall & { headers?: Record<string, string>; contentType?: string },
   ): Promise<UpstreamResult> {
     return this.send('POST', path, body, init);
   }
 
-  async get(path: string, init: { signal: AbortSignal; headers?: Record<string, string> }): Promise<UpstreamResult> {
+  async get(path: string, init: UpstreamCall & { headers?: Record<string, string> }): Promise<UpstreamResult> {
     return this.send('GET', path, undefined, init);
   }
 
@@ -66,14 +88,21 @@ export class UpstreamClient {
    * GETs an absolute URL the upstream handed out (e.g. a finished video on a CDN) through the
    * same pooled dispatcher, *without* the provider's credentials: they belong to the API only.
    */
-  async download(url: string, init: { signal: AbortSignal; headers?: Record<string, string> }): Promise<UpstreamResult> {
+  async download(url: string, init: UpstreamCall & { headers?: Record<string, string> }): Promise<UpstreamResult> {
     try {
-      const response = await request(url, { method: 'GET', headers: init.headers ?? {}, signal: init.signal, dispatcher: this.dispatcher });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
+      const response = await request(url, { method: 'GET', headers: init.headers ?? {}, signal: init.signal, dispatcher: this.dispatcher, ...this.bodyTimeout(init) });
+      return { status: response.statusCode, headers: response.headers, body: response.body, redact: this.redact };
     } catch (error) {
       throw transportError(error);
     }
   }
+
+  /** See `UpstreamResult.redact`. */
+  readonly redact = (text: string): string => {
+    let out = text;
+    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+    return out;
+  };
 
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
@@ -82,11 +111,13 @@ export class UpstreamClient {
   private async send(
     method: 'GET' | 'POST',
     path: string,
-    body: string | Uint8Array | undefined,
-    init: { signal: AbortSignal; headers?: Record<string, string>; contentType?: string },
+    body: UpstreamBody | undefined,
+    init: UpstreamCall & { headers?: Record<string, string>; contentType?: string },
   ): Promise<UpstreamResult> {
+    const wire = body === undefined ? undefined : wireBody(body);
     const headers: Record<string, string> = {
       ...(body !== undefined ? { 'content-type': init.contentType ?? 'application/json' } : {}),
+      ...(wire?.length !== undefined ? { 'content-length': String(wire.length) } : {}),
       ...init.headers,
       // Last, so nothing a client forwarded can replace the upstream credentials.
       ...this.options.headers,
@@ -95,15 +126,44 @@ export class UpstreamClient {
       const response = await request(this.base + path, {
         method,
         headers,
-        body,
+        // undici's docs list iterables among the body types; its typings leave them out.
+        body: wire?.body as Dispatcher.RequestOptions['body'],
         signal: init.signal,
         dispatcher: this.dispatcher,
+        ...this.bodyTimeout(init),
       });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
+      return { status: response.statusCode, headers: response.headers, body: response.body, redact: this.redact };
     } catch (error) {
       throw transportError(error);
     }
   }
+
+  /**
+   * undici's per-request body timeout: the provider's own `timeouts.bodyMs`, else the gateway's
+   * idle limit the call carries; the one timer undici already runs per request, not a second.
+   */
+  private bodyTimeout(call: UpstreamCall): { bodyTimeout?: number } {
+    const ms = this.options.timeouts?.bodyMs ?? call.idleTimeoutMs;
+    return ms === undefined ? {} : { bodyTimeout: ms };
+  }
+}
+
+/**
+ * The header values worth hiding (credentials; short values such as versions are not) with the
+ * token of a `Bearer …` value on its own, and the upstream's host as written in the base URL.
+ */
+function secretsOf(headers: Record<string, string>, base: string): string[] {
+  const secrets = new Set<string>();
+  for (const value of Object.values(headers)) {
+    const token = /^\s*\w+\s+(\S+)\s*$/.exec(value)?.[1];
+    for (const candidate of [value.trim(), token]) if (candidate && candidate.length >= 8) secrets.add(candidate);
+  }
+  try {
+    secrets.add(new URL(base).host);
+  } catch {
+    // Not a URL the client could call either.
+  }
+  return [...secrets].sort((a, b) => b.length - a.length);
 }
 
 /**
@@ -136,7 +196,8 @@ export async function readText(body: AsyncIterable<Uint8Array>, limitBytes = 16 
   for await (const chunk of upstreamChunks(body)) {
     size += chunk.byteLength;
     if (size > limitBytes) {
-      throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream response is too large.', code: 'upstream_too_large' });
+      // Thrown mid-read: leaving the loop destroys the body, so the rest is never downloaded.
+      throw new GatewayError({ status: 502, type: 'upstream_error', message: `The upstream's answer is larger than the gateway accepts (${limitBytes} bytes).`, code: 'upstream_too_large' });
     }
     chunks.push(chunk);
   }

@@ -19,7 +19,7 @@ export async function upstreamError(result: UpstreamResult): Promise<GatewayErro
   } catch {
     // The error body itself failed; the status still tells the story.
   }
-  const parsed = parseErrorBody(text);
+  const parsed = redacted(parseErrorBody(text), result.redact);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.headers)) {
     if (value !== undefined && RETRY_HEADERS.test(name)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
@@ -45,6 +45,58 @@ export async function upstreamError(result: UpstreamResult): Promise<GatewayErro
   });
 }
 
+/**
+ * A 200 whose body is an error after all: some OpenAI-compatible servers and proxies answer
+ * `200 {"error":{…}}`, Anthropic-style ones `200 {"type":"error",…}`. Returns it as a 502 that
+ * keeps the upstream's message, or undefined for a real answer. Answers always carry an `id`,
+ * which tells them from an error body (an Ark task that failed has both, and is an answer).
+ */
+export function errorInAnswer(json: unknown, redact?: (text: string) => string): GatewayError | undefined {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
+  const body = json as { id?: unknown; type?: unknown; error?: unknown };
+  const isError = body.type === 'error' || (body.id === undefined && typeof body.error === 'object' && body.error !== null);
+  if (!isError) return undefined;
+  const parsed = redacted(errorFields(body), redact);
+  return new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    message: parsed.message ?? 'The upstream answered with an error.',
+    code: parsed.code ?? 'upstream_error',
+  });
+}
+
+/**
+ * A stream request answered with a JSON or HTML body (an error a proxy or server sent with a
+ * 200, or a page): thrown as a 502 with the upstream's message when it has one, before anything
+ * is streamed. Other types pass: some servers label real event streams loosely.
+ */
+export async function expectEventStream(result: UpstreamResult): Promise<void> {
+  const header = result.headers['content-type'];
+  const type = (Array.isArray(header) ? header[0] : header) ?? '';
+  if (!/^\s*(application\/json|text\/html)/i.test(type)) return;
+  let text = '';
+  try {
+    text = await readText(result.body, 1024 * 1024);
+  } catch {
+    // The body failed too; the type says enough.
+  }
+  const parsed = redacted(parseErrorBody(text), result.redact);
+  throw new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    message: type.includes('json') && parsed.message ? parsed.message : 'The upstream answered a stream request with something other than an event stream.',
+    code: 'upstream_invalid_response',
+  });
+}
+
+/** The error with its message redacted (see `UpstreamResult.redact`); the same error when nothing changes. */
+export function redactedError(error: GatewayError, redact: ((text: string) => string) | undefined): GatewayError {
+  const message = redact ? redact(error.message) : error.message;
+  if (message === error.message) return error;
+  const { status, type, param, code, headers } = error;
+  return new GatewayError({ status, type, param, code, headers, message, ...(error.cause !== undefined ? { cause: error.cause } : {}) });
+}
+
 interface ParsedError {
   message?: string;
   type?: string;
@@ -53,19 +105,33 @@ interface ParsedError {
 }
 
 function parseErrorBody(text: string): ParsedError {
+  let json: unknown;
   try {
-    const json = JSON.parse(text) as { error?: unknown; message?: unknown };
-    const error = (typeof json.error === 'object' && json.error !== null ? json.error : json) as Record<string, unknown>;
-    const pick = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
-    return {
-      message: pick(error.message) ?? pick(json.message),
-      type: pick(error.type),
-      code: pick(error.code) ?? (typeof error.code === 'number' ? String(error.code) : undefined),
-      param: pick(error.param),
-    };
+    json = JSON.parse(text);
   } catch {
     return text.trim() ? { message: text.trim().slice(0, 500) } : {};
   }
+  return typeof json === 'object' && json !== null ? errorFields(json as { error?: unknown; message?: unknown }) : {};
+}
+
+/** The upstream's own words with the provider's credentials and address blanked out. */
+function redacted(parsed: ParsedError, redact: ((text: string) => string) | undefined): ParsedError {
+  if (!redact) return parsed;
+  const out: ParsedError = {};
+  for (const [name, value] of Object.entries(parsed) as [keyof ParsedError, string | undefined][]) if (value !== undefined) out[name] = redact(value);
+  return out;
+}
+
+/** The fields of an OpenAI (`{error:{…}}`) or Anthropic (`{type:"error",error:{…}}`) error body. */
+function errorFields(json: { error?: unknown; message?: unknown }): ParsedError {
+  const error = (typeof json.error === 'object' && json.error !== null ? json.error : json) as Record<string, unknown>;
+  const pick = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
+  return {
+    message: pick(error.message) ?? pick(json.message),
+    type: pick(error.type),
+    code: pick(error.code) ?? (typeof error.code === 'number' ? String(error.code) : undefined),
+    param: pick(error.param),
+  };
 }
 
 /** Anthropic and OpenAI-compatible servers word context overflow differently; normalize the code. */

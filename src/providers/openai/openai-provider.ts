@@ -8,7 +8,7 @@ import { decodeResponsesStream } from '../../protocols/responses/decode-stream.j
 import { encodeResponsesRequest } from '../../protocols/responses/encode-request.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
-import { upstreamError } from '../http/upstream-error.js';
+import { expectEventStream, upstreamError } from '../http/upstream-error.js';
 import type { Provider } from '../provider.js';
 import { openAIMedia } from './openai-media.js';
 
@@ -62,24 +62,26 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     type: 'openai',
     nativeProtocols,
 
-    async passthrough({ protocol, body }, call) {
+    async passthrough({ protocol, body, rawBody }, call) {
       const path = paths[protocol as 'chat' | 'responses'];
       const streaming = body.stream === true;
-      const result = await client.post(path, JSON.stringify(body), {
+      const result = await client.post(path, rawBody ?? JSON.stringify(body), {
         signal: call.signal,
+        idleTimeoutMs: call.idleTimeoutMs,
         ...(streaming ? { headers: { accept: 'text/event-stream' } } : {}),
       });
       if (result.status >= 400) throw await upstreamError(result);
+      if (streaming) await expectEventStream(result);
       const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
       return { status: result.status, contentType, body: result.body };
     },
 
     streamText(ir, call) {
-      return streamIR(client, paths[translateVia], encode({ ...ir, stream: true }), call.signal, translateVia === 'chat' ? decodeChatStream : decodeResponsesStream);
+      return streamIR(client, paths[translateVia], encode({ ...ir, stream: true }), call, translateVia === 'chat' ? decodeChatStream : decodeResponsesStream);
     },
 
     async generateText(ir, call) {
-      const json = await postJson(client, paths[translateVia], encode({ ...ir, stream: false }), call.signal);
+      const json = await postJson(client, paths[translateVia], encode({ ...ir, stream: false }), call);
       return translateVia === 'chat' ? decodeChatResponse(json) : decodeResponsesResponse(json);
     },
 

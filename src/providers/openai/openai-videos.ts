@@ -32,6 +32,7 @@ export function openAIVideos(client: UpstreamClient): Pick<Provider, 'createVide
     async videoContent(job, { range }, call) {
       const result = await client.get(`/videos/${encodeURIComponent(job.id)}/content`, {
         signal: call.signal,
+        idleTimeoutMs: call.idleTimeoutMs,
         headers: { accept: 'application/binary', ...(range ? { range } : {}) },
       });
       return videoContentOf(result);

@@ -1,0 +1,176 @@
+import type { FuzzCase } from './cases.js';
+import type { LogLine } from './child.js';
+import { expandRuns } from './materialize.js';
+import { routeOf } from './routes.js';
+import type { WireOutcome, WireResponse } from './wire.js';
+
+/**
+ * The rules every fuzz case is held to; each returned string is one broken rule.
+ *
+ * 1. An answer arrives, whole, before the deadline (no hang; a stream is read to its last chunk);
+ *    only a head over Node's 16 KiB limit may get a reset instead of Node's 431 (see below).
+ * 2. Its status is 2xx (the mutation happened to stay valid) or 4xx; never 5xx, never anything else.
+ * 3. A 4xx from the gateway (it carries `x-request-id`) has the route's error body: OpenAI's
+ *    `{"error":{"message","type","param","code"}}`, or on `/v1/messages` Anthropic's
+ *    `{"type":"error","error":{"type","message"}}`. A 4xx without that header came from Node's
+ *    HTTP parser before the gateway saw the request (400 bad request, 431 headers too large): its
+ *    status is all there is to check.
+ * 4. A 400 for a corrupted body field names that field in `param` (OpenAI shape).
+ * 5. A 2xx body is what its content type says: JSON parses; an SSE stream has no error event.
+ * 6. The gateway logged no error for the request, and did not crash.
+ */
+export function judge(testCase: FuzzCase, outcome: WireOutcome, logs: readonly LogLine[], crashed: string | undefined, headBytes: number): string[] {
+  const problems: string[] = [];
+  if (crashed) problems.push(`the gateway process crashed (${crashed})`);
+  problems.push(...judgeLogs(logs));
+  if (outcome.kind === 'timeout') return [...problems, `hang: ${outcome.detail}`];
+  // Node answers a head over its limit with 431 and closes at once: a client still sending the
+  // head sees the reset before the answer. Node's doing, before the gateway sees anything.
+  if (outcome.kind === 'closed' && headBytes > NODE_MAX_HEAD_BYTES) return problems;
+  if (outcome.kind === 'closed') return [...problems, `no response: ${outcome.detail}`];
+
+  const { response } = outcome;
+  const { status } = response;
+  if (status >= 500) problems.push(`status ${status}: ${preview(response)}`);
+  else if (!(status >= 200 && status < 300) && !(status >= 400 && status < 500)) problems.push(`unexpected status ${status}`);
+
+  const fromGateway = response.headers['x-request-id'] !== undefined;
+  const isHead = (testCase.method ?? routeOf(testCase.route).method) === 'HEAD';
+  if (status >= 400 && status < 500 && fromGateway && !isHead) problems.push(...checkErrorBody(testCase, response));
+  if (status >= 200 && status < 300 && !isHead) problems.push(...checkSuccessBody(response));
+  problems.push(...checkExpectations(testCase, response));
+  return problems;
+}
+
+/** Node's default `--max-http-header-size`. */
+const NODE_MAX_HEAD_BYTES = 16 * 1024;
+
+/** Rule 6 alone: the log lines that say the gateway failed. */
+export function judgeLogs(logs: readonly LogLine[]): string[] {
+  return logs.filter(isFailureLog).map((line) => `the gateway logged ${line.level} "${line.message}": ${JSON.stringify(line).slice(0, 600)}`);
+}
+
+/** Lines that mean the gateway failed: a masked 500, a stream cut by a 5xx, a crash. */
+function isFailureLog(line: LogLine): boolean {
+  if (line.level === 'error' || line.level === 'crash') return true;
+  if (line.level !== 'warn') return false;
+  // `request failed` / `stream failed` are logged for GatewayErrors of status >= 500 only.
+  return typeof line.status !== 'number' || line.status >= 500;
+}
+
+function checkErrorBody(testCase: FuzzCase, response: WireResponse): string[] {
+  const style = styleFor(testCase);
+  const problems: string[] = [];
+  if (!/^application\/json/.test(response.headers['content-type'] ?? '')) {
+    problems.push(`error content-type is ${JSON.stringify(response.headers['content-type'])}, not application/json`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body.toString('utf8'));
+  } catch {
+    return [...problems, `error body is not JSON: ${preview(response)}`];
+  }
+  if (style === 'anthropic') {
+    const error = isObject(body) && body.type === 'error' && isObject(body.error) ? body.error : undefined;
+    if (!error || typeof error.type !== 'string' || typeof error.message !== 'string' || error.message === '') {
+      problems.push(`error body is not Anthropic's {"type":"error","error":{"type","message"}}: ${preview(response)}`);
+    }
+    return problems;
+  }
+  const error = isObject(body) && isObject(body.error) ? body.error : undefined;
+  const shaped =
+    error &&
+    typeof error.message === 'string' &&
+    error.message !== '' &&
+    typeof error.type === 'string' &&
+    'param' in error &&
+    (error.param === null || typeof error.param === 'string') &&
+    'code' in error &&
+    (error.code === null || typeof error.code === 'string');
+  if (!shaped) return [...problems, `error body is not OpenAI's {"error":{"message","type","param","code"}}: ${preview(response)}`];
+  if (response.status === 400 && testCase.field !== undefined && !namesField(error.param as string | null, testCase.field)) {
+    problems.push(`400 for a bad '${testCase.field}' has param ${JSON.stringify(error.param)}: ${preview(response)}`);
+  }
+  return problems;
+}
+
+/**
+ * Whether `param` points at the corrupted field: the same top-level field (a bad
+ * `messages[0].content[1].type` may be reported at `messages[0].content[1]` or deeper).
+ */
+function namesField(param: string | null, field: string): boolean {
+  if (param === null) return false;
+  return topLevel(param) === topLevel(field);
+}
+
+/** `messages[0].role` → `messages`; `["odd.key"].x` → `odd.key`. */
+function topLevel(path: string): string {
+  const quoted = /^\[("(?:[^"\\]|\\.)*")\]/.exec(path);
+  if (quoted) return JSON.parse(quoted[1]!) as string;
+  return /^[^.[]*/.exec(path)![0];
+}
+
+/**
+ * The error shape a path answers with: Anthropic's on `/v1/messages` (whatever the method), else
+ * OpenAI's. The path is the one the gateway sees: whatwg-node appends the target to the Host, so
+ * an absolute-form target `http://h/v1/messages` arrives as the path `//h/v1/messages`.
+ */
+function styleFor(testCase: FuzzCase): 'openai' | 'anthropic' {
+  const target = expandRuns(testCase.target ?? routeOf(testCase.route).path);
+  let path: string;
+  try {
+    path = new URL(`http://127.0.0.1${target}`).pathname;
+  } catch {
+    path = target;
+  }
+  return path === '/v1/messages' ? 'anthropic' : 'openai';
+}
+
+function checkSuccessBody(response: WireResponse): string[] {
+  const type = response.headers['content-type'] ?? '';
+  const text = () => response.body.toString('utf8');
+  if (/^application\/json/.test(type)) {
+    try {
+      JSON.parse(text());
+    } catch {
+      return [`2xx JSON body does not parse: ${preview(response)}`];
+    }
+    return [];
+  }
+  if (/^text\/event-stream/.test(type)) {
+    const errorEvent = text()
+      .split('\n\n')
+      .find((frame) => /^event: *error$/m.test(frame) || /^data: *\{"type":"error"/m.test(frame) || /"type":"response\.failed"/.test(frame));
+    return errorEvent ? [`2xx stream carries an error event: ${errorEvent.slice(0, 400)}`] : [];
+  }
+  return [];
+}
+
+function checkExpectations(testCase: FuzzCase, response: WireResponse): string[] {
+  const { expect } = testCase;
+  if (!expect) return [];
+  const problems: string[] = [];
+  const statuses = expect.status === undefined ? undefined : Array.isArray(expect.status) ? expect.status : [expect.status];
+  if (statuses && !statuses.includes(response.status)) problems.push(`expected status ${statuses.join(' or ')}, got ${response.status}: ${preview(response)}`);
+  if (expect.param !== undefined || expect.code !== undefined) {
+    let error: Record<string, unknown> | undefined;
+    try {
+      const body = JSON.parse(response.body.toString('utf8')) as unknown;
+      error = isObject(body) && isObject(body.error) ? body.error : undefined;
+    } catch {
+      error = undefined;
+    }
+    if (expect.param !== undefined && error?.param !== expect.param) problems.push(`expected param ${JSON.stringify(expect.param)}: ${preview(response)}`);
+    if (expect.code !== undefined && error?.code !== expect.code) problems.push(`expected code ${JSON.stringify(expect.code)}: ${preview(response)}`);
+  }
+  return problems;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function preview(response: WireResponse): string {
+  const text = response.body.toString('utf8');
+  return `${response.status} ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
+}

@@ -1,0 +1,228 @@
+import type { MultipartPart, RouteName } from './cases.js';
+import { SLOW_VIDEO_MODEL } from './settings.js';
+
+/** A route as the fuzzer sees it: where it is, how its body is sent, and which error shape it answers. */
+export interface FuzzRoute {
+  name: RouteName;
+  method: 'GET' | 'POST';
+  path: string;
+  /** `/v1/messages` answers Anthropic's error body; everything else OpenAI's. */
+  style: 'openai' | 'anthropic';
+  body: 'json' | 'multipart' | 'none';
+}
+
+export const fuzzRoutes: readonly FuzzRoute[] = [
+  { name: 'models', method: 'GET', path: '/v1/models', style: 'openai', body: 'none' },
+  { name: 'responses', method: 'POST', path: '/v1/responses', style: 'openai', body: 'json' },
+  { name: 'responses-alias', method: 'POST', path: '/responses', style: 'openai', body: 'json' },
+  { name: 'chat', method: 'POST', path: '/v1/chat/completions', style: 'openai', body: 'json' },
+  { name: 'messages', method: 'POST', path: '/v1/messages', style: 'anthropic', body: 'json' },
+  { name: 'images', method: 'POST', path: '/v1/images/generations', style: 'openai', body: 'json' },
+  { name: 'edits', method: 'POST', path: '/v1/images/edits', style: 'openai', body: 'multipart' },
+  { name: 'video-create', method: 'POST', path: '/v1/video/generations', style: 'openai', body: 'json' },
+  { name: 'video-status', method: 'GET', path: '/v1/video/generations/{completed}', style: 'openai', body: 'none' },
+  { name: 'video-content', method: 'GET', path: '/v1/videos/{completed}/content', style: 'openai', body: 'none' },
+  { name: 'speech', method: 'POST', path: '/v1/audio/speech', style: 'openai', body: 'json' },
+  { name: 'unrouted', method: 'GET', path: '/v1/nothing-here', style: 'openai', body: 'none' },
+];
+
+export function routeOf(name: RouteName): FuzzRoute {
+  const route = fuzzRoutes.find((candidate) => candidate.name === name);
+  if (!route) throw new Error(`unknown fuzz route ${name}`);
+  return route;
+}
+
+const weatherSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+/** A tiny PNG as a data URL (its bytes are not decoded by the text routes). */
+const dataUrl = 'data:image/png;base64,iVBORw0KGgo=';
+
+/**
+ * Valid bodies that the mutations start from: each route's fields, nested ones included (messages,
+ * content parts, tools, tool calls, metadata), so that every field path gets corrupted. Values are
+ * the cheap ones (a 16×16 image, one-second video, two words of speech), so a mutation that stays
+ * valid still answers in milliseconds.
+ */
+export const validBodies: Partial<Record<RouteName, readonly Record<string, unknown>[]>> = {
+  responses: [
+    {
+      model: 'local-chat',
+      instructions: 'Be brief.',
+      input: [
+        { role: 'system', content: 'You are terse.' },
+        {
+          type: 'message',
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is the weather in Paris? Use the get_weather tool.' },
+            { type: 'input_image', image_url: dataUrl, detail: 'low' },
+            { type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' },
+          ],
+        },
+        { type: 'reasoning', summary: [{ type: 'summary_text', text: 'thinking' }] },
+        { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: '{"temperature":21}' },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It is 21.' }] },
+        { role: 'user', content: 'Thanks' },
+      ],
+      tools: [{ type: 'function', name: 'get_weather', description: 'Weather by city', parameters: weatherSchema, strict: true }],
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
+      reasoning: { effort: 'low', summary: 'auto' },
+      text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true } },
+      max_output_tokens: 64,
+      temperature: 0.5,
+      top_p: 1,
+      stream: false,
+      store: false,
+      metadata: { purpose: 'fuzz' },
+      truncation: 'disabled',
+      prompt_cache_key: 'fuzz',
+      include: ['reasoning.encrypted_content'],
+      user: 'fuzzer',
+    },
+    { model: 'local-reasoner', input: 'Hello there', stream: true },
+  ],
+  chat: [
+    {
+      model: 'local-chat',
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather in Paris? Use a tool.' },
+            { type: 'image_url', image_url: { url: dataUrl, detail: 'low' } },
+            { type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'thinking',
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: '{"temperature":21}' }] },
+        { role: 'user', content: 'Thanks' },
+      ],
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather by city', parameters: weatherSchema, strict: true } }],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      parallel_tool_calls: false,
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true } },
+      max_tokens: 64,
+      max_completion_tokens: 64,
+      temperature: 0.5,
+      top_p: 1,
+      n: 1,
+      stop: ['\n\n'],
+      seed: 7,
+      stream: false,
+      stream_options: { include_usage: true },
+      reasoning_effort: 'low',
+      metadata: { purpose: 'fuzz' },
+      user: 'fuzzer',
+    },
+    { model: 'local-reasoner', messages: [{ role: 'user', content: 'Hello there' }], stream: true },
+  ],
+  messages: [
+    {
+      model: 'local-reasoner',
+      max_tokens: 64,
+      system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather in Paris? Use the get_weather tool.' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+            { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'A document.' }, title: 'doc' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig' },
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: '21' }], is_error: false }] },
+      ],
+      tools: [{ name: 'get_weather', description: 'Weather by city', input_schema: weatherSchema, cache_control: { type: 'ephemeral' } }],
+      tool_choice: { type: 'auto', disable_parallel_tool_use: false },
+      thinking: { type: 'enabled', budget_tokens: 32 },
+      temperature: 1,
+      top_p: 0.9,
+      top_k: 5,
+      stop_sequences: ['END'],
+      stream: false,
+      metadata: { user_id: 'fuzzer' },
+    },
+    { model: 'local-chat', max_tokens: 32, messages: [{ role: 'user', content: 'Hello there' }], stream: true },
+  ],
+  images: [
+    {
+      model: 'local-image',
+      prompt: 'a cat',
+      n: 1,
+      size: '16x16',
+      quality: 'low',
+      response_format: 'b64_json',
+      output_format: 'png',
+      output_compression: 50,
+      stream: false,
+      partial_images: 1,
+      background: 'opaque',
+      moderation: 'auto',
+      watermark: false,
+    },
+    { model: 'local-image', prompt: 'a dog', size: '16x16', stream: true, partial_images: 2 },
+  ],
+  'video-create': [
+    {
+      model: 'local-video',
+      prompt: 'a cat',
+      seconds: 1,
+      duration: 1,
+      size: '32x32',
+      metadata: { resolution: '480p', ratio: '1:1', content: [{ type: 'text', text: 'x' }], generate_audio: false, watermark: false, service_tier: 'default', extra: 1 },
+    },
+    { model: SLOW_VIDEO_MODEL, prompt: 'a dog', seconds: '2' },
+  ],
+  speech: [
+    {
+      model: 'local-speech',
+      input: 'Hi there.',
+      voice: 'en_female_anna_v1',
+      instructions: 'Calmly.',
+      response_format: 'wav',
+      speed: 1.5,
+      stream_format: 'audio',
+      metadata: { purpose: 'fuzz' },
+    },
+    { model: 'local-speech', input: 'Hello', voice: 'zh_male_yunxi_mars_bigtts', response_format: 'opus', speed: 2 },
+    { model: 'local-speech', input: 'Hello', voice: 'en_male_bob_v2' },
+  ],
+};
+
+/**
+ * Fields never dropped by the mutations, because the request stays valid and only gets slow:
+ * without `size` the local image model draws 1024×1024 (~0.7 s a case, a third of the budget).
+ */
+export const keptFields: Partial<Record<RouteName, readonly string[]>> = {
+  images: ['size'],
+};
+
+/** The valid edit form: text fields first, then the image and its mask, as SDKs send them. */
+export const validEditForm: readonly MultipartPart[] = [
+  { name: 'model', value: 'local-image' },
+  { name: 'prompt', value: 'add a hat' },
+  { name: 'n', value: '1' },
+  { name: 'size', value: '16x16' },
+  { name: 'quality', value: 'low' },
+  { name: 'output_format', value: 'png' },
+  { name: 'input_fidelity', value: 'low' },
+  { name: 'response_format', value: 'b64_json' },
+  { name: 'stream', value: 'false' },
+  { name: 'partial_images', value: '1' },
+  { name: 'image', filename: 'cat.png', contentType: 'image/png', value: { fixture: 'png16' } },
+  { name: 'mask', filename: 'mask.png', contentType: 'image/png', value: { fixture: 'mask16' } },
+];

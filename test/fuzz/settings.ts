@@ -1,0 +1,23 @@
+/**
+ * What the fuzzed gateway is configured with, shared by the child server and the harness (the
+ * oversize cases are built from these limits).
+ */
+export const FUZZ_KEY = 'sk-fuzz';
+/** A second caller: its video task must be invisible to the first. */
+export const OTHER_KEY = 'sk-fuzz-other';
+
+/** Small limits, so the 413 cases cost kilobytes instead of the default megabytes. */
+export const FUZZ_LIMITS = {
+  jsonBodyBytes: 512 * 1024,
+  uploadFileBytes: 64 * 1024,
+  uploadFiles: 4,
+};
+
+/** A video model whose tasks stay queued: its content download answers 409. */
+export const SLOW_VIDEO_MODEL = 'slow-video';
+
+/** A case that takes longer than this to answer (or to finish its stream) is a hang. */
+export const CASE_DEADLINE_MS = 5_000;
+
+/** Tags each request with its case number, so that the gateway's log lines can be traced to their case. */
+export const CASE_HEADER = 'x-fuzz-case';
