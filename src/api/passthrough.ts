@@ -38,7 +38,7 @@ export async function passthroughText(
   if (body.stream !== true) {
     const text = await readText(reply.body, context.options.limits.jsonBodyBytes);
     // A cut body, a proxy's page or an error sent with a 200 is a failure, not an answer to pass on.
-    ledger.finish({ status: 'ok', ...answerFacts(tap, parseAnswer(text)) });
+    ledger.finish({ status: 'ok', ...answerFacts(tap, parseAnswer(text, reply.redact)) });
     // The host's Response (@whatwg-node's on Node): a string body is written in one go with a
     // content-length, where a global Response would be read back through a web stream, chunked.
     return new HostResponse(text, { status: reply.status, headers: { 'content-type': reply.contentType } });

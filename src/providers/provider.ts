@@ -57,6 +57,8 @@ export interface UpstreamReply {
   status: number;
   contentType: string;
   body: AsyncIterable<Uint8Array>;
+  /** Blanks the upstream's credentials and address out of text taken from its answer (error messages). */
+  redact?: (text: string) => string;
 }
 
 /**

@@ -22,3 +22,12 @@ export async function serve(listener: RequestListener): Promise<Served> {
       }),
   };
 }
+
+/** A loopback port that was free a moment ago: nothing listens on it (a refused upstream), or a host told its port. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

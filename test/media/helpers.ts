@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -12,7 +12,9 @@ import { createOpenAIProvider } from '../../src/providers/openai/openai-provider
 import type { ModelEntry } from '../../src/routing/catalog.js';
 import { startFakeArk, type FakeArk } from '../fakes/fake-ark.js';
 import { startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
-import { serve, type Served } from '../helpers/serve.js';
+import { freePort, serve, type Served } from '../helpers/serve.js';
+
+export { freePort };
 
 export const KEY = 'sk-media-test';
 export const OTHER_KEY = 'sk-media-other';
@@ -138,17 +140,6 @@ export async function startRedis(): Promise<RedisHandle | undefined> {
       await new Promise((resolve) => child.once('exit', resolve));
     },
   };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function canConnect(port: number): Promise<boolean> {

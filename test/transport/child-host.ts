@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../helpers/serve.js';
 import type { RunningHost } from './suite.js';
+
+export { freePort };
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -74,15 +76,6 @@ export async function spawnHost(options: ChildHostOptions): Promise<RunningHost>
 /** The example servers print "… listening on http://127.0.0.1:PORT …". */
 export function listeningLine(output: string): string | undefined {
   return /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-}
-
-/** A port that was free a moment ago, for hosts that must be told theirs (`next dev -p`). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The environment by which an example's server entry offers the test upstream (`optionsFromEnv`). */

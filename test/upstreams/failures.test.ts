@@ -1,9 +1,9 @@
-import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import { recorded } from '../fakes/fake-server.js';
+import { freePort } from '../helpers/serve.js';
 import { checkMessagesStream, checkResponsesStream, parseSse } from '../protocols/helpers.js';
 import {
   CLIENTS,
@@ -366,12 +366,3 @@ describe('model rules answer 400 before any upstream call', () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
