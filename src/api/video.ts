@@ -41,7 +41,7 @@ export async function getVideoContent(context: RouteContext): Promise<Response> 
     });
   }
   const content = await context.options.videoTasks.content(task, context.request.headers.get('range') ?? undefined, context.signal);
-  return new Response(streamBody(content.body), {
+  return new Response(streamBody(content.body, context.serverContext), {
     status: content.status,
     headers: { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', ...content.headers },
   });

@@ -2,10 +2,10 @@
  * A streamed binary body (audio, video) from an async iterable, pull-based: a chunk is read from
  * the source only when the transport asks for one, so a slow client slows the upstream instead
  * of filling memory, and cancelling (a client that left) returns the iterator, which releases
- * the upstream call. A source that fails midway errors the stream: the client sees a cut
- * transfer, never a short file that looks complete.
+ * the upstream call. A source that fails midway errors the stream and cuts the connection: the
+ * client sees a cut transfer, never a short file that looks complete, nor one that never ends.
  */
-export function streamBody(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+export function streamBody(source: AsyncIterable<Uint8Array>, serverContext: unknown): ReadableStream<Uint8Array> {
   const iterator = source[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>(
     {
@@ -25,6 +25,7 @@ export function streamBody(source: AsyncIterable<Uint8Array>): ReadableStream<Ui
           }
         } catch (error) {
           controller.error(error);
+          cutNodeResponse(serverContext);
         }
       },
       async cancel() {
@@ -33,4 +34,14 @@ export function streamBody(source: AsyncIterable<Uint8Array>): ReadableStream<Ui
     },
     { highWaterMark: 0 },
   );
+}
+
+/**
+ * Under Node, @whatwg-node leaves a response whose body stream errored open, and the client waits
+ * for an end that never comes; destroying the host's `ServerResponse` (every Node adapter passes
+ * it as `serverContext.res`) resets the connection instead. Bun and Deno cut it themselves.
+ */
+function cutNodeResponse(serverContext: unknown): void {
+  const res = (serverContext as { res?: { destroy?: () => void; destroyed?: boolean } } | undefined)?.res;
+  if (res && typeof res.destroy === 'function' && !res.destroyed) res.destroy();
 }

@@ -16,6 +16,8 @@ export interface FakeOpenAIMedia extends MediaServer {
   failNext?: { status: number; body: unknown };
   /** When set, speech answers send a first chunk, then wait for this promise before the rest. */
   speechGate?: Promise<void>;
+  /** When set, the next speech answer sends its first chunk, then drops the connection. */
+  cutSpeech?: boolean;
 }
 
 /**
@@ -47,6 +49,12 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
     if (method === 'POST' && path === '/v1/audio/speech') {
       response.writeHead(200, { 'content-type': 'audio/mpeg', 'transfer-encoding': 'chunked' });
       response.write(Buffer.from('first-chunk;'));
+      if (fake.cutSpeech) {
+        fake.cutSpeech = false;
+        await sleep(5);
+        response.socket?.destroy();
+        return;
+      }
       if (fake.speechGate) await fake.speechGate;
       else await sleep(5);
       response.end(Buffer.from('second-chunk'));

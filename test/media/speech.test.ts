@@ -121,6 +121,20 @@ describe('speech: OpenAI-compatible upstream', () => {
     expect(sent!.json).toEqual({ model: 'gpt-4o-mini-tts', voice: 'en_male_adam_v2', input: 'Hi', instructions: 'calm', speed: 1.5, response_format: 'mp3' });
   });
 
+  it('cuts the client’s transfer when the upstream drops mid-audio: an error, never a hang or a short file that looks complete', async () => {
+    rig.openaiFake.cutSpeech = true;
+    const response = await fetch(`${rig.app.server.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: jsonHeaders,
+      body: JSON.stringify({ model: 'oai-speech', voice: 'en_male_adam_v2', input: 'Hi', response_format: 'mp3' }),
+      signal: AbortSignal.timeout(5000),
+    });
+    expect(response.status).toBe(200);
+    const error = await response.arrayBuffer().catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).name).not.toBe('TimeoutError');
+  });
+
   it('answers an upstream error with its status before any audio', async () => {
     rig.openaiFake.failNext = { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } } };
     await expect(rig.client.audio.speech.create({ model: 'oai-speech', voice: 'en_male_adam_v2', input: 'Hi' })).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
