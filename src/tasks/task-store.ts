@@ -57,30 +57,62 @@ export interface TaskStore {
 }
 
 /** The default store: one process, lost on restart. */
+export interface MemoryTaskStoreOptions {
+  /** How long a task is kept after its last write, in ms. Default 7 days, as `RedisTaskStore`. */
+  ttlMs?: number;
+  /** Most tasks kept; beyond it the oldest go first. Default 100,000. */
+  maxTasks?: number;
+}
+
 export class MemoryTaskStore implements TaskStore {
-  private readonly tasks = new Map<string, VideoTaskRecord>();
+  /** In creation order, so the oldest are at the front. */
+  private readonly tasks = new Map<string, { task: VideoTaskRecord; writtenAt: number }>();
+  private readonly ttlMs: number;
+  private readonly maxTasks: number;
+
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    this.ttlMs = options.ttlMs ?? 7 * 24 * 3600 * 1000;
+    this.maxTasks = options.maxTasks ?? 100_000;
+    if (!(this.ttlMs > 0)) throw new TypeError('MemoryTaskStore: ttlMs must be a positive number');
+    if (!Number.isInteger(this.maxTasks) || this.maxTasks < 1) throw new TypeError('MemoryTaskStore: maxTasks must be a positive integer');
+  }
 
   async get(id: string): Promise<VideoTaskRecord | undefined> {
-    const task = this.tasks.get(id);
-    return task ? structuredClone(task) : undefined;
+    const entry = this.tasks.get(id);
+    if (!entry || this.expired(entry, Date.now())) return undefined;
+    return structuredClone(entry.task);
   }
 
   async create(task: VideoTaskRecord): Promise<void> {
     if (this.tasks.has(task.id)) throw new Error(`A task with id ${task.id} exists already`);
-    this.tasks.set(task.id, structuredClone(task));
+    this.evict(Date.now());
+    this.tasks.set(task.id, { task: structuredClone(task), writtenAt: Date.now() });
   }
 
   async update(task: VideoTaskRecord): Promise<boolean> {
     const stored = this.tasks.get(task.id);
-    if (!stored || stored.revision !== task.revision - 1) return false;
-    this.tasks.set(task.id, structuredClone(task));
+    if (!stored || stored.task.revision !== task.revision - 1) return false;
+    stored.task = structuredClone(task);
+    stored.writtenAt = Date.now();
     return true;
+  }
+
+  /** Drops expired tasks from the front, and the oldest while over `maxTasks`: memory stays bounded. */
+  private evict(now: number): void {
+    for (const [id, entry] of this.tasks) {
+      if (this.tasks.size < this.maxTasks && !this.expired(entry, now)) break;
+      this.tasks.delete(id);
+    }
+  }
+
+  private expired(entry: { writtenAt: number }, now: number): boolean {
+    return now - entry.writtenAt > this.ttlMs;
   }
 
   async pending(limit: number): Promise<string[]> {
     const ids: string[] = [];
     // A Map iterates in insertion order: oldest first.
-    for (const task of this.tasks.values()) {
+    for (const { task } of this.tasks.values()) {
       if (ids.length >= limit) break;
       if (!isFinal(task.status)) ids.push(task.id);
     }

@@ -75,6 +75,25 @@ function storeSuite(name: string, open: () => Promise<TaskStore>) {
 
 storeSuite('memory', async () => new MemoryTaskStore());
 
+describe('MemoryTaskStore bounds', () => {
+  it('keeps at most maxTasks, dropping the oldest first', async () => {
+    const store = new MemoryTaskStore({ maxTasks: 3 });
+    for (const id of ['a', 'b', 'c', 'd']) await store.create(task(id));
+    expect(await store.get('a')).toBeUndefined();
+    expect((await store.get('d'))?.id).toBe('d');
+    expect(await store.pending(10)).toEqual(['b', 'c', 'd']);
+  });
+
+  it('forgets a task ttlMs after its last write, like the Redis store', async () => {
+    const store = new MemoryTaskStore({ ttlMs: 50 });
+    await store.create(task('old'));
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await store.get('old')).toBeUndefined();
+    await store.create(task('new'));
+    expect(await store.pending(10)).toEqual(['new']);
+  });
+});
+
 const redis: RedisHandle | undefined = await startRedis();
 const prefix = `infergate-test-${randomBytes(4).toString('hex')}:`;
 
