@@ -2,7 +2,7 @@ import { isGatewayError, toPublicError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import type { IRUsage } from '../protocols/ir.js';
 import type { ModelEntry, ModelKind } from '../routing/catalog.js';
-import { deploymentsOf, type Deployment } from '../routing/deployments.js';
+import type { Deployment } from '../routing/deployments.js';
 import type { Admission } from './admission.js';
 import type { AttemptEvent, EventError, UsageEvent } from './events.js';
 import type { AttemptOutcome } from './fallback.js';
@@ -44,7 +44,7 @@ export class RequestLedger {
     readonly stream: boolean,
     private readonly admission: Admission,
   ) {
-    this.deployment = context.options.catalog.deployments(model)[0] ?? deploymentsOf(model)[0]!;
+    this.deployment = context.options.catalog.deployments(model)[0]!;
   }
 
   get requestId(): string {
@@ -90,11 +90,6 @@ export class RequestLedger {
         .then(() => observer.onAttempt!(event))
         .catch((error: unknown) => logger.error('onAttempt observer failed', { requestId: event.requestId, message: String(error) }));
     }
-  }
-
-  /** The deployment answering (or tried last). */
-  get current(): Deployment {
-    return this.deployment;
   }
 
   /** The first byte of a streamed answer left (time to first token). */

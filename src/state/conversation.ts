@@ -1,10 +1,11 @@
 import { createParser } from 'eventsource-parser';
-import { GatewayError } from '../errors.js';
+import { GatewayError, invalidRequest } from '../errors.js';
 import type { ResponseStore } from './response-store.js';
 
 /**
  * Conversation state for Responses, in three steps around the text pipeline: before it,
- * `continueConversation` replaces `previous_response_id` with the stored history; around its
+ * `continueConversation` replaces `previous_response_id` with the stored history and each
+ * `item_reference` with the stored item; around its
  * answer, `recordResponses` watches for the completed response; the caller then stores
  * `storedItemsOf(history, output)` under the new response's id. The upstream never sees
  * `previous_response_id`, so any upstream (Chat, Messages, Responses) continues the conversation.
@@ -12,7 +13,7 @@ import type { ResponseStore } from './response-store.js';
 
 /** A Responses request with its history expanded, and the items its answer continues from. */
 export interface ContinuedRequest {
-  /** The body without `previous_response_id`, its `input` the stored items then its own. */
+  /** The body without `previous_response_id`, its `input` the stored items then its own (references expanded). */
   body: Record<string, unknown>;
   /** What the new response continues from, to store with its output: stored items + this input. */
   history: unknown[];
@@ -29,13 +30,16 @@ export interface CompletedResponse {
  * Expands `previous_response_id`: the stored conversation, then this request's input. An unknown
  * id and one created by another key get the same 404, so a key cannot probe for others' ids.
  * The previous request's `instructions` are never stored, hence never inherited (spec 2.2); this
- * request's own `instructions` stay in the body. Without `previous_response_id` (or with null)
- * the body is returned as it is.
+ * request's own `instructions` stay in the body. Each `item_reference` in the input becomes the
+ * stored item (see `expandReferences`). With nothing to expand the body is returned as it is.
  */
 export async function continueConversation(store: ResponseStore, keyId: string, body: Record<string, unknown>): Promise<ContinuedRequest> {
-  const input = inputItemsOf(body.input);
+  const given = inputItemsOf(body.input);
+  const input = await expandReferences(store, keyId, given);
   const previousId = body.previous_response_id;
-  if (previousId === undefined || previousId === null) return { body, history: input };
+  if (previousId === undefined || previousId === null) {
+    return { body: input === given ? body : { ...body, input }, history: input };
+  }
   const previous = typeof previousId === 'string' && previousId !== '' ? await store.get(previousId) : undefined;
   if (!previous || previous.keyId !== keyId) {
     throw new GatewayError({
@@ -48,6 +52,39 @@ export async function continueConversation(store: ResponseStore, keyId: string, 
   const { previous_response_id: _, ...rest } = body;
   const history = [...previous.items, ...input];
   return { body: { ...rest, input: history }, history };
+}
+
+/**
+ * The input with each `item_reference` replaced by the item of that id this key's responses
+ * stored (one store call for all), as OpenAI resolves them; the same array when there is none.
+ * An id not found, or stored by another key, is a 404 like OpenAI's, with no hint of which.
+ * A store without `getItems` leaves the references as they are: a translating upstream then
+ * answers 400, a Responses upstream may resolve them itself.
+ */
+async function expandReferences(store: ResponseStore, keyId: string, input: unknown[]): Promise<unknown[]> {
+  const at = input.flatMap((item, i) => (isItemReference(item) ? [i] : []));
+  if (at.length === 0 || !store.getItems) return input;
+  const ids = at.map((i) => {
+    const id = (input[i] as Record<string, unknown>).id;
+    if (typeof id !== 'string' || id === '') throw invalidRequest(`Invalid value for 'input[${i}].id': expected the id of a stored item.`, `input[${i}].id`);
+    return id;
+  });
+  const items = await store.getItems(keyId, ids);
+  const expanded = [...input];
+  at.forEach((i, n) => {
+    const item = items[n];
+    if (item === undefined) {
+      throw new GatewayError({ status: 404, message: `Item with id '${ids[n]}' not found.`, param: `input[${i}].id`, code: 'item_not_found' });
+    }
+    expanded[i] = item;
+  });
+  return expanded;
+}
+
+/** `{ type: 'item_reference', id }`; OpenAI also takes the bare `{ id }` (its `type` is optional). */
+function isItemReference(item: unknown): boolean {
+  if (!isRecord(item)) return false;
+  return item.type === 'item_reference' || (item.type == null && item.role === undefined && 'id' in item && !('content' in item));
 }
 
 /**

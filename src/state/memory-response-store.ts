@@ -1,4 +1,4 @@
-import type { ResponseStore, StoredResponse } from './response-store.js';
+import { itemsWithIds, type ResponseStore, type StoredResponse } from './response-store.js';
 
 export interface MemoryResponseStoreOptions {
   /** Responses kept at most; the oldest are dropped first. Default 10,000. */
@@ -17,6 +17,8 @@ interface Entry {
   json: string;
   bytes: number;
   expiresAt: number;
+  /** Its keys in the item index, to drop with it. */
+  itemKeys: string[];
 }
 
 /**
@@ -24,9 +26,15 @@ interface Entry {
  * model accepts `previous_response_id`). Each is kept as its JSON text: `get` hands out a fresh
  * copy, as the Redis store does, and the size bound counts what is really held. A restart loses
  * them all; several instances share `RedisResponseStore` from `infergate/redis` instead.
+ *
+ * Items are found through an index from (key, item id) to the newest response holding the item
+ * (each response holds its whole conversation, so that is the one kept longest); an entry goes
+ * with its response. It costs a few dozen bytes per item, not counted in `maxBytes`.
  */
 export class MemoryResponseStore implements ResponseStore {
   private readonly entries = new Map<string, Entry>();
+  /** `itemKey(keyId, itemId)` → id of the newest response holding that item. */
+  private readonly items = new Map<string, string>();
   private readonly maxResponses: number;
   private readonly maxBytes: number;
   private readonly ttlMs: number;
@@ -58,9 +66,30 @@ export class MemoryResponseStore implements ResponseStore {
     if (bytes > this.maxBytes) throw new RangeError(`MemoryResponseStore: response ${response.id} (${bytes} bytes) is larger than maxBytes`);
     const previous = this.entries.get(response.id);
     if (previous) this.remove(response.id, previous);
-    this.entries.set(response.id, { json, bytes, expiresAt: Date.now() + this.ttlMs });
+    const itemKeys = itemsWithIds(response.items).map(([itemId]) => itemKey(response.keyId, itemId));
+    for (const key of itemKeys) this.items.set(key, response.id);
+    this.entries.set(response.id, { json, bytes, expiresAt: Date.now() + this.ttlMs, itemKeys });
     this.bytes += bytes;
     this.evict();
+  }
+
+  /** Each response holding asked items is parsed once: usually all are in the newest one. */
+  async getItems(keyId: string, ids: string[]): Promise<(unknown | undefined)[]> {
+    const parsed = new Map<string, Map<string, unknown> | undefined>();
+    const found: (unknown | undefined)[] = [];
+    for (const id of ids) {
+      const responseId = this.items.get(itemKey(keyId, id));
+      if (responseId === undefined) {
+        found.push(undefined);
+        continue;
+      }
+      if (!parsed.has(responseId)) {
+        const response = await this.get(responseId);
+        parsed.set(responseId, response && response.keyId === keyId ? new Map(itemsWithIds(response.items)) : undefined);
+      }
+      found.push(parsed.get(responseId)?.get(id));
+    }
+    return found;
   }
 
   /**
@@ -78,5 +107,12 @@ export class MemoryResponseStore implements ResponseStore {
   private remove(id: string, entry: Entry): void {
     this.entries.delete(id);
     this.bytes -= entry.bytes;
+    // An item a newer response also holds now points there, and stays.
+    for (const key of entry.itemKeys) if (this.items.get(key) === id) this.items.delete(key);
   }
+}
+
+/** Unambiguous whatever the two ids contain. */
+function itemKey(keyId: string, itemId: string): string {
+  return JSON.stringify([keyId, itemId]);
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { FailFastRedis } from '../redis/fail-fast-redis.js';
-import type { ResponseStore, StoredResponse } from './response-store.js';
+import { itemsWithIds, type ResponseStore, type StoredResponse } from './response-store.js';
 
 export interface RedisResponseStoreOptions {
   /** A connected ioredis client to use (the store does not close it), or… */
@@ -28,30 +28,50 @@ export interface RedisResponseStoreOptions {
  * ```
  *
  * Layout: one string key per response, `<prefix>response:<id>`, holding the `StoredResponse` as
- * JSON and expiring `ttlSeconds` after it was written. Every operation is on one key, so there is
- * no hash tag: on a cluster the responses spread over every slot.
+ * JSON and expiring `ttlSeconds` after it was written; and one string key per item with an id,
+ * `<prefix>item:<url-encoded key id>:<item id>`, holding that item as JSON with the same expiry.
+ * `put` writes a response and its items in one MULTI (one round trip, seen together), rewriting
+ * the items an earlier response already wrote, which renews their expiry; `getItems` is one MGET.
+ * The key id in the item's key keeps each key's items apart. There is no hash tag.
  */
 export class RedisResponseStore implements ResponseStore {
   private readonly connection: FailFastRedis;
+  /** The key prefix (`infergate:`), before `response:` or `item:`. */
   private readonly prefix: string;
   private readonly ttlSeconds: number;
 
   constructor(options: RedisResponseStoreOptions) {
     if (!options) throw new TypeError('RedisResponseStore: pass `client` (an ioredis client) or `url`');
-    this.prefix = `${options.keyPrefix ?? 'infergate:'}response:`;
+    this.prefix = options.keyPrefix ?? 'infergate:';
     this.ttlSeconds = options.ttlSeconds ?? 30 * 24 * 3600;
     if (!Number.isInteger(this.ttlSeconds) || this.ttlSeconds < 1) throw new TypeError('RedisResponseStore: ttlSeconds must be a positive integer');
     this.connection = new FailFastRedis({ ...options, timeoutMs: options.timeoutMs ?? 2000, owner: 'RedisResponseStore' });
   }
 
   async get(id: string): Promise<StoredResponse | undefined> {
-    const json = await this.connection.call((redis) => redis.get(this.prefix + id));
+    const json = await this.connection.call((redis) => redis.get(`${this.prefix}response:${id}`));
     return json ? (JSON.parse(json) as StoredResponse) : undefined;
   }
 
   async put(response: StoredResponse): Promise<void> {
     const json = JSON.stringify(response);
-    await this.connection.call((redis) => redis.set(this.prefix + response.id, json, 'EX', this.ttlSeconds));
+    const results = await this.connection.call((redis) => {
+      const multi = redis.multi().set(`${this.prefix}response:${response.id}`, json, 'EX', this.ttlSeconds);
+      for (const [itemId, item] of itemsWithIds(response.items)) multi.set(this.itemKey(response.keyId, itemId), JSON.stringify(item), 'EX', this.ttlSeconds);
+      return multi.exec();
+    });
+    const failed = results?.find(([error]) => error);
+    if (!results || failed) throw failed?.[0] ?? new Error('RedisResponseStore: the write was aborted');
+  }
+
+  async getItems(keyId: string, ids: string[]): Promise<(unknown | undefined)[]> {
+    if (ids.length === 0) return [];
+    const found = await this.connection.call((redis) => redis.mget(ids.map((id) => this.itemKey(keyId, id))));
+    return found.map((json) => (json ? (JSON.parse(json) as unknown) : undefined));
+  }
+
+  private itemKey(keyId: string, itemId: string): string {
+    return `${this.prefix}item:${encodeURIComponent(keyId)}:${itemId}`;
   }
 
   close(): Promise<void> {

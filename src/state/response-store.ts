@@ -23,6 +23,26 @@ export interface StoredResponse {
 
 export interface ResponseStore {
   get(id: string): Promise<StoredResponse | undefined>;
+  /** Also makes every item of `items` that has a string `id` findable by `getItems`. */
   put(response: StoredResponse): Promise<void>;
+  /**
+   * The stored items with these ids, in the order asked, undefined where none is found: what an
+   * `item_reference` in a request's `input` stands for (clients such as the Vercel AI SDK send
+   * earlier output that way). Only items of responses that `keyId` stored are found, so a key
+   * cannot read another's items; an item stays findable as long as a response holding it is kept.
+   * Optional: without it the gateway leaves `item_reference`s as they are (a 400 unless the
+   * upstream resolves them itself).
+   */
+  getItems?(keyId: string, ids: string[]): Promise<(unknown | undefined)[]>;
   close?(): Promise<void>;
+}
+
+/** The items `put` makes findable, by id: those with a non-empty string `id`, in order. */
+export function itemsWithIds(items: unknown[]): [id: string, item: unknown][] {
+  const found: [string, unknown][] = [];
+  for (const item of items) {
+    const id = typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined;
+    if (typeof id === 'string' && id !== '') found.push([id, item]);
+  }
+  return found;
 }

@@ -118,6 +118,63 @@ describe('continueConversation', () => {
   });
 });
 
+describe('continueConversation: item_reference', () => {
+  const user = (text: string): Json => ({ type: 'message', role: 'user', content: text });
+  const ref = (id: string): Json => ({ type: 'item_reference', id });
+
+  it('replaces each reference with the stored item of that id, in place; the rest of the body stays', async () => {
+    const store = await storeWith('resp_1', 'key_a', [user('Weather in Paris?'), reasoning, assistant('Checking.'), call]);
+    const result = { type: 'function_call_output', call_id: 'call_1', output: '18°C' };
+    const body = { model: 'm', stream: true, input: [user('Weather in Paris?'), ref('rs_1'), ref('msg_1'), { id: 'fc_1' }, result] };
+    const continued = await continueConversation(store, 'key_a', body);
+    const expanded = [user('Weather in Paris?'), reasoning, assistant('Checking.'), call, result];
+    expect(continued.body).toEqual({ model: 'm', stream: true, input: expanded });
+    // A new body, so the pipeline sends it instead of the client's text; the client's is unchanged.
+    expect(continued.body).not.toBe(body);
+    expect(body.input[1]).toEqual(ref('rs_1'));
+    // What is stored next holds the items themselves, so later references still resolve.
+    expect(continued.history).toEqual(expanded);
+  });
+
+  it('expands references after a previous_response_id too', async () => {
+    const store = await storeWith('resp_1', 'key_a', [user('Hi'), assistant('Hello!')]);
+    const continued = await continueConversation(store, 'key_a', { model: 'm', previous_response_id: 'resp_1', input: [ref('msg_1'), user('Again?')] });
+    expect(continued.body.input).toEqual([user('Hi'), assistant('Hello!'), assistant('Hello!'), user('Again?')]);
+  });
+
+  it('answers 404 naming the reference for an unknown item, and the very same for another key’s', async () => {
+    const store = await storeWith('resp_theirs', 'key_b', [assistant('secret', 'msg_theirs')]);
+    const unknown = await notFound(continueConversation(store, 'key_a', { model: 'm', input: [user('Hi'), ref('msg_unknown')] }));
+    expect(unknown).toMatchObject({ status: 404, type: 'invalid_request_error', param: 'input[1].id', code: 'item_not_found', message: "Item with id 'msg_unknown' not found." });
+    const theirs = await notFound(continueConversation(store, 'key_a', { model: 'm', input: [user('Hi'), ref('msg_theirs')] }));
+    expect(theirs).toMatchObject({ status: 404, param: unknown.param, code: unknown.code, message: "Item with id 'msg_theirs' not found." });
+    expect(JSON.stringify(theirs)).not.toContain('secret');
+    // The owner gets it.
+    expect((await continueConversation(store, 'key_b', { model: 'm', input: [ref('msg_theirs')] })).body.input).toEqual([assistant('secret', 'msg_theirs')]);
+  });
+
+  it('answers 400 for a reference without a string id', async () => {
+    const store = new MemoryResponseStore();
+    const error = await notFound(continueConversation(store, 'key_a', { model: 'm', input: [{ type: 'item_reference', id: 7 }] }));
+    expect(error).toMatchObject({ status: 400, param: 'input[0].id' });
+  });
+
+  it('looks all references up in one store call', async () => {
+    const store = await storeWith('resp_1', 'key_a', [assistant('One', 'msg_1'), assistant('Two', 'msg_2')]);
+    const getItems = vi.spyOn(store as MemoryResponseStore, 'getItems');
+    await continueConversation(store, 'key_a', { model: 'm', input: [ref('msg_1'), user('and'), ref('msg_2')] });
+    expect(getItems).toHaveBeenCalledTimes(1);
+    expect(getItems).toHaveBeenCalledWith('key_a', ['msg_1', 'msg_2']);
+  });
+
+  it('leaves references alone with a store that cannot look items up (a custom store of before)', async () => {
+    const store: ResponseStore = { get: () => Promise.resolve(undefined), put: () => Promise.resolve() };
+    const body = { model: 'm', input: [user('Hi'), ref('msg_1')] };
+    const continued = await continueConversation(store, 'key_a', body);
+    expect(continued.body).toBe(body);
+  });
+});
+
 describe('storedItemsOf', () => {
   it('is the history then the output items whole, ids and call ids kept; non-items dropped', () => {
     const history = [{ type: 'message', role: 'user', content: 'Weather in Paris?' }];

@@ -71,14 +71,52 @@ function storeSuite(name: string, open: (options?: { shortTtl?: boolean }) => Re
       await put;
     });
 
+    it('finds stored items by id for the key that stored them only, in the order asked, as copies', async () => {
+      const [a, b] = [uniqueId(), uniqueId()];
+      const msg = `msg_${a}`;
+      const fc = `fc_${a}`;
+      await store.put(stored(a, { items: [...stored(a).items, { type: 'message', id: msg, role: 'assistant', content: [{ type: 'output_text', text: 'Hi 👋' }] }, { type: 'function_call', id: fc, call_id: 'c', name: 'f', arguments: '{}' }] }));
+      await store.put(stored(b, { keyId: 'key_b', items: [{ type: 'message', id: `msg_${b}`, role: 'assistant', content: 'theirs' }] }));
+      const found = await store.getItems!('key_a', [fc, 'msg_unknown', msg, `msg_${b}`]);
+      expect(found).toEqual([
+        { type: 'function_call', id: fc, call_id: 'c', name: 'f', arguments: '{}' },
+        undefined,
+        { type: 'message', id: msg, role: 'assistant', content: [{ type: 'output_text', text: 'Hi 👋' }] },
+        undefined,
+      ]);
+      (found[0] as Record<string, unknown>).name = 'changed';
+      expect(await store.getItems!('key_a', [fc])).toEqual([expect.objectContaining({ name: 'f' })]);
+      expect(await store.getItems!('key_b', [`msg_${b}`, msg])).toEqual([expect.objectContaining({ content: 'theirs' }), undefined]);
+      expect(await store.getItems!('key_a', [])).toEqual([]);
+    });
+
+    it('keeps each key’s items apart even under the same item id', async () => {
+      const [a, b] = [uniqueId(), uniqueId()];
+      const shared = `msg_${a}`;
+      await store.put(stored(a, { keyId: 'key:a', items: [{ type: 'message', id: shared, role: 'assistant', content: 'from a' }] }));
+      await store.put(stored(b, { keyId: 'key', items: [{ type: 'message', id: shared, role: 'assistant', content: 'from b' }] }));
+      expect(await store.getItems!('key:a', [shared])).toEqual([expect.objectContaining({ content: 'from a' })]);
+      expect(await store.getItems!('key', [shared])).toEqual([expect.objectContaining({ content: 'from b' })]);
+      expect(await store.getItems!('key:a:', [shared])).toEqual([undefined]);
+    });
+
+    it('finds the items of a response read right after its put was issued (not awaited)', async () => {
+      const id = uniqueId();
+      const put = store.put(stored(id, { items: [{ type: 'reasoning', id: `rs_${id}`, summary: [] }] }));
+      expect(await store.getItems!('key_a', [`rs_${id}`])).toEqual([{ type: 'reasoning', id: `rs_${id}`, summary: [] }]);
+      await put;
+    });
+
     it('forgets responses after their time to live', async () => {
       const short = open({ shortTtl: true });
       try {
         const id = uniqueId();
         await short.put(stored(id));
         expect(await short.get(id)).toBeDefined();
+        expect(await short.getItems!('key_a', ['msg_1'])).toEqual([expect.objectContaining({ id: 'msg_1' })]);
         await sleep(1200);
         expect(await short.get(id)).toBeUndefined();
+        expect(await short.getItems!('key_a', ['fc_1', 'msg_1'])).toEqual([undefined, undefined]);
       } finally {
         await short.close?.();
       }
@@ -123,6 +161,19 @@ describe('MemoryResponseStore bounds', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('drops an item with the last response holding it; one a newer response holds stays', async () => {
+    const store = new MemoryResponseStore({ maxResponses: 2 });
+    const item = (id: string) => ({ type: 'message', id, role: 'assistant', content: id });
+    await store.put(stored('r1', { items: [item('msg_a'), item('msg_b')] }));
+    await store.put(stored('r2', { items: [item('msg_a'), item('msg_c')] }));
+    await store.put(stored('r3', { items: [item('msg_d')] }));
+    // r1 is gone: msg_b with it, msg_a still in r2.
+    expect(await store.getItems('key_a', ['msg_a', 'msg_b', 'msg_c', 'msg_d'])).toEqual([item('msg_a'), undefined, item('msg_c'), item('msg_d')]);
+    // A response put again no longer holding an item drops it.
+    await store.put(stored('r3', { items: [] }));
+    expect(await store.getItems('key_a', ['msg_d'])).toEqual([undefined]);
   });
 
   it('has documented defaults and rejects bad options', async () => {
@@ -172,6 +223,24 @@ describe.skipIf(!redis)('Redis', () => {
     }
   });
 
+  it('keeps one string key per item under its key id, with the response’s expiry', async () => {
+    const store = new RedisResponseStore({ url: redis!.url, keyPrefix: prefix, ttlSeconds: 600 });
+    try {
+      const id = uniqueId();
+      await store.put(stored(id, { keyId: 'team/a:b' }));
+      const raw = client();
+      const key = `${prefix}item:team%2Fa%3Ab:msg_1`;
+      expect(await raw.type(key)).toBe('string');
+      expect(JSON.parse((await raw.get(key))!)).toEqual(stored(id).items[3]);
+      expect(await raw.ttl(key)).toBeGreaterThan(590);
+      expect(await raw.ttl(`${prefix}item:team%2Fa%3Ab:fc_1`)).toBeGreaterThan(590);
+      // Items without an id get no key.
+      expect(await raw.keys(`${prefix}item:team%2Fa%3Ab:*`)).toHaveLength(2);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('shares responses between instances (two gateways, or a restart)', async () => {
     const [a, b] = [0, 1].map(() => new RedisResponseStore({ url: redis!.url, keyPrefix: prefix }));
     try {
@@ -201,7 +270,7 @@ describe('RedisResponseStore without Redis', () => {
     const port = await freePort();
     const store = new RedisResponseStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: prefix });
     try {
-      for (const call of [() => store.get(uniqueId()), () => store.put(stored(uniqueId()))]) {
+      for (const call of [() => store.get(uniqueId()), () => store.put(stored(uniqueId())), () => store.getItems('key_a', ['msg_1'])]) {
         const started = Date.now();
         await expect(call()).rejects.toThrow();
         expect(Date.now() - started).toBeLessThan(2500);

@@ -38,7 +38,8 @@ describe('Vercel AI SDK clients', () => {
       maxRetries: 0,
       stopWhen: stepCountIs(3),
       // With its default `store: true` the Responses model sends earlier output back as
-      // `item_reference`s, which only a storing upstream can resolve; the gateway stores nothing.
+      // `item_reference`s, which the gateway resolves only on models that keep conversations
+      // (test/state/item-reference.test.ts); these models do not.
       providerOptions: { openai: { store: false } },
       tools: {
         get_weather: tool({

@@ -30,9 +30,10 @@ import type {
 import { fromEncryptedContent } from './reasoning-opaque.js';
 
 /**
- * Responses request → IR. The gateway keeps no conversation state yet, so every field that points
- * at stored state (`previous_response_id`, `conversation`, `item_reference`, `prompt`) or asks
- * for work the IR cannot describe (built-in tools, background runs, auto truncation) is a 400.
+ * Responses request → IR. Stored state is resolved before this point (`previous_response_id` and
+ * `item_reference` on models that keep conversations, `state/conversation.ts`); any that is left
+ * (`conversation`, `prompt`, a reference on a model without a store) or asks for work the IR
+ * cannot describe (built-in tools, background runs, auto truncation) is a 400.
  */
 
 /** Same name and meaning on OpenAI-family upstreams (Chat and Responses): forwarded unchanged. */
@@ -212,7 +213,11 @@ function decodeInput(input: unknown, system: IRTextPart[]): IRMessage[] {
         assistantTurn().push(decodeReasoning(item, param));
         return;
       case 'item_reference':
-        return unsupported(`${param}.type`, `'item_reference' (the gateway stores no items; send the item itself)`);
+        throw invalidRequest(
+          `'item_reference' is not supported on this model: it keeps no items. Send the item itself (clients that store by default, such as the Vercel AI SDK, do so with \`store: false\`), or use a model configured with \`previousResponseId\`, whose items the gateway keeps.`,
+          `${param}.type`,
+          'unsupported_parameter',
+        );
       default:
         throw invalidRequest(`Input item type '${String(type)}' is not supported by this gateway.`, `${param}.type`);
     }
