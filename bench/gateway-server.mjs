@@ -1,18 +1,41 @@
 // The gateway under test: the BUILT library (dist/, `npm run build`) mounted on node:http, with
 // providers pointing at the mock upstream. One process, pinned to one core by the runner.
-// Usage: node bench/gateway-server.mjs <mock origin>   (started by bench/run.mjs or bench/profile.mjs)
+// Usage: node bench/gateway-server.mjs <mock origin> [--soak] [--task-ttl-ms N]
+//   (started by bench/run.mjs, bench/profile.mjs, or bench/soak.mjs with --soak: the gateway then
+//   logs into a counting logger and the `sample` IPC command reports its health, lib/health-probe.mjs)
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { healthProbe } from './lib/health-probe.mjs';
 import { announce, serveIpc } from './lib/ipc.mjs';
 
 // INFERGATE_DIST=<folder> runs another build (e.g. a copy of dist/ from another commit) for A/B runs.
 const dist = process.env.INFERGATE_DIST ? pathToFileURL(resolve(process.env.INFERGATE_DIST, 'index.js')).href : '../dist/index.js';
 /** @type {typeof import('../dist/index.js')} */
-const { createAnthropicProvider, createGateway, createOpenAIProvider } = await import(dist);
+const { createAnthropicProvider, createGateway, createOpenAIProvider, MemoryTaskStore } = await import(dist);
 
 const mock = process.argv[2] ?? 'http://127.0.0.1:8080';
+const probe = process.argv.includes('--soak') ? healthProbe() : undefined;
+
+/** The default task store, telling how many tasks it holds (its private map, read for the soak). */
+class CountingTaskStore extends MemoryTaskStore {
+  held() {
+    return /** @type {any} */ (this).tasks.size;
+  }
+
+  /** Drops every task: the soak reads the live heap before and after, to tell what they held. */
+  forget() {
+    const dropped = this.held();
+    /** @type {any} */ (this).tasks.clear();
+    return dropped;
+  }
+}
+// --task-ttl-ms N: the soak keeps tasks briefly, so that the store reaches its steady state within
+// the run (builds whose store takes no options ignore it and keep every task).
+const ttlArg = process.argv.indexOf('--task-ttl-ms');
+const ttlMs = ttlArg > 0 ? Number(process.argv[ttlArg + 1]) : 0;
+const taskStore = new CountingTaskStore(ttlMs > 0 ? { ttlMs } : {});
 
 export const BENCH_KEY = 'sk-bench';
 
@@ -23,14 +46,21 @@ const gateway = createGateway({
     oai: createOpenAIProvider({ baseURL: `${mock}/v1`, apiKey: 'sk-mock', responses: false }),
     // The same upstream, also serving /responses: Responses clients pass through.
     oaiResponses: createOpenAIProvider({ baseURL: `${mock}/v1`, apiKey: 'sk-mock', responses: true }),
+    // A Responses-only upstream: Chat and Messages clients are translated into Responses.
+    oaiResponsesOnly: createOpenAIProvider({ baseURL: `${mock}/v1`, apiKey: 'sk-mock', chat: false, responses: true }),
     anthropic: createAnthropicProvider({ baseURL: mock, apiKey: 'sk-mock' }),
   },
   models: [
     { id: 'bench-chat', provider: 'oai', upstreamModel: 'mock-model' },
     { id: 'bench-responses', provider: 'oaiResponses', upstreamModel: 'mock-model' },
+    { id: 'bench-responses-only', provider: 'oaiResponsesOnly', upstreamModel: 'mock-model' },
     { id: 'bench-anthropic', provider: 'anthropic', upstreamModel: 'mock-model' },
+    { id: 'bench-image', provider: 'oai', upstreamModel: 'mock-image', kind: 'image' },
+    { id: 'bench-speech', provider: 'oai', upstreamModel: 'mock-speech', kind: 'speech' },
+    { id: 'bench-video', provider: 'oai', upstreamModel: 'mock-video', kind: 'video' },
   ],
-  logger: false,
+  taskStore,
+  logger: probe?.logger ?? false,
 });
 
 const server = http.createServer({ noDelay: true }, gateway);
@@ -58,6 +88,13 @@ serveIpc({
     return result;
   },
   memory: () => process.memoryUsage(),
+  /** Health now (soak only); `{ gc: true }` also collects garbage and reads the live heap. */
+  sample(/** @type {{ gc?: boolean } | undefined} */ args) {
+    if (!probe) throw new Error('start the gateway server with --soak to sample it');
+    return { ...probe.sample(args), videoTasks: taskStore.held() };
+  },
+  summary: () => probe?.summary(),
+  forgetTasks: () => taskStore.forget(),
   shutdown() {
     // A normal exit, so `--cpu-prof` writes its profile.
     server.close();

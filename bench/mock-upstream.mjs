@@ -1,20 +1,24 @@
 // The mock upstream: a node:http server speaking OpenAI Chat Completions, OpenAI Responses and
 // Anthropic Messages, as JSON and SSE, from pre-serialized bytes with a content-length (so neither
-// side pays for chunked encoding) and no Nagle delay. Knobs, set by the runner over IPC:
+// side pays for chunked encoding) and no Nagle delay; and, for the soak, OpenAI's media endpoints
+// (`lib/mock-media.mjs`) and injected faults (`lib/mock-faults.mjs`: a request whose body holds
+// `FAULT:429`, `FAULT:500` or `FAULT:cut` gets that fault). Knobs, set by the runner over IPC:
 //   chunks     — content deltas per stream
 //   intervalMs — time between deltas (0 = burst: everything written at once)
 //   ttfbMs     — time before the headers and the first delta (and before a JSON answer)
 //   words      — words in a JSON answer
-// The request body is never parsed: `"stream":true` is looked for in the bytes, and big bodies
-// (images) are drained as they come.
+// The request body is never parsed: `"stream":true` and the fault markers are looked for in the
+// bytes, and big bodies (images, uploads) are drained as they come.
 import http from 'node:http';
 import { announce, serveIpc } from './lib/ipc.mjs';
+import { answerErrorStatus, BodyScanner, cutHalfway, faultNeedles } from './lib/mock-faults.mjs';
+import { mediaAnswer } from './lib/mock-media.mjs';
 import { jsonBody, streamBody } from './lib/wire.mjs';
 
 /** @typedef {'chat' | 'messages' | 'responses'} Protocol */
 
 const config = { chunks: 20, intervalMs: 20, ttfbMs: 0, words: 40 };
-const stats = { requests: 0, streams: 0, json: 0, bytesIn: 0, aborted: 0, open: 0 };
+const stats = { requests: 0, streams: 0, json: 0, media: 0, bytesIn: 0, aborted: 0, open: 0, faults: { 429: 0, 500: 0, cut: 0 } };
 
 /** @type {Map<string, Buffer>} */
 const jsonCache = new Map();
@@ -37,42 +41,48 @@ function streamFor(protocol) {
   return body;
 }
 
-/** @param {string} url @returns {Protocol | undefined} */
-function protocolOf(url) {
-  const path = url.split('?')[0] ?? '';
+/** @param {string} path @returns {Protocol | undefined} */
+function protocolOf(path) {
   if (path.endsWith('/chat/completions')) return 'chat';
   if (path.endsWith('/messages')) return 'messages';
   if (path.endsWith('/responses')) return 'responses';
   return undefined;
 }
 
-const STREAM_TRUE = Buffer.from('"stream":true');
-
 const server = http.createServer({ noDelay: true, keepAlive: true, requestTimeout: 0 }, (req, res) => {
-  const protocol = protocolOf(req.url ?? '');
-  let streaming = false;
-  /** @type {Buffer | undefined} */
-  let tail;
+  const scanner = new BodyScanner({ stream: '"stream":true', ...faultNeedles });
   req.on('data', (/** @type {Buffer} */ chunk) => {
     stats.bytesIn += chunk.length;
-    if (streaming) return;
-    if (tail) {
-      const joint = Buffer.concat([tail, chunk.subarray(0, STREAM_TRUE.length)]);
-      if (joint.includes(STREAM_TRUE)) streaming = true;
-    }
-    if (chunk.includes(STREAM_TRUE)) streaming = true;
-    tail = chunk.subarray(Math.max(0, chunk.length - STREAM_TRUE.length));
+    scanner.push(chunk);
   });
   req.on('end', () => {
     stats.requests++;
-    if (!protocol) {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    const protocol = protocolOf(path);
+    const media = protocol ? undefined : mediaAnswer(req.method ?? 'GET', path);
+    if (!protocol && !media) {
       const body = Buffer.from('{"error":{"message":"unknown path","type":"invalid_request_error","param":null,"code":null}}');
       res.writeHead(404, { 'content-type': 'application/json', 'content-length': body.length });
       res.end(body);
       return;
     }
-    if (streaming) answerStream(protocol, res);
-    else answerJson(protocol, res);
+    const { found } = scanner;
+    for (const status of /** @type {const} */ ([429, 500])) {
+      if (found.has(`${status}`)) {
+        stats.faults[status]++;
+        answerErrorStatus(res, status, protocol === 'messages');
+        return;
+      }
+    }
+    if (found.has('cut')) {
+      stats.faults.cut++;
+      cutHalfway(res);
+    }
+    if (media) {
+      stats.media++;
+      media(res);
+    } else if (found.has('stream')) answerStream(/** @type {Protocol} */ (protocol), res);
+    else answerJson(/** @type {Protocol} */ (protocol), res);
   });
 });
 server.keepAliveTimeout = 120_000;
@@ -143,7 +153,8 @@ serveIpc({
     return { ...stats, memory: process.memoryUsage().rss };
   },
   resetStats() {
-    for (const key of Object.keys(stats)) if (key !== 'open') /** @type {any} */ (stats)[key] = 0;
+    for (const key of Object.keys(stats)) if (key !== 'open' && key !== 'faults') /** @type {any} */ (stats)[key] = 0;
+    stats.faults = { 429: 0, 500: 0, cut: 0 };
     return stats;
   },
   shutdown() {

@@ -5,12 +5,12 @@
 //   e.g. node bench/profile.mjs messages-to-chat burst 10
 // --floor profiles the floor proxy instead (same workload on the cell's upstream protocol).
 // --no-prof measures CPU per unit of work only, without the profiler's overhead.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ipcClient } from './lib/ipc.mjs';
+import { GATEWAY_CORE, LOAD_CORE, pinSelf, startChild } from './lib/children.mjs';
 import { closedLoop, streamLoop } from './lib/load.mjs';
 import { cells, target } from './lib/payloads.mjs';
 import { cpuMicros } from './lib/proc.mjs';
@@ -24,35 +24,13 @@ if (!cells[cell] || !['json', 'paced', 'burst'].includes(mode)) {
   process.exit(1);
 }
 const seconds = Math.min(120, Number(secondsArg));
-let pinned = os.cpus().length >= 2;
-try {
-  execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
-} catch {
-  pinned = false;
-}
+pinSelf();
 const profileDir = mkdtempSync(join(os.tmpdir(), 'infergate-prof-'));
 
-/** @param {string} script @param {string[]} args @param {number} core @param {string[]} [nodeArgs] */
-function start(script, args, core, nodeArgs = []) {
-  const command = pinned ? 'taskset' : process.execPath;
-  const child = spawn(command, [...(pinned ? ['-c', String(core), process.execPath] : []), ...nodeArgs, script, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 20_000);
-    child.on('message', (/** @type {any} */ m) => {
-      if (m?.ready) {
-        clearTimeout(timer);
-        resolve({ child, pid: /** @type {number} */ (child.pid), port: /** @type {number} */ (m.port), ipc: ipcClient(child) });
-      }
-    });
-  });
-}
-
-/** @type {any} */
-const mock = await start(join(here, 'mock-upstream.mjs'), [], 0);
+const mock = await startChild('mock', join(here, 'mock-upstream.mjs'), [], LOAD_CORE);
 const origin = `http://127.0.0.1:${mock.port}`;
-/** @type {any} */
-const server = await start(join(here, useFloor ? 'floor-proxy.mjs' : 'gateway-server.mjs'), [origin], 1, profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
 const arm = useFloor ? 'floor' : 'infergate';
+const server = await startChild(arm, join(here, useFloor ? 'floor-proxy.mjs' : 'gateway-server.mjs'), [origin], GATEWAY_CORE, { nodeArgs: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
 const t = target({ arm, cell, stream: mode !== 'json', port: server.port, mockOrigin: origin });
 const check = { terminal: t.terminal };
 await mock.ipc('config', mode === 'burst' ? { chunks: 200, intervalMs: 0, ttfbMs: 0 } : { chunks: 20, intervalMs: 20, ttfbMs: 0 });

@@ -7,14 +7,14 @@
 // Processes: the mock upstream and this runner (the load generator) share core 0; the gateway
 // under test, the floor proxy and the peer gateway each run as one process on core 1 (`taskset`),
 // one of them loaded at a time. Arms are interleaved in rounds, in a random order per round.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { children, GATEWAY_CORE, gitInfo, LOAD_CORE, nodeCommand, pinned, pinSelf, startChild, stopAll } from './lib/children.mjs';
 import { Connection } from './lib/http-client.mjs';
-import { ipcClient } from './lib/ipc.mjs';
 import { closedLoop, exchange, holdStreams, openLoop, StreamTracker, streamLoop } from './lib/load.mjs';
 import { cells, checkAnswer, imageBase64, target } from './lib/payloads.mjs';
 import { installPeer } from './lib/peer.mjs';
@@ -42,7 +42,8 @@ if (flag('--help') || flag('-h')) {
   --rounds N         rounds of interleaved arms (default 3; --quick: 1)
   --window MS        measurement window (default 5000; --quick: 1000)
   --rate N           request rate of the open-loop latency run (default 1000 req/s)
-  --cells a,b        gateway cells (default ${defaultCells().join(',')}; also responses-pass, messages-pass)
+  --cells a,b        gateway cells (default ${defaultCells().join(',')}; also responses-pass, messages-pass,
+                     responses-to-messages, chat-to-responses, messages-to-responses)
   --profile          run the gateway with --cpu-prof (profile written to DIR/profiles/)
   --no-capacity      skip the paced-streams capacity steps
   --no-image         skip the event-loop stall under image uploads`);
@@ -94,52 +95,11 @@ const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms)
 // Processes
 
 const cores = os.cpus().length;
-let pinned = false;
-try {
-  execFileSync('taskset', ['-V'], { stdio: 'ignore' });
-  pinned = cores >= 2;
-} catch {
-  pinned = false;
-}
-const LOAD_CORE = 0;
-const GATEWAY_CORE = 1;
-if (pinned) execFileSync('taskset', ['-cp', String(LOAD_CORE), String(process.pid)], { stdio: 'ignore' });
-
-/** @type {import('node:child_process').ChildProcess[]} */
-const children = [];
-function stopAll() {
-  for (const child of children) if (child.exitCode === null && child.pid) child.kill('SIGKILL');
-}
-process.on('exit', stopAll);
+pinSelf();
 process.on('SIGINT', () => {
   stopAll();
   process.exit(130);
 });
-
-/**
- * Starts a node script with an IPC channel, pinned to a core, and waits for it to announce its port.
- * @param {string} name @param {string} script @param {string[]} args @param {number} core @param {string[]} [nodeArgs]
- */
-async function startChild(name, script, args, core, nodeArgs = []) {
-  const command = pinned ? 'taskset' : process.execPath;
-  const commandArgs = [...(pinned ? ['-c', String(core), process.execPath] : []), ...nodeArgs, script, ...args];
-  const child = spawn(command, commandArgs, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], cwd: root });
-  children.push(child);
-  const port = await new Promise((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start in 20 s`)), 20_000);
-    child.on('message', (/** @type {any} */ message) => {
-      if (message?.ready) {
-        clearTimeout(timer);
-        resolvePort(message.port);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited (${code}) before it was ready`));
-    });
-  });
-  return { name, child, pid: /** @type {number} */ (child.pid), port: /** @type {number} */ (port), ipc: ipcClient(child) };
-}
 
 /** A free loopback port (for the peer, which takes its port on the command line). */
 function freePort() {
@@ -171,16 +131,6 @@ async function waitForPort(port, timeoutMs) {
 // ---------------------------------------------------------------------------------------------
 // Environment
 
-function gitInfo() {
-  try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'package.json'], { cwd: root, encoding: 'utf8' }).trim() !== '';
-    return { commit, dirty };
-  } catch {
-    return { commit: 'unknown', dirty: false };
-  }
-}
-
 const meta = {
   date: new Date().toISOString(),
   machine: { cores, cpu: os.cpus()[0]?.model?.trim() ?? 'unknown', memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version, os: `${os.type()} ${os.release()}` },
@@ -209,7 +159,7 @@ const mockOrigin = `http://127.0.0.1:${mock.port}`;
 const floor = await startChild('floor', join(here, 'floor-proxy.mjs'), [mockOrigin], GATEWAY_CORE);
 const profileDir = join(opts.out, 'profiles');
 if (opts.profile) mkdirSync(profileDir, { recursive: true });
-const gateway = await startChild('infergate', join(here, 'gateway-server.mjs'), [mockOrigin], GATEWAY_CORE, opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+const gateway = await startChild('infergate', join(here, 'gateway-server.mjs'), [mockOrigin], GATEWAY_CORE, { nodeArgs: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
 
 /** @type {{ name: string, pid: number, port: number } | undefined} */
 let peer;
@@ -223,8 +173,7 @@ if (opts.peers) {
   else {
     peerVersion = installed.version;
     const port = /** @type {number} */ (await freePort());
-    const command = pinned ? 'taskset' : process.execPath;
-    const args = [...(pinned ? ['-c', String(GATEWAY_CORE), process.execPath] : []), installed.entry, `--port=${port}`, '--headless'];
+    const { command, args } = nodeCommand(installed.entry, [`--port=${port}`, '--headless'], GATEWAY_CORE);
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'ignore'], cwd: installed.dir, env: { ...process.env, NODE_ENV: 'production' } });
     children.push(child);
     if (await waitForPort(port, 20_000)) peer = { name: 'peer', pid: /** @type {number} */ (child.pid), port };

@@ -6,6 +6,8 @@ import net from 'node:net';
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
+/** The message of the error a response ends with when the server closes the connection inside it. */
+export const CLOSED_MID_RESPONSE = 'connection closed mid-response';
 
 /**
  * @typedef {object} ResponseHandler
@@ -16,15 +18,17 @@ const CRLF = Buffer.from('\r\n');
  */
 
 /**
- * Builds the bytes of one POST request.
+ * Builds the bytes of one request (a POST unless told; a GET goes without a body).
  * @param {string} path
  * @param {Record<string, string>} headers
  * @param {string | Buffer} body
  * @param {string} host
+ * @param {'POST' | 'GET'} [method]
  */
-export function buildRequest(path, headers, body, host) {
+export function buildRequest(path, headers, body, host, method = 'POST') {
   const bodyBuf = typeof body === 'string' ? Buffer.from(body) : body;
-  let head = `POST ${path} HTTP/1.1\r\nhost: ${host}\r\ncontent-length: ${bodyBuf.length}\r\n`;
+  const length = method === 'GET' ? '' : `content-length: ${bodyBuf.length}\r\n`;
+  let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\n${length}`;
   for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
   head += '\r\n';
   return Buffer.concat([Buffer.from(head), bodyBuf]);
@@ -78,12 +82,15 @@ export class Connection {
         socket.off('error', onError);
         this.connecting = undefined;
         this.socket = socket;
-        socket.on('data', (chunk) => this.onData(chunk));
-        socket.on('error', (error) => this.fail(error));
+        // A socket given up (`fail`, `close`) may still report its end while the next request
+        // runs on a new one: only the current socket speaks for the connection.
+        socket.on('data', (chunk) => this.socket === socket && this.onData(chunk));
+        socket.on('error', (error) => this.socket === socket && this.fail(error));
         socket.on('close', () => {
+          if (this.socket !== socket) return;
           if (this.handler) {
             if (this.state === 'body' && this.closeDelimited) this.finish();
-            else this.fail(new Error('connection closed mid-response'));
+            else this.fail(new Error(CLOSED_MID_RESPONSE));
           }
           this.socket = undefined;
         });

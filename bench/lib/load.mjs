@@ -7,7 +7,9 @@ const now = () => performance.now();
 const LFLF = Buffer.from('\n\n');
 
 /** How long one request may take before it is counted as an error and its connection dropped. */
-const REQUEST_TIMEOUT_MS = 30_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** The message of the error such a request ends with. */
+export const TIMED_OUT = 'request timed out';
 
 /**
  * @typedef {object} Exchange
@@ -30,7 +32,7 @@ export function exchange(conn, bytes, options = {}) {
     const parts = [];
     let size = 0;
     let settled = false;
-    const timer = setTimeout(() => conn.fail(new Error('request timed out')), REQUEST_TIMEOUT_MS);
+    const timer = setTimeout(() => conn.fail(new Error(TIMED_OUT)), REQUEST_TIMEOUT_MS);
     /** @param {Exchange} result */
     const settle = (result) => {
       if (settled) return;

@@ -19,27 +19,31 @@ export const cells = {
   'chat-to-messages': { client: 'chat', upstream: 'messages', model: 'bench-anthropic', passthrough: false, label: 'chat client → Anthropic upstream' },
   'responses-pass': { client: 'responses', upstream: 'responses', model: 'bench-responses', passthrough: true, label: 'Responses → Responses (passthrough)' },
   'messages-pass': { client: 'messages', upstream: 'messages', model: 'bench-anthropic', passthrough: true, label: 'Messages → Messages (passthrough)' },
+  'responses-to-messages': { client: 'responses', upstream: 'messages', model: 'bench-anthropic', passthrough: false, label: 'Responses client → Anthropic upstream' },
+  'chat-to-responses': { client: 'chat', upstream: 'responses', model: 'bench-responses-only', passthrough: false, label: 'chat client → Responses upstream' },
+  'messages-to-responses': { client: 'messages', upstream: 'responses', model: 'bench-responses-only', passthrough: false, label: 'Anthropic client → Responses upstream' },
 };
 
 /** @type {Record<Protocol, string>} */
 const paths = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' };
 
 const SYSTEM = 'You are a terse assistant. Answer in one short sentence.';
-const PROMPT = 'Name three colours of the rainbow, and say which one has the shortest wavelength.';
+const DEFAULT_PROMPT = 'Name three colours of the rainbow, and say which one has the shortest wavelength.';
 
 /**
  * A request body in a protocol.
  * @param {Protocol} protocol
  * @param {string} model
  * @param {boolean} stream
- * @param {{ imageBase64?: string }} [extra]
+ * @param {{ imageBase64?: string, prompt?: string }} [extra]
  */
 export function body(protocol, model, stream, extra = {}) {
   const image = extra.imageBase64;
+  const prompt = extra.prompt ?? DEFAULT_PROMPT;
   if (protocol === 'chat') {
     const user = image
-      ? [{ type: 'text', text: PROMPT }, { type: 'image_url', image_url: { url: `data:image/png;base64,${image}` } }]
-      : PROMPT;
+      ? [{ type: 'text', text: prompt }, { type: 'image_url', image_url: { url: `data:image/png;base64,${image}` } }]
+      : prompt;
     return JSON.stringify({
       model,
       messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: user }],
@@ -50,13 +54,13 @@ export function body(protocol, model, stream, extra = {}) {
   }
   if (protocol === 'messages') {
     const content = image
-      ? [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } }, { type: 'text', text: PROMPT }]
-      : PROMPT;
+      ? [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } }, { type: 'text', text: prompt }]
+      : prompt;
     return JSON.stringify({ model, max_tokens: 64, system: SYSTEM, messages: [{ role: 'user', content }], temperature: 0.2, ...(stream ? { stream: true } : {}) });
   }
   const input = image
-    ? [{ role: 'user', content: [{ type: 'input_text', text: PROMPT }, { type: 'input_image', image_url: `data:image/png;base64,${image}`, detail: 'auto' }] }]
-    : PROMPT;
+    ? [{ role: 'user', content: [{ type: 'input_text', text: prompt }, { type: 'input_image', image_url: `data:image/png;base64,${image}`, detail: 'auto' }] }]
+    : prompt;
   return JSON.stringify({ model, instructions: SYSTEM, input, max_output_tokens: 64, temperature: 0.2, ...(stream ? { stream: true } : {}) });
 }
 
@@ -81,13 +85,13 @@ function authHeaders(protocol, key) {
  * Direct and floor arms speak the cell's upstream protocol to the mock (what a gateway would send);
  * the gateway arms speak the client's. A passed-through answer must carry the mock's id as it is;
  * a translated one must not (its id is re-minted with the client's prefix).
- * @param {{ arm: string, cell: string, stream: boolean, port: number, mockOrigin: string, imageBase64?: string }} options
+ * @param {{ arm: string, cell: string, stream: boolean, port: number, mockOrigin: string, imageBase64?: string, prompt?: string }} options
  */
-export function target({ arm, cell, stream, port, mockOrigin, imageBase64 }) {
+export function target({ arm, cell, stream, port, mockOrigin, imageBase64, prompt }) {
   const spec = cells[cell];
   if (!spec) throw new Error(`unknown cell ${cell}`);
   const host = `127.0.0.1:${port}`;
-  const extra = imageBase64 ? { imageBase64 } : {};
+  const extra = { ...(imageBase64 ? { imageBase64 } : {}), ...(prompt ? { prompt } : {}) };
   if (arm === 'direct' || arm === 'floor') {
     const protocol = spec.upstream;
     return {

@@ -52,3 +52,13 @@ export async function withCpu(pids, work) {
   for (const name of Object.keys(before)) cpu[name] = /** @type {number} */ (after[name]) - /** @type {number} */ (before[name]);
   return { result, cpu, elapsedMs };
 }
+
+/**
+ * Scheduler times of a process's main thread (its event loop), in ms: on a CPU, and runnable but
+ * waiting for one, which is time the machine's other work took from it.
+ * @param {number} pid
+ */
+export function schedMillis(pid) {
+  const [onCpu = 'NaN', waiting = 'NaN'] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ');
+  return { onCpuMs: Number(onCpu) / 1e6, waitingMs: Number(waiting) / 1e6 };
+}

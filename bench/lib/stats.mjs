@@ -47,3 +47,32 @@ export function shuffle(items) {
   }
   return items;
 }
+
+/**
+ * Least-squares line through points: slope, intercept and r² (NaN for fewer than two points).
+ * @param {ArrayLike<number>} xs @param {ArrayLike<number>} ys
+ */
+export function linearFit(xs, ys) {
+  const n = Math.min(xs.length, ys.length);
+  if (n < 2) return { slope: NaN, intercept: NaN, r2: NaN, n };
+  let sx = 0;
+  let sy = 0;
+  for (let i = 0; i < n; i++) {
+    sx += /** @type {number} */ (xs[i]);
+    sy += /** @type {number} */ (ys[i]);
+  }
+  const mx = sx / n;
+  const my = sy / n;
+  let sxx = 0;
+  let sxy = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = /** @type {number} */ (xs[i]) - mx;
+    const dy = /** @type {number} */ (ys[i]) - my;
+    sxx += dx * dx;
+    sxy += dx * dy;
+    syy += dy * dy;
+  }
+  const slope = sxx > 0 ? sxy / sxx : NaN;
+  return { slope, intercept: my - slope * mx, r2: sxx > 0 && syy > 0 ? (sxy * sxy) / (sxx * syy) : NaN, n };
+}

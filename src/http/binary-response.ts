@@ -24,8 +24,10 @@ export function streamBody(source: AsyncIterable<Uint8Array>, serverContext: unk
             }
           }
         } catch (error) {
-          controller.error(error);
-          cutNodeResponse(serverContext);
+          // Under Node the reset connection tells the client; closing rather than erroring the
+          // stream then keeps @whatwg-node from printing the error past the gateway's logger.
+          if (cutNodeResponse(serverContext)) controller.close();
+          else controller.error(error);
         }
       },
       async cancel() {
@@ -40,8 +42,11 @@ export function streamBody(source: AsyncIterable<Uint8Array>, serverContext: unk
  * Under Node, @whatwg-node leaves a response whose body stream errored open, and the client waits
  * for an end that never comes; destroying the host's `ServerResponse` (every Node adapter passes
  * it as `serverContext.res`) resets the connection instead. Bun and Deno cut it themselves.
+ * Returns whether there was a Node response to cut.
  */
-function cutNodeResponse(serverContext: unknown): void {
+function cutNodeResponse(serverContext: unknown): boolean {
   const res = (serverContext as { res?: { destroy?: () => void; destroyed?: boolean } } | undefined)?.res;
-  if (res && typeof res.destroy === 'function' && !res.destroyed) res.destroy();
+  if (!res || typeof res.destroy !== 'function') return false;
+  if (!res.destroyed) res.destroy();
+  return true;
 }

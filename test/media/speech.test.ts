@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { requestsTo } from '../fakes/fake-openai-media.js';
 import { decodeMp3, decodeOpus, mp3Frames, oggPages, parseWav, rms } from './audio-checks.js';
 import { jsonHeaders, useMediaRig } from './helpers.js';
@@ -133,6 +133,25 @@ describe('speech: OpenAI-compatible upstream', () => {
     const error = await response.arrayBuffer().catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).name).not.toBe('TimeoutError');
+  });
+
+  it('cuts that transfer quietly: nothing printed past the gateway’s logger', async () => {
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      rig.openaiFake.cutSpeech = true;
+      const response = await fetch(`${rig.app.server.url}/v1/audio/speech`, {
+        method: 'POST',
+        headers: jsonHeaders,
+        body: JSON.stringify({ model: 'oai-speech', voice: 'en_male_adam_v2', input: 'Hi', response_format: 'mp3' }),
+        signal: AbortSignal.timeout(5000),
+      });
+      const error = await response.arrayBuffer().catch((failure: unknown) => failure);
+      expect(error).toBeInstanceOf(Error);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(printed.mock.calls.map((args) => String(args[0]))).not.toContainEqual(expect.stringContaining('Unexpected error while handling request'));
+    } finally {
+      printed.mockRestore();
+    }
   });
 
   it('answers an upstream error with its status before any audio', async () => {
