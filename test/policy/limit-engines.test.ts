@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { AdmitResult, KeyLimits, LimitEngine, LimitEngineOptions } from '../../src/policy/limit-engine.js';
 import { MemoryLimitEngine } from '../../src/policy/memory-limit-engine.js';
 import { RedisLimitEngine } from '../../src/policy/redis-limit-engine.js';
@@ -303,8 +303,8 @@ describe.skipIf(!redis)('Redis', () => {
 });
 
 describe('RedisLimitEngine without Redis', () => {
-  it('rejects quickly instead of hanging, and keeps connection errors to itself', async () => {
-    const unhandled = vi.spyOn(console, 'error');
+  // How the connection fails fast is tested in test/redis/fail-fast-redis.test.ts; here, that every call goes through it.
+  it('rejects every call quickly instead of hanging', async () => {
     const port = await freePort();
     const limits = new RedisLimitEngine({ url: `redis://127.0.0.1:${port}`, keyPrefix: prefix });
     try {
@@ -317,26 +317,8 @@ describe('RedisLimitEngine without Redis', () => {
         await expect(call()).rejects.toThrow();
         expect(Date.now() - started).toBeLessThan(2000);
       }
-      // Let the client fail a reconnection or two.
-      await sleep(300);
-      expect(unhandled).not.toHaveBeenCalledWith(expect.stringContaining('[ioredis]'), expect.anything());
     } finally {
-      unhandled.mockRestore();
       await limits.close();
-    }
-  });
-
-  it('bounds calls on a client that would queue them while Redis is down', async () => {
-    const port = await freePort();
-    const queueing = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: null });
-    queueing.on('error', () => {});
-    const limits = new RedisLimitEngine({ client: queueing, keyPrefix: prefix, timeoutMs: 300 });
-    try {
-      const started = Date.now();
-      await expect(limits.admit(uniqueKey(), { requestsPerMinute: 1 }, Date.now())).rejects.toThrow(/did not answer within 300 ms/);
-      expect(Date.now() - started).toBeLessThan(2000);
-    } finally {
-      queueing.disconnect();
     }
   });
 

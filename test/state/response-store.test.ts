@@ -265,8 +265,8 @@ describe.skipIf(!redis)('Redis', () => {
 });
 
 describe('RedisResponseStore without Redis', () => {
-  it('rejects quickly instead of hanging, and keeps connection errors to itself', async () => {
-    const printed = vi.spyOn(console, 'error');
+  // How the connection fails fast is tested in test/redis/fail-fast-redis.test.ts; here, that every call goes through it.
+  it('rejects every call quickly instead of hanging', async () => {
     const port = await freePort();
     const store = new RedisResponseStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: prefix });
     try {
@@ -275,25 +275,8 @@ describe('RedisResponseStore without Redis', () => {
         await expect(call()).rejects.toThrow();
         expect(Date.now() - started).toBeLessThan(2500);
       }
-      await sleep(300);
-      expect(printed).not.toHaveBeenCalledWith(expect.stringContaining('[ioredis]'), expect.anything());
     } finally {
-      printed.mockRestore();
       await store.close();
-    }
-  });
-
-  it('bounds calls on a client that would queue them while Redis is down', async () => {
-    const port = await freePort();
-    const queueing = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: null });
-    queueing.on('error', () => {});
-    const store = new RedisResponseStore({ client: queueing, keyPrefix: prefix, timeoutMs: 300 });
-    try {
-      const started = Date.now();
-      await expect(store.get(uniqueId())).rejects.toThrow(/did not answer within 300 ms/);
-      expect(Date.now() - started).toBeLessThan(2000);
-    } finally {
-      queueing.disconnect();
     }
   });
 
