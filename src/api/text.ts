@@ -141,14 +141,16 @@ async function attempt(
       if (error.status >= 500) options.logger.warn('stream failed', { requestId: context.requestId, status: error.status, message: error.message });
     },
   };
+  // Hosted tools the upstream cannot run were dropped from the request: say which.
+  const notes: Record<string, string> = ir.droppedTools ? { 'x-infergate-dropped-tools': ir.droppedTools.join(', ') } : {};
   if (!ir.stream) {
     const response = await generate(provider, ir, call);
     const encoded = endpoint.encodeResponse(response, encodeContext);
     ledger.finish({ status: 'ok', usage: response.usage, finishReason: response.finishReason, responseId: String(encoded.id) });
-    return jsonResponse(encoded);
+    return addHeaders(jsonResponse(encoded), notes);
   }
   const events = await startIterable(providerStream(provider, ir, call));
-  return sseResponse(endpoint.encodeStream(tapStreamUsage(events, ledger, context.signal), encodeContext));
+  return addHeaders(sseResponse(endpoint.encodeStream(tapStreamUsage(events, ledger, context.signal), encodeContext)), notes);
 }
 
 /** The spec's model rules that apply before any upstream call (section 7). */

@@ -64,7 +64,9 @@ export interface IRReasoningPart {
   text: string;
   /** Anthropic thinking signature, replayed unchanged. */
   signature?: string;
-  /** Opaque reasoning from OpenAI Responses (`encrypted_content`) or Anthropic `redacted_thinking`. */
+  /** Anthropic `redacted_thinking` data: opaque, and only Anthropic takes it back. */
+  redacted?: string;
+  /** OpenAI Responses `encrypted_content`: opaque, and only an OpenAI Responses upstream takes it back. */
   encrypted?: string;
   /** Responses reasoning item id, when it came from one. */
   id?: string;
@@ -115,6 +117,11 @@ export interface IRRequest {
   user?: string;
   stream: boolean;
   /**
+   * Tool types the client offered that this upstream cannot run (hosted tools such as
+   * `web_search`), dropped from `tools`; the gateway names them in `x-infergate-dropped-tools`.
+   */
+  droppedTools?: string[];
+  /**
    * Fields with the same name and meaning in every OpenAI protocol (`prompt_cache_key`,
    * `service_tier`, `store`, `seed`…), kept so an OpenAI-family upstream receives them unchanged.
    */
@@ -162,7 +169,7 @@ export type IRStreamEvent =
   | { type: 'refusal_delta'; text: string }
   | { type: 'reasoning_delta'; text: string }
   /** Closes the open reasoning part with its signature or opaque content. */
-  | { type: 'reasoning_end'; signature?: string; encrypted?: string }
+  | { type: 'reasoning_end'; signature?: string; redacted?: string; encrypted?: string }
   | { type: 'tool_call_start'; id: string; name: string }
   | { type: 'tool_call_delta'; arguments: string }
   | { type: 'usage'; usage: IRUsage }

@@ -6,6 +6,7 @@ import {
   fileFromData,
   imageFromUrl,
   isPresent,
+  isRecord,
   optArray,
   optBoolean,
   optNumber,
@@ -24,16 +25,17 @@ import type {
   IRReasoningPart,
   IRRequest,
   IRTextPart,
-  IRTool,
   IRToolChoice,
 } from '../ir.js';
+import { ClientTools, CUSTOM_INPUT, isHostedTool, LOCAL_SHELL, TOOL_SEARCH } from './client-tools.js';
 import { fromEncryptedContent } from './reasoning-opaque.js';
 
 /**
  * Responses request → IR. Stored state is resolved before this point (`previous_response_id` and
  * `item_reference` on models that keep conversations, `state/conversation.ts`); any that is left
  * (`conversation`, `prompt`, a reference on a model without a store) or asks for work the IR
- * cannot describe (built-in tools, background runs, auto truncation) is a 400.
+ * cannot describe (a forced hosted tool, background runs, auto truncation) is a 400. Tool kinds
+ * other than functions become functions (`client-tools.ts`); their calls in `input` follow.
  */
 
 /** Same name and meaning on OpenAI-family upstreams (Chat and Responses): forwarded unchanged. */
@@ -66,7 +68,8 @@ export function decodeResponsesRequest(body: Record<string, unknown>, upstreamMo
   const system: IRTextPart[] = [];
   const instructions = optString(body, 'instructions', 'instructions');
   if (instructions !== undefined) system.push({ type: 'text', text: instructions });
-  const messages = decodeInput(body.input, system);
+  const clientTools = ClientTools.of(body);
+  const messages = decodeInput(body.input, system, clientTools);
 
   const passthrough = pickPassthrough(body, PASSTHROUGH);
   const include = decodeInclude(body);
@@ -80,9 +83,9 @@ export function decodeResponsesRequest(body: Record<string, unknown>, upstreamMo
     passthrough,
   };
 
-  const tools = optArray(body, 'tools', 'tools');
-  if (tools) request.tools = tools.map((tool, i) => decodeTool(tool, `tools[${i}]`));
-  const toolChoice = decodeToolChoice(body.tool_choice);
+  if (isPresent(body, 'tools') || clientTools.irTools.length > 0) request.tools = clientTools.irTools;
+  if (clientTools.dropped.length > 0) request.droppedTools = clientTools.dropped;
+  const toolChoice = decodeToolChoice(body.tool_choice, clientTools);
   const parallel = optBoolean(body, 'parallel_tool_calls', 'parallel_tool_calls');
   if (parallel !== undefined) {
     request.parallelToolCalls = parallel;
@@ -159,7 +162,7 @@ function decodeInclude(body: Json): string[] | undefined {
  * later ones stay in place. Assistant-side items that follow each other (reasoning, messages,
  * function calls) are one assistant turn, as Chat and Messages need.
  */
-function decodeInput(input: unknown, system: IRTextPart[]): IRMessage[] {
+function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): IRMessage[] {
   if (typeof input === 'string') return [{ role: 'user', content: [{ type: 'text', text: input }] }];
   const messages: IRMessage[] = [];
   let leading = true;
@@ -193,21 +196,68 @@ function decodeInput(input: unknown, system: IRTextPart[]): IRMessage[] {
           throw invalidRequest(`Unsupported role '${String(item.role)}'.`, `${param}.role`);
         }
         return;
-      case 'function_call':
+      case 'function_call': {
+        const name = expectString(item, 'name', `${param}.name`);
         assistantTurn().push({
           type: 'tool_call',
           // The client matches outputs by `call_id`; the `fc_` item id is ours to mint again.
           id: expectString(item, 'call_id', `${param}.call_id`),
-          name: expectString(item, 'name', `${param}.name`),
+          name: tools.flatName(name, optString(item, 'namespace', `${param}.namespace`)),
           arguments: optString(item, 'arguments', `${param}.arguments`) ?? '',
         });
         return;
+      }
+      case 'custom_tool_call': {
+        const name = expectString(item, 'name', `${param}.name`);
+        assistantTurn().push({
+          type: 'tool_call',
+          id: expectString(item, 'call_id', `${param}.call_id`),
+          name: tools.flatName(name, optString(item, 'namespace', `${param}.namespace`)),
+          arguments: JSON.stringify({ [CUSTOM_INPUT]: expectString(item, 'input', `${param}.input`) }),
+        });
+        return;
+      }
+      case 'tool_search_call': {
+        // A search the provider ran (no call id) left nothing to answer; its output's tools count.
+        const callId = optString(item, 'call_id', `${param}.call_id`);
+        if (callId === undefined) return;
+        const args = item.arguments;
+        assistantTurn().push({
+          type: 'tool_call',
+          id: callId,
+          name: tools.flatName(TOOL_SEARCH),
+          arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
+        });
+        return;
+      }
+      case 'local_shell_call':
+        assistantTurn().push(decodeLocalShellCall(item, param, tools));
+        return;
       case 'function_call_output':
+      case 'custom_tool_call_output':
         messages.push({
           role: 'tool',
           toolCallId: expectString(item, 'call_id', `${param}.call_id`),
           content: decodeInputContent(item.output, `${param}.output`),
         });
+        return;
+      case 'local_shell_call_output':
+        messages.push({
+          role: 'tool',
+          // The API names the call by `call_id` in newer items and by the call item's `id` before.
+          toolCallId: optString(item, 'call_id', `${param}.call_id`) ?? expectString(item, 'id', `${param}.id`),
+          content: decodeInputContent(item.output, `${param}.output`),
+        });
+        return;
+      case 'tool_search_output': {
+        const callId = optString(item, 'call_id', `${param}.call_id`);
+        if (callId === undefined) return;
+        // The tools themselves join the request's tools (`ClientTools`); the model reads their names.
+        messages.push({ role: 'tool', toolCallId: callId, content: [{ type: 'text', text: toolSearchResult(item, param, tools) }] });
+        return;
+      }
+      case 'web_search_call':
+        // A search the provider ran on an earlier turn: its findings are in the answer that follows.
         return;
       case 'reasoning':
         assistantTurn().push(decodeReasoning(item, param));
@@ -301,30 +351,56 @@ function decodeReasoning(item: Json, param: string): IRReasoningPart {
   return part;
 }
 
-function decodeTool(raw: unknown, param: string): IRTool {
-  const tool = expectRecord(raw, param);
-  if (tool.type !== 'function') {
-    throw invalidRequest(`Tool type '${String(tool.type)}' is not supported by this gateway; only 'function' tools are.`, `${param}.type`);
-  }
-  const out: IRTool = { name: expectString(tool, 'name', `${param}.name`) };
-  const description = optString(tool, 'description', `${param}.description`);
-  if (description !== undefined) out.description = description;
-  const parameters = optRecord(tool, 'parameters', `${param}.parameters`);
-  if (parameters) out.parameters = parameters;
-  const strict = optBoolean(tool, 'strict', `${param}.strict`);
-  if (strict !== undefined) out.strict = strict;
-  return out;
+/** `local_shell_call.action` (an exec) as the arguments of the `local_shell` function. */
+function decodeLocalShellCall(item: Json, param: string, tools: ClientTools): IRAssistantPart {
+  const callId = optString(item, 'call_id', `${param}.call_id`) ?? expectString(item, 'id', `${param}.id`);
+  const action = expectRecord(item.action, `${param}.action`);
+  const args: Json = { command: expectArray(action.command, `${param}.action.command`) };
+  const workdir = optString(action, 'working_directory', `${param}.action.working_directory`);
+  if (workdir !== undefined) args.workdir = workdir;
+  const timeout = optNumber(action, 'timeout_ms', `${param}.action.timeout_ms`);
+  if (timeout !== undefined) args.timeout_ms = timeout;
+  return { type: 'tool_call', id: callId, name: tools.flatName(LOCAL_SHELL), arguments: JSON.stringify(args) };
 }
 
-function decodeToolChoice(raw: unknown): IRToolChoice | undefined {
+/** What a search loaded, as the tool result the model reads: the names it can now call. */
+function toolSearchResult(item: Json, param: string, tools: ClientTools): string {
+  const names: string[] = [];
+  expectArray(item.tools, `${param}.tools`).forEach((raw, j) => {
+    const tool = expectRecord(raw, `${param}.tools[${j}]`);
+    if (tool.type === 'namespace' && Array.isArray(tool.tools)) {
+      const namespace = expectString(tool, 'name', `${param}.tools[${j}].name`);
+      for (const inner of tool.tools) if (isRecord(inner) && typeof inner.name === 'string') names.push(tools.flatName(inner.name, namespace));
+    } else if (typeof tool.name === 'string') {
+      names.push(tools.flatName(tool.name));
+    }
+  });
+  return names.length === 0 ? 'No tools matched.' : `Tools now available: ${names.join(', ')}.`;
+}
+
+/** A hosted tool cannot be forced where it was dropped: the upstream cannot run it. */
+function decodeToolChoice(raw: unknown, tools: ClientTools): IRToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
+  if (raw === 'required' && tools.irTools.length === 0 && tools.dropped.length > 0) {
+    throw invalidRequest(`'tool_choice: required' cannot be served: every offered tool is one the upstream cannot run (${tools.dropped.join(', ')}).`, 'tool_choice');
+  }
   if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw };
   if (typeof raw === 'string') throw invalidRequest(`Invalid 'tool_choice' value '${raw}'.`, 'tool_choice');
   const choice = expectRecord(raw, 'tool_choice');
-  if (choice.type !== 'function') {
-    return unsupported('tool_choice.type', `'tool_choice' of type '${String(choice.type)}'`);
+  if (isHostedTool(choice.type)) {
+    throw invalidRequest(
+      `'tool_choice' forces the hosted tool '${String(choice.type)}', which this model's upstream cannot run.`,
+      'tool_choice.type',
+      'unsupported_parameter',
+    );
   }
-  return { type: 'tool', name: expectString(choice, 'name', 'tool_choice.name') };
+  switch (choice.type) {
+    case 'function':
+    case 'custom':
+      return { type: 'tool', name: tools.flatName(expectString(choice, 'name', 'tool_choice.name'), optString(choice, 'namespace', 'tool_choice.namespace')) };
+    default:
+      return unsupported('tool_choice.type', `'tool_choice' of type '${String(choice.type)}'`);
+  }
 }
 
 type JsonSchemaFormat = Extract<NonNullable<IRRequest['responseFormat']>, { type: 'json_schema' }>;

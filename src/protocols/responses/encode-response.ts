@@ -2,11 +2,13 @@ import { newId } from '../../ids.js';
 import type { EncodeContext } from '../codec.js';
 import type { IRResponse } from '../ir.js';
 import { publicId } from '../public-id.js';
+import { ClientTools } from './client-tools.js';
 import { toEncryptedContent } from './reasoning-opaque.js';
 import {
   buildResponse,
+  callItem,
+  callItemId,
   finishedStatus,
-  functionCallItem,
   messageItem,
   outputTextPart,
   reasoningItem,
@@ -17,13 +19,15 @@ type Json = Record<string, unknown>;
 
 /**
  * IR response → Response object. Output items follow the IR parts in order: reasoning items,
- * one message item per run of text/refusal parts, one function_call item per tool call
- * (`call_id` = the IR id, so the client's `function_call_output` finds its call).
+ * one message item per run of text/refusal parts, one call item per tool call (`call_id` = the
+ * IR id, so the client's output finds its call): a `function_call` (with its `namespace`), or the
+ * item of the tool kind the client offered (`custom_tool_call`, `tool_search_call`, …).
  * `output_text` is not sent: the SDKs compute it from the items.
  */
 export function encodeResponsesResponse(response: IRResponse, ctx: EncodeContext): Record<string, unknown> {
   const status = finishedStatus(response.finishReason);
   const output: Json[] = [];
+  const tools = ClientTools.of(ctx.request);
   let message: Json[] | undefined;
 
   for (const part of response.content) {
@@ -40,7 +44,8 @@ export function encodeResponsesResponse(response: IRResponse, ctx: EncodeContext
       const id = part.id?.startsWith('rs_') ? part.id : newId('rs_');
       output.push(reasoningItem(id, part.text, toEncryptedContent(part)));
     } else {
-      output.push(functionCallItem(newId('fc_'), part.id, part.name, part.arguments, 'completed'));
+      const tool = tools.lookup(part.name);
+      output.push(callItem(tool, part.name, callItemId(tool), part.id, part.arguments, 'completed'));
     }
   }
   // A cut-off answer is cut in its last item only; the ones before it were finished.

@@ -5,11 +5,15 @@ import { mergeUsage, type IRFinishReason, type IRStreamEvent, type IRUsage } fro
 import { publicId } from '../public-id.js';
 import { sseEvent } from '../sse-frame.js';
 import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
+import { ClientTools, type ClientTool } from './client-tools.js';
+import { CustomInputStream } from './custom-input-stream.js';
 import { toEncryptedContent } from './reasoning-opaque.js';
 import {
   buildResponse,
+  callItem,
+  callItemId,
+  customInput,
   finishedStatus,
-  functionCallItem,
   messageItem,
   outputTextPart,
   reasoningItem,
@@ -29,6 +33,9 @@ type Json = Record<string, unknown>;
  * - each item is closed with its `*.done` events carrying the full text or arguments, and the
  *   terminal event's `response.output` holds every item;
  * - `sequence_number` counts every event from 0.
+ * A call of a tool the client offered as another kind is that kind's item (`client-tools.ts`):
+ * a custom tool's raw text streams as `response.custom_tool_call_input.delta`, and a tool search
+ * or local shell call arrives whole in its `output_item.done`.
  */
 export function encodeResponsesStream(events: AsyncIterable<IRStreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
   return driveStreamEncoder(events, new ResponsesStreamEncoder(ctx), ctx);
@@ -58,8 +65,13 @@ interface OpenToolCall {
   index: number;
   id: string;
   callId: string;
+  /** The flat function name the model called. */
   name: string;
+  /** The tool as the client offered it; undefined for a name the request has no tool for. */
+  tool: ClientTool | undefined;
   args: string;
+  /** A custom tool's raw text, decoded as its arguments stream. */
+  input?: CustomInputStream;
 }
 
 type OpenItem = OpenMessage | OpenReasoning | OpenToolCall;
@@ -72,8 +84,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
   /** Every item so far, finished ones in their final form. */
   private readonly items: Json[] = [];
   private open: OpenItem | undefined;
+  private readonly tools: ClientTools;
 
-  constructor(private readonly ctx: EncodeContext) {}
+  constructor(private readonly ctx: EncodeContext) {
+    this.tools = ClientTools.of(ctx.request);
+  }
 
   push(event: IRStreamEvent): string {
     let out = this.begin(event);
@@ -97,19 +112,23 @@ class ResponsesStreamEncoder implements StreamEncoder {
         out += this.closeOpen('completed');
         break;
       }
-      case 'tool_call_start':
+      case 'tool_call_start': {
         out += this.closeOpen('completed');
-        out += this.addItem({ kind: 'tool', index: this.items.length, id: newId('fc_'), callId: event.id, name: event.name, args: '' });
+        const tool = this.tools.lookup(event.name);
+        out += this.addItem({
+          kind: 'tool',
+          index: this.items.length,
+          id: callItemId(tool),
+          callId: event.id,
+          name: event.name,
+          tool,
+          args: '',
+          ...(tool?.kind === 'custom' ? { input: new CustomInputStream() } : {}),
+        });
         break;
+      }
       case 'tool_call_delta':
-        if (this.open?.kind === 'tool' && event.arguments !== '') {
-          this.open.args += event.arguments;
-          out += this.emit('response.function_call_arguments.delta', {
-            item_id: this.open.id,
-            output_index: this.open.index,
-            delta: event.arguments,
-          });
-        }
+        if (this.open?.kind === 'tool' && event.arguments !== '') out += this.toolDelta(this.open, event.arguments);
         break;
       case 'finish':
         this.usage = mergeUsage(this.usage, event.usage);
@@ -205,7 +224,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       case 'reasoning':
         return reasoningItem(item.id, status === 'in_progress' ? '' : item.text, status === 'in_progress' ? undefined : item.encrypted);
       case 'tool':
-        return functionCallItem(item.id, item.callId, item.name, status === 'in_progress' ? '' : item.args, status);
+        return callItem(item.tool, item.name, item.id, item.callId, item.args, status);
     }
   }
 
@@ -227,13 +246,42 @@ class ResponsesStreamEncoder implements StreamEncoder {
         }
         break;
       case 'tool':
-        out += this.emit('response.function_call_arguments.done', { ...ref, name: item.name, arguments: item.args });
+        out += this.closeToolCall(item);
         break;
     }
     const final = this.snapshot(item, status);
     this.items[item.index] = final;
     this.open = undefined;
     return out + this.emit('response.output_item.done', { output_index: item.index, item: final });
+  }
+
+  // ---- tool calls --------------------------------------------------------------------------
+
+  private toolDelta(call: OpenToolCall, delta: string): string {
+    call.args += delta;
+    const ref = { item_id: call.id, output_index: call.index };
+    if (call.input) {
+      const text = call.input.push(delta);
+      return text === '' ? '' : this.emit('response.custom_tool_call_input.delta', { ...ref, delta: text });
+    }
+    if (call.tool === undefined || call.tool.kind === 'function') return this.emit('response.function_call_arguments.delta', { ...ref, delta });
+    return '';
+  }
+
+  private closeToolCall(call: OpenToolCall): string {
+    const ref = { item_id: call.id, output_index: call.index };
+    if (call.input) {
+      // What the arguments hold in the end is the input; a part not streamed yet goes now.
+      const input = customInput(call.args);
+      const rest = input.startsWith(call.input.decoded) ? input.slice(call.input.decoded.length) : '';
+      let out = rest === '' ? '' : this.emit('response.custom_tool_call_input.delta', { ...ref, delta: rest });
+      out += this.emit('response.custom_tool_call_input.done', { ...ref, input });
+      return out;
+    }
+    if (call.tool === undefined || call.tool.kind === 'function') {
+      return this.emit('response.function_call_arguments.done', { ...ref, name: call.tool?.name ?? call.name, arguments: call.args });
+    }
+    return '';
   }
 
   // ---- message content ---------------------------------------------------------------------

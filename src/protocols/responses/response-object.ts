@@ -1,6 +1,8 @@
+import { newId } from '../../ids.js';
 import type { EncodeContext } from '../codec.js';
 import type { IRFinishReason, IRUsage } from '../ir.js';
 import { toResponsesUsage } from '../usage.js';
+import { CUSTOM_INPUT, type ClientTool } from './client-tools.js';
 
 type Json = Record<string, unknown>;
 
@@ -109,6 +111,81 @@ export function reasoningItem(id: string, text: string, encryptedContent: string
   };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: ItemStatus): Json {
-  return { id, type: 'function_call', status, arguments: args, call_id: callId, name };
+export function functionCallItem(id: string, callId: string, name: string, args: string, status: ItemStatus, namespace?: string): Json {
+  return { id, type: 'function_call', status, arguments: args, call_id: callId, name, ...(namespace !== undefined ? { namespace } : {}) };
+}
+
+/** The item id prefix of a call to a tool of this kind, as the API mints them. */
+export function callItemId(tool: ClientTool | undefined): string {
+  switch (tool?.kind) {
+    case 'custom':
+      return newId('ctc_');
+    case 'tool_search':
+      return newId('tsc_');
+    case 'local_shell':
+      return newId('lsh_');
+    default:
+      return newId('fc_');
+  }
+}
+
+/**
+ * A call of the flat function `name` as the item the client's tool kind expects; `args` is the
+ * function's JSON arguments (partial while `in_progress`, then shown empty).
+ */
+export function callItem(tool: ClientTool | undefined, name: string, id: string, callId: string, args: string, status: ItemStatus): Json {
+  const done = status !== 'in_progress';
+  switch (tool?.kind) {
+    case 'custom':
+      return {
+        id,
+        type: 'custom_tool_call',
+        status,
+        call_id: callId,
+        name: tool.name,
+        input: done ? customInput(args) : '',
+        ...(tool.namespace !== undefined ? { namespace: tool.namespace } : {}),
+      };
+    case 'tool_search':
+      return { id, type: 'tool_search_call', status, call_id: callId, execution: 'client', arguments: done ? argumentsObject(args) : {} };
+    case 'local_shell':
+      return { id, type: 'local_shell_call', status, call_id: callId, action: localShellAction(done ? argumentsObject(args) : {}) };
+    case 'function':
+      return functionCallItem(id, callId, tool.name, done ? args : '', status, tool.namespace);
+    default:
+      // A name the request offered no tool for: shown as the model wrote it.
+      return functionCallItem(id, callId, name, done ? args : '', status);
+  }
+}
+
+/** The raw text of a custom tool call: the `input` argument, or the text itself if it is not JSON. */
+export function customInput(args: string): string {
+  try {
+    const value: unknown = JSON.parse(args);
+    if (isObject(value) && typeof value[CUSTOM_INPUT] === 'string') return value[CUSTOM_INPUT];
+  } catch {
+    // The model wrote the raw text without wrapping it.
+  }
+  return args;
+}
+
+function argumentsObject(args: string): Json {
+  try {
+    const value: unknown = JSON.parse(args);
+    return isObject(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+function localShellAction(args: Json): Json {
+  const command = Array.isArray(args.command) ? args.command.map(String) : typeof args.command === 'string' ? ['bash', '-lc', args.command] : [];
+  return {
+    type: 'exec',
+    command,
+    timeout_ms: typeof args.timeout_ms === 'number' ? args.timeout_ms : null,
+    working_directory: typeof args.workdir === 'string' ? args.workdir : null,
+    env: null,
+    user: null,
+  };
 }
