@@ -4,7 +4,8 @@ import { encodeResponsesResponse } from '../protocols/responses/encode-response.
 import { encodeResponsesStream } from '../protocols/responses/encode-stream.js';
 import { responsesRequestSchema } from '../schemas/responses.js';
 import { responsesTap } from '../protocols/stream-tap.js';
-import { handleText, type TextEndpoint } from './text.js';
+import { replayableReasoning } from '../protocols/responses/reasoning-opaque.js';
+import { handleText, type TextBody, type TextEndpoint } from './text.js';
 
 const responses: TextEndpoint = {
   protocol: 'responses',
@@ -14,7 +15,14 @@ const responses: TextEndpoint = {
   encodeResponse: encodeResponsesResponse,
   tap: responsesTap,
   encodeStream: encodeResponsesStream,
+  forPassthrough: withoutForeignReasoning,
 };
+
+/** Reasoning items an OpenAI upstream cannot take back are left out (the body is then rebuilt). */
+function withoutForeignReasoning(body: TextBody): TextBody {
+  const input = replayableReasoning(body.parsed.input, body.parsed.store);
+  return input === body.parsed.input ? body : { parsed: { ...body.parsed, input }, text: undefined };
+}
 
 /** POST /v1/responses and its legacy alias /responses */
 export function createResponse(context: RouteContext): Promise<Response> {

@@ -37,6 +37,8 @@ export interface TextEndpoint {
   tap: StreamTap;
   /** Checks the route must make before the body is read (e.g. the Messages version header). */
   checkHeaders?(request: Request): void;
+  /** The body a passthrough upstream gets, when some of what the client sent cannot go there. */
+  forPassthrough?(body: TextBody): TextBody;
 }
 
 /**
@@ -129,7 +131,7 @@ async function attempt(
     idleTimeoutMs: options.limits.streamIdleTimeoutMs,
   };
   if (provider.passthrough && provider.nativeProtocols?.includes(endpoint.protocol)) {
-    return passthroughText(provider, endpoint.tap, requestBody, context, call, ledger);
+    return passthroughText(provider, endpoint.tap, endpoint.forPassthrough?.(requestBody) ?? requestBody, context, call, ledger);
   }
 
   const ir = endpoint.decode(body, deployment.upstreamModel);

@@ -108,6 +108,10 @@ export function checkResponsesStream(text: string): Json[] {
         expect(before).toBeDefined();
         expect(event.item.type).toBe(before!.type);
         expect(event.item.id).toBe(before!.id);
+        if (before!.type === 'custom_tool_call') {
+          expect(closed.has(`args:${before!.id}`), 'custom_tool_call_input.done before output_item.done').toBe(true);
+          expect(event.item.input).toBe(before!.input);
+        }
         if (before!.type === 'function_call') {
           expect(event.item.call_id).toBe(before!.call_id);
           expect(closed.has(`args:${before!.id}`), 'function_call_arguments.done before output_item.done').toBe(true);
@@ -175,6 +179,17 @@ export function checkResponsesStream(text: string): Json[] {
         else {
           expect(event.arguments).toBe(item.arguments);
           expect(event.name).toBe(item.name);
+          closed.add(`args:${item.id}`);
+        }
+        break;
+      }
+      case 'response.custom_tool_call_input.delta':
+      case 'response.custom_tool_call_input.done': {
+        const item = itemAt(output, event);
+        expect(item.type).toBe('custom_tool_call');
+        if (event.type.endsWith('delta')) item.input += event.delta;
+        else {
+          expect(event.input).toBe(item.input);
           closed.add(`args:${item.id}`);
         }
         break;

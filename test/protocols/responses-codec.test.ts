@@ -5,6 +5,7 @@ import type { IRResponse, IRStreamEvent } from '../../src/protocols/ir.js';
 import { decodeResponsesRequest } from '../../src/protocols/responses/decode-request.js';
 import { encodeResponsesResponse } from '../../src/protocols/responses/encode-response.js';
 import { encodeResponsesStream } from '../../src/protocols/responses/encode-stream.js';
+import { replayableReasoning } from '../../src/protocols/responses/reasoning-opaque.js';
 import { checkResponsesStream, collect, irStream, jsonBody, makeCtx, openaiWith, sseBody } from './helpers.js';
 
 function decode(body: Record<string, unknown>) {
@@ -435,5 +436,212 @@ describe('encodeResponsesStream through the OpenAI SDK', () => {
     expect(events.map((e) => e.type)).toEqual(['response.created', 'response.in_progress', 'error', 'response.failed']);
     expect(text).not.toContain('boom');
     await expect(stream.finalResponse()).rejects.toBeInstanceOf(APIError);
+  });
+});
+
+describe('tool kinds of the Responses API on upstreams with functions only', () => {
+  const spawn = { type: 'function', name: 'spawn_agent', description: 'Spawn', parameters: { type: 'object', properties: { task: { type: 'string' } } }, strict: false };
+  const agents = { type: 'namespace', name: 'multi_agent_v1', description: 'Sub-agents', tools: [spawn, { type: 'function', name: 'wait_agent' }] };
+  const grammar = { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch" LF' };
+  const applyPatch = { type: 'custom', name: 'apply_patch', description: 'Edit files. FREEFORM.', format: grammar };
+  const toolSearch = { type: 'tool_search', execution: 'client', description: 'Find tools', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } };
+  const codexTools = [{ type: 'function', name: 'exec_command', parameters: { type: 'object' } }, agents, applyPatch, toolSearch, { type: 'web_search', external_web_access: false }];
+
+  it('flattens namespaces, turns custom and client tool_search tools into functions, and drops hosted tools', () => {
+    const ir = decode({ input: 'x', tools: codexTools, tool_choice: 'auto' });
+    expect(ir.tools!.map((tool) => tool.name)).toEqual(['exec_command', 'multi_agent_v1__spawn_agent', 'multi_agent_v1__wait_agent', 'apply_patch', 'tool_search']);
+    expect(ir.tools![1]).toEqual({ name: 'multi_agent_v1__spawn_agent', description: 'Spawn', parameters: spawn.parameters, strict: false });
+    const patch = ir.tools![3]!;
+    expect(patch.parameters).toEqual({
+      type: 'object',
+      properties: { input: { type: 'string', description: expect.any(String) } },
+      required: ['input'],
+      additionalProperties: false,
+    });
+    expect(patch.description).toContain('Edit files. FREEFORM.');
+    expect(patch.description).toContain('lark grammar');
+    expect(patch.description).toContain(grammar.definition);
+    expect(ir.tools![4]).toEqual({ name: 'tool_search', description: 'Find tools', parameters: toolSearch.parameters });
+    expect(ir.droppedTools).toEqual(['web_search']);
+    expect(ir.toolChoice).toEqual({ type: 'auto' });
+  });
+
+  it('keeps flat names within 64 characters and distinct from every other tool', () => {
+    const long = 'mcp__a_very_long_server_name_that_goes_on_and_on';
+    const ir = decode({
+      input: 'x',
+      tools: [
+        { type: 'function', name: 'ns__f' },
+        { type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'f' }] },
+        { type: 'namespace', name: long, tools: [{ type: 'function', name: 'create_calendar_event' }, { type: 'function', name: 'create_calendar_event_2' }] },
+      ],
+    });
+    const names = ir.tools!.map((tool) => tool.name);
+    expect(names[0]).toBe('ns__f');
+    expect(new Set(names).size).toBe(4);
+    for (const name of names) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    // The same request decodes to the same names: the mapping holds across turns.
+    expect(decode({ input: 'x', tools: [{ type: 'function', name: 'ns__f' }, ...[{ type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'f' }] }]] }).tools!.map((t) => t.name)).toEqual(names.slice(0, 2));
+  });
+
+  it('replays namespaced, custom, tool search and local shell history as function calls and results', () => {
+    const loaded = { type: 'namespace', name: 'mcp__cal', description: 'Calendar', tools: [{ type: 'function', name: 'create_event', parameters: { type: 'object' }, defer_loading: true }] };
+    const ir = decode({
+      tools: [...codexTools, { type: 'local_shell' }],
+      input: [
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'You are Codex.' }] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] },
+        { type: 'function_call', name: 'spawn_agent', namespace: 'multi_agent_v1', arguments: '{"task":"t"}', call_id: 'call_1' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'spawned' },
+        { type: 'custom_tool_call', id: 'ctc_1', status: 'completed', call_id: 'call_2', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch\n' },
+        { type: 'custom_tool_call_output', call_id: 'call_2', output: 'Done!' },
+        { type: 'tool_search_call', call_id: 'call_3', execution: 'client', status: 'completed', arguments: { query: 'calendar' } },
+        { type: 'tool_search_output', call_id: 'call_3', execution: 'client', status: 'completed', tools: [loaded] },
+        { type: 'local_shell_call', call_id: 'call_4', status: 'completed', action: { type: 'exec', command: ['ls', '-l'], working_directory: '/tmp', timeout_ms: 1000, env: null, user: null } },
+        { type: 'function_call_output', call_id: 'call_4', output: 'total 0' },
+        { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } },
+      ],
+    });
+    expect(ir.system).toEqual([{ type: 'text', text: 'You are Codex.' }]);
+    const calls = ir.messages.flatMap((m) => (m.role === 'assistant' ? m.content : []));
+    expect(calls).toEqual([
+      { type: 'tool_call', id: 'call_1', name: 'multi_agent_v1__spawn_agent', arguments: '{"task":"t"}' },
+      { type: 'tool_call', id: 'call_2', name: 'apply_patch', arguments: JSON.stringify({ input: '*** Begin Patch\n*** End Patch\n' }) },
+      { type: 'tool_call', id: 'call_3', name: 'tool_search', arguments: '{"query":"calendar"}' },
+      { type: 'tool_call', id: 'call_4', name: 'local_shell', arguments: '{"command":["ls","-l"],"workdir":"/tmp","timeout_ms":1000}' },
+    ]);
+    const results = ir.messages.filter((m) => m.role === 'tool');
+    expect(results.map((m) => [m.toolCallId, m.content])).toEqual([
+      ['call_1', [{ type: 'text', text: 'spawned' }]],
+      ['call_2', [{ type: 'text', text: 'Done!' }]],
+      ['call_3', [{ type: 'text', text: 'Tools now available: mcp__cal__create_event.' }]],
+      ['call_4', [{ type: 'text', text: 'total 0' }]],
+    ]);
+    // What the search loaded is offered from now on.
+    expect(ir.tools!.map((t) => t.name)).toContain('mcp__cal__create_event');
+    expect(ir.tools!.find((t) => t.name === 'local_shell')!.parameters).toMatchObject({ required: ['command'] });
+  });
+
+  it('forces a custom or namespaced tool by its flat name, and refuses to force a hosted one', () => {
+    expect(decode({ input: 'x', tools: codexTools, tool_choice: { type: 'custom', name: 'apply_patch' } }).toolChoice).toEqual({ type: 'tool', name: 'apply_patch' });
+    expect(decode({ input: 'x', tools: codexTools, tool_choice: { type: 'function', name: 'wait_agent', namespace: 'multi_agent_v1' } }).toolChoice).toEqual({
+      type: 'tool',
+      name: 'multi_agent_v1__wait_agent',
+    });
+    const error = decodeError({ input: 'x', tools: codexTools, tool_choice: { type: 'web_search' } });
+    expect(error.param).toBe('tool_choice.type');
+    expect(error.message).toContain('web_search');
+  });
+
+  it('drops a search the provider would run, offering its deferred tools directly', () => {
+    const ir = decode({ input: 'x', tools: [{ type: 'tool_search' }, { type: 'function', name: 'later', defer_loading: true }] });
+    expect(ir.tools!.map((t) => t.name)).toEqual(['later']);
+    expect(ir.droppedTools).toEqual(['tool_search']);
+  });
+
+  const ctx = () => makeCtx({ model: 'public-model', input: 'x', tools: [...codexTools, { type: 'local_shell' }] });
+
+  it('answers calls as the items the client offered the tools as', () => {
+    const body = encodeResponsesResponse(
+      {
+        id: 'x',
+        model: 'upstream',
+        created: 1700000000,
+        content: [
+          { type: 'tool_call', id: 'call_a', name: 'multi_agent_v1__spawn_agent', arguments: '{"task":"t"}' },
+          { type: 'tool_call', id: 'call_b', name: 'apply_patch', arguments: JSON.stringify({ input: '*** Begin Patch\n' }) },
+          { type: 'tool_call', id: 'call_c', name: 'tool_search', arguments: '{"query":"calendar","limit":2}' },
+          { type: 'tool_call', id: 'call_d', name: 'local_shell', arguments: '{"command":["ls"],"workdir":"/w"}' },
+          { type: 'tool_call', id: 'call_e', name: 'exec_command', arguments: '{}' },
+        ],
+        finishReason: 'tool_calls',
+        usage: {},
+      },
+      ctx(),
+    ) as any;
+    const [spawnCall, patchCall, searchCall, shellCall, execCall] = body.output;
+    expect(spawnCall).toMatchObject({ type: 'function_call', name: 'spawn_agent', namespace: 'multi_agent_v1', call_id: 'call_a', arguments: '{"task":"t"}' });
+    expect(spawnCall.id).toMatch(/^fc_/);
+    expect(patchCall).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch', call_id: 'call_b', input: '*** Begin Patch\n', status: 'completed' });
+    expect(patchCall.id).toMatch(/^ctc_/);
+    expect(searchCall).toMatchObject({ type: 'tool_search_call', call_id: 'call_c', execution: 'client', status: 'completed', arguments: { query: 'calendar', limit: 2 } });
+    expect(shellCall).toMatchObject({ type: 'local_shell_call', call_id: 'call_d', status: 'completed', action: { type: 'exec', command: ['ls'], working_directory: '/w' } });
+    expect(execCall).toMatchObject({ type: 'function_call', name: 'exec_command' });
+    expect('namespace' in execCall).toBe(false);
+    // Usage counters Codex reads are there even when the upstream reported none.
+    expect(body.usage).toEqual({
+      input_tokens: 0,
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+      output_tokens: 0,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 0,
+    });
+  });
+
+  it('streams a custom tool call as custom_tool_call_input deltas of the raw text', async () => {
+    // As a model writes it: escaped newlines and quotes, a non-ASCII letter as a \u escape.
+    const args = String.raw`{"input": "*** Begin Patch\n*** Add File: a \"b\".txt\n+\u00e9\n*** End Patch\n"}`;
+    // Fragments that split the opening, an escape and a \u sequence.
+    const cuts = [3, 12, 30, 31, args.indexOf('\\u') + 3, args.length - 2];
+    const fragments = cuts.map((end, i) => args.slice(i === 0 ? 0 : cuts[i - 1], end)).concat(args.slice(cuts.at(-1)));
+    const text = await collect(
+      encodeResponsesStream(
+        irStream([
+          start,
+          { type: 'tool_call_start', id: 'call_p', name: 'apply_patch' },
+          ...fragments.map((fragment): IRStreamEvent => ({ type: 'tool_call_delta', arguments: fragment })),
+          { type: 'tool_call_start', id: 'call_s', name: 'multi_agent_v1__wait_agent' },
+          { type: 'tool_call_delta', arguments: '{}' },
+          { type: 'finish', reason: 'tool_calls' },
+        ]),
+        ctx(),
+      ),
+    );
+    const events = checkResponsesStream(text);
+    const deltas = events.filter((e) => e.type === 'response.custom_tool_call_input.delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((e) => e.delta).join('')).toBe('*** Begin Patch\n*** Add File: a "b".txt\n+é\n*** End Patch\n');
+    const final = events.at(-1)!.response.output;
+    expect(final[0]).toMatchObject({ type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch\n*** Add File: a "b".txt\n+é\n*** End Patch\n' });
+    expect(final[1]).toMatchObject({ type: 'function_call', call_id: 'call_s', name: 'wait_agent', namespace: 'multi_agent_v1', arguments: '{}' });
+    expect(events.find((e) => e.type === 'response.function_call_arguments.done')).toMatchObject({ name: 'wait_agent' });
+  });
+
+  it('streams a tool search call whole, with its arguments as an object', async () => {
+    const text = await collect(
+      encodeResponsesStream(
+        irStream([
+          start,
+          { type: 'tool_call_start', id: 'call_t', name: 'tool_search' },
+          { type: 'tool_call_delta', arguments: '{"query":' },
+          { type: 'tool_call_delta', arguments: '"calendar"}' },
+          { type: 'finish', reason: 'tool_calls' },
+        ]),
+        ctx(),
+      ),
+    );
+    const events = checkResponsesStream(text);
+    expect(events.some((e) => e.type.startsWith('response.function_call_arguments'))).toBe(false);
+    expect(events.find((e) => e.type === 'response.output_item.done')!.item).toMatchObject({
+      type: 'tool_search_call',
+      call_id: 'call_t',
+      execution: 'client',
+      status: 'completed',
+      arguments: { query: 'calendar' },
+    });
+  });
+});
+
+describe('reasoning an OpenAI upstream cannot take back', () => {
+  const signed = { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'infergate-signature:SIG' };
+  const openai = { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'gAAAAAB' };
+  const bare = { type: 'reasoning', id: 'rs_3', summary: [{ type: 'summary_text', text: 'local thought' }], encrypted_content: null };
+  const message = { role: 'user', content: 'hi' };
+
+  it('is left out of a passthrough body: Claude signatures always, items without content when nothing is stored', () => {
+    expect(replayableReasoning([signed, openai, bare, message], false)).toEqual([openai, message]);
+    expect(replayableReasoning([signed, openai, bare, message], true)).toEqual([openai, bare, message]);
+    const untouched = [openai, message];
+    expect(replayableReasoning(untouched, false)).toBe(untouched);
   });
 });

@@ -1,20 +1,45 @@
 import type { IRReasoningPart } from '../ir.js';
 
 /**
- * Responses has one opaque slot per reasoning item (`encrypted_content`); the IR has two: OpenAI's
- * encrypted reasoning and Anthropic's thinking `signature`. A Responses client talking to an
- * Anthropic upstream must replay the signature on tool-use turns or Anthropic answers 400, so a
- * signature travels in `encrypted_content` behind a gateway-private prefix and comes back as a
- * signature. OpenAI's own encrypted content is passed through untouched.
+ * Responses has one opaque slot per reasoning item (`encrypted_content`); the IR has three:
+ * OpenAI's encrypted reasoning, Anthropic's thinking `signature` and Anthropic's
+ * `redacted_thinking` data. A Responses client talking to an Anthropic upstream must replay the
+ * signature (or redacted data) on tool-use turns or Anthropic answers 400, so Anthropic's opaque
+ * values travel in `encrypted_content` behind a gateway-private prefix and come back as what they
+ * were. OpenAI's own encrypted content is passed through untouched.
  */
 const SIGNATURE_PREFIX = 'infergate-signature:';
+const REDACTED_PREFIX = 'infergate-redacted:';
 
-export function toEncryptedContent(part: Pick<IRReasoningPart, 'signature' | 'encrypted'>): string | undefined {
+type Opaque = Pick<IRReasoningPart, 'signature' | 'redacted' | 'encrypted'>;
+
+export function toEncryptedContent(part: Opaque): string | undefined {
   if (part.encrypted !== undefined) return part.encrypted;
   if (part.signature) return SIGNATURE_PREFIX + part.signature;
+  if (part.redacted !== undefined) return REDACTED_PREFIX + part.redacted;
   return undefined;
 }
 
-export function fromEncryptedContent(value: string): Pick<IRReasoningPart, 'signature' | 'encrypted'> {
-  return value.startsWith(SIGNATURE_PREFIX) ? { signature: value.slice(SIGNATURE_PREFIX.length) } : { encrypted: value };
+export function fromEncryptedContent(value: string): Opaque {
+  if (value.startsWith(SIGNATURE_PREFIX)) return { signature: value.slice(SIGNATURE_PREFIX.length) };
+  if (value.startsWith(REDACTED_PREFIX)) return { redacted: value.slice(REDACTED_PREFIX.length) };
+  return { encrypted: value };
+}
+
+/**
+ * The input to forward to an OpenAI Responses upstream as it is: without the reasoning items it
+ * cannot take back. A gateway-wrapped signature is Claude's, not OpenAI's (a client that changed
+ * model mid-conversation replays it); with `store: false` an item with no encrypted content
+ * names reasoning the upstream never kept (the gateway minted it on another upstream). Either
+ * would be a 400 from the upstream. Returns the same array when nothing is dropped.
+ */
+export function replayableReasoning(input: unknown, store: unknown): unknown {
+  if (!Array.isArray(input)) return input;
+  const kept = input.filter((item) => {
+    if (typeof item !== 'object' || item === null || (item as { type?: unknown }).type !== 'reasoning') return true;
+    const opaque = (item as { encrypted_content?: unknown }).encrypted_content;
+    if (typeof opaque === 'string') return !opaque.startsWith(SIGNATURE_PREFIX);
+    return store !== false;
+  });
+  return kept.length === input.length ? input : kept;
 }
