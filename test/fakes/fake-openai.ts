@@ -305,6 +305,21 @@ function validateResponses(body: Json): void {
         if (typeof item.arguments !== 'string') throw missing(`${at}.arguments`);
         calls.add(item.call_id);
         break;
+      // Items of the other tool kinds Codex replays (custom tools, client tool search, local shell).
+      case 'custom_tool_call':
+        if (typeof item.call_id !== 'string' || item.call_id === '') throw missing(`${at}.call_id`);
+        if (typeof item.input !== 'string') throw missing(`${at}.input`);
+        calls.add(item.call_id);
+        break;
+      case 'tool_search_call':
+      case 'local_shell_call':
+        if (typeof item.call_id === 'string') calls.add(item.call_id);
+        break;
+      case 'tool_search_output':
+        if (!Array.isArray(item.tools)) throw missing(`${at}.tools`);
+        if (typeof item.call_id === 'string') answered.add(item.call_id);
+        break;
+      case 'custom_tool_call_output':
       case 'function_call_output':
         if (typeof item.call_id !== 'string') throw missing(`${at}.call_id`);
         if (!calls.has(item.call_id)) throw invalid(`No tool call found for function call output with call_id ${item.call_id}.`, 'input');
