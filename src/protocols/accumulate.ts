@@ -43,6 +43,7 @@ export async function accumulateStream(events: AsyncIterable<IRStreamEvent>): Pr
         const part = open?.type === 'reasoning' ? open : openPart({ type: 'reasoning', text: '' });
         if (part.type === 'reasoning') {
           if (event.signature !== undefined) part.signature = event.signature;
+          if (event.redacted !== undefined) part.redacted = event.redacted;
           if (event.encrypted !== undefined) part.encrypted = event.encrypted;
         }
         open = undefined;

@@ -1,20 +1,21 @@
 import * as v from 'valibot';
 import { anyValue, bool, int, looseObj, missing, model, obj, str } from './common.js';
 
-const ROLE = "'user' or 'assistant'";
-
 /**
- * One Messages-API turn: `role` is `user` or `assistant` only (a `system` turn gets a message
- * pointing to the top-level `system`), `content` any value but present.
+ * One Messages-API turn: `role` is `user`, `assistant` or `system` (instructions given in the
+ * conversation, as Claude Code sends them), `content` any value. A system message may carry only
+ * an `output_config`, so its `content` is optional.
  */
-export const anthropicMessageSchema = looseObj({
-  role: v.picklist(['user', 'assistant'], (issue) =>
-    issue.input === 'system'
-      ? `${ROLE} (a system prompt goes in the top-level 'system' parameter, not in 'messages')`
-      : ROLE,
+export const anthropicMessageSchema = v.pipe(
+  looseObj({
+    role: v.picklist(['user', 'assistant', 'system'], "'user', 'assistant' or 'system'"),
+    content: v.optional(anyValue()),
+  }),
+  v.forward(
+    v.check((message) => message.role === 'system' || message.content !== undefined, missing()),
+    ['content'],
   ),
-  content: anyValue(),
-});
+);
 
 /**
  * A tool definition. Every tool has a `name`. Custom tools (no `type`, or `type: "custom"`) also

@@ -88,7 +88,7 @@ describe('decodeMessagesRequest', () => {
         role: 'assistant',
         content: [
           { type: 'reasoning', text: 'hmm', signature: 'SIG' },
-          { type: 'reasoning', text: '', encrypted: 'REDACTED' },
+          { type: 'reasoning', text: '', redacted: 'REDACTED' },
           { type: 'text', text: 'calling' },
           { type: 'tool_call', id: 'toolu_1', name: 'f', arguments: '{"a":1}' },
           { type: 'tool_call', id: 'toolu_2', name: 'g', arguments: '{}' },
@@ -160,7 +160,14 @@ describe('decodeMessagesRequest', () => {
 
   it.each([
     [{ tools: [{ name: 'f', input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search' }] }, 'tools[1].type'],
-    [{ messages: [{ role: 'system', content: 'x' }] }, 'messages[0].role'],
+    [{ messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].role'],
+    [{ tools: [{ type: 'bash_20250124', name: 'bash' }] }, 'tools[0].type'],
+    [{ tools: [{ type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' }] }, 'tools[0].type'],
+    [{ messages: [{ role: 'user', content: 'q' }, { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://x.test/a.png' } }] }] }, 'messages[1].content[0].type'],
+    [
+      { messages: [{ role: 'user', content: 'q' }, { role: 'system', content: [{ type: 'tool_addition', tool: { type: 'mcp_toolset_reference', server_name: 's' } }] }] },
+      'messages[1].content[0].tool.type',
+    ],
     [{ messages: [{ role: 'user', content: [{ type: 'search_result', source: 's', title: 't', content: [] }] }] }, 'messages[0].content[0].type'],
     [
       { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] }] },
@@ -180,6 +187,140 @@ describe('decodeMessagesRequest', () => {
     const error = decodeError(body);
     expect(error.status).toBe(400);
     expect(error.param).toBe(param);
+  });
+});
+
+describe('decodeMessagesRequest: what Claude Code sends', () => {
+  const schema = { type: 'object', properties: {} };
+
+  it('keeps system messages in place, drops cleared ones and keeps their cache breakpoints', () => {
+    const ir = decode({
+      messages: [
+        { role: 'user', content: 'first' },
+        { role: 'system', content: [{ type: 'text', text: '# Environment', cache_control: ephemeral }] },
+        { role: 'system', content: 'shown once', clear_at: 'next_user_message' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'second' },
+        { role: 'system', content: 'still shown', clear_at: 'next_user_message', output_config: { effort: 'low' } },
+        { role: 'system', output_config: { effort: 'low' } },
+      ],
+    });
+    expect(ir.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'first' }] },
+      { role: 'system', content: [{ type: 'text', text: '# Environment', cacheControl: ephemeral }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+      { role: 'user', content: [{ type: 'text', text: 'second' }] },
+      { role: 'system', content: [{ type: 'text', text: 'still shown' }] },
+    ]);
+  });
+
+  it('drops context_management and inference_geo, which only tune how Anthropic runs the request', () => {
+    const ir = decode({ context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] }, inference_geo: 'us' });
+    expect(ir.passthrough).toEqual({});
+    expect(ir.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
+  });
+
+  it.each([
+    [{ type: 'adaptive', display: 'omitted' }, { effort: 'high' }, { effort: 'high' }],
+    [{ type: 'adaptive', display: 'summarized' }, { effort: 'xhigh' }, { effort: 'xhigh' }],
+    [{ type: 'adaptive' }, { effort: 'max' }, { effort: 'max' }],
+    [{ type: 'between_tools' }, undefined, { effort: 'medium' }],
+    [{ type: 'enabled', budget_tokens: 4096, display: 'omitted' }, undefined, { budgetTokens: 4096 }],
+  ])('maps thinking %j with output_config %j to %j', (thinking, outputConfig, expected) => {
+    expect(decode({ thinking, ...(outputConfig ? { output_config: outputConfig } : {}) }).reasoning).toEqual(expected);
+  });
+
+  it('sends a long metadata.user_id as its SHA-256 hex (OpenAI takes 64 characters), a short one as is', () => {
+    const long = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: 'af68da0f-1b25-4148-aa44-f5b6835e59eb' });
+    const hashed = decode({ metadata: { user_id: long } }).user!;
+    expect(hashed).toMatch(/^[0-9a-f]{64}$/);
+    expect(decode({ metadata: { user_id: long } }).user).toBe(hashed);
+    expect(decode({ metadata: { user_id: 'user-1' } }).user).toBe('user-1');
+  });
+
+  it('leaves deferred tools out until a tool search result references them, and reads the reference as text', () => {
+    const tools = [
+      { name: 'Read', description: 'Reads a file', input_schema: schema, eager_input_streaming: true, input_examples: [{}] },
+      { name: 'ToolSearch', input_schema: schema },
+      { name: 'DeferredToolPlaceholder', description: 'never call this', input_schema: schema, defer_loading: true },
+      { name: 'CronCreate', input_schema: schema, defer_loading: true },
+    ];
+    expect(decode({ tools }).tools!.map((tool) => tool.name)).toEqual(['Read', 'ToolSearch']);
+    expect(decode({ tools }).tools![0]).toEqual({ name: 'Read', description: 'Reads a file', parameters: schema });
+
+    const ir = decode({
+      tools,
+      messages: [
+        { role: 'user', content: 'schedule it' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:CronCreate', max_results: 5 } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'CronCreate' }] }] },
+      ],
+    });
+    expect(ir.tools!.map((tool) => tool.name)).toEqual(['Read', 'ToolSearch', 'CronCreate']);
+    expect(ir.messages[2]).toEqual({ role: 'tool', toolCallId: 'toolu_1', content: [{ type: 'text', text: 'Tool loaded: CronCreate' }] });
+  });
+
+  it('applies tool_addition and tool_removal blocks of system messages to the tool set', () => {
+    const ir = decode({
+      tools: [
+        { name: 'Read', input_schema: schema },
+        { name: 'Write', input_schema: schema },
+        { name: 'Monitor', input_schema: schema, defer_loading: true },
+      ],
+      messages: [
+        { role: 'user', content: 'go' },
+        {
+          role: 'system',
+          content: [
+            { type: 'tool_addition', tool: { type: 'tool_definition', definition: { name: 'CronList', description: 'List jobs', input_schema: schema } } },
+            { type: 'tool_addition', tool: { type: 'tool_reference', name: 'Monitor' } },
+            { type: 'tool_removal', tool: { type: 'tool_reference', name: 'Write' } },
+          ],
+        },
+      ],
+    });
+    expect(ir.tools).toEqual([
+      { name: 'Read', parameters: schema },
+      { name: 'CronList', description: 'List jobs', parameters: schema },
+      { name: 'Monitor', parameters: schema },
+    ]);
+    // A system message of tool changes only has no text to show.
+    expect(ir.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'go' }] }]);
+  });
+
+  it.each([
+    ['web_search_20250305', /runs on Anthropic's servers/],
+    ['web_fetch_20250910', /runs on Anthropic's servers/],
+    ['code_execution_20250825', /runs on Anthropic's servers/],
+    ['text_editor_20250728', /schema only Claude knows/],
+    ['computer_20250124', /schema only Claude knows/],
+  ])('answers a clear 400 for the Anthropic-defined tool %s', (type, message) => {
+    const error = decodeError({ tools: [{ name: 'Read', input_schema: schema }, { type, name: 'x' }] });
+    expect(error).toMatchObject({ status: 400, param: 'tools[1].type', code: 'unsupported_parameter' });
+    expect(error.message).toMatch(message);
+  });
+
+  it('reads thinking signatures back by their origin: Anthropic signature, gateway-carried OpenAI reasoning, none', () => {
+    const ir = decode({
+      messages: [
+        { role: 'user', content: 'q' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: '', signature: 'EqQBCgIYAh' },
+            { type: 'thinking', thinking: 'summary', signature: 'infergate-encrypted:gAAAAABenc' },
+            { type: 'thinking', thinking: 'unsigned', signature: '' },
+            { type: 'text', text: 'a' },
+          ],
+        },
+      ],
+    });
+    expect(ir.messages[1]!.content).toEqual([
+      { type: 'reasoning', text: '', signature: 'EqQBCgIYAh' },
+      { type: 'reasoning', text: 'summary', encrypted: 'gAAAAABenc' },
+      { type: 'reasoning', text: 'unsigned' },
+      { type: 'text', text: 'a' },
+    ]);
   });
 });
 
@@ -235,14 +376,13 @@ describe('encodeMessagesResponse', () => {
     expect(body.stop_sequence).toBe(finish === 'stop_sequence' ? '###' : null);
   });
 
-  it('writes OpenAI encrypted reasoning as a redacted block the decoder merges back', () => {
+  it('carries OpenAI encrypted reasoning in a prefixed signature the decoder reads back', () => {
     const body = encodeMessagesResponse(
       { ...response, content: [{ type: 'reasoning', text: 'summary', encrypted: 'ENC' }, { type: 'text', text: 'ok' }], finishReason: 'stop' },
       makeCtx({}),
     );
     expect(body.content).toEqual([
-      { type: 'thinking', thinking: 'summary', signature: '' },
-      { type: 'redacted_thinking', data: 'ENC' },
+      { type: 'thinking', thinking: 'summary', signature: 'infergate-encrypted:ENC' },
       { type: 'text', text: 'ok', citations: null },
     ]);
     const ir = decode({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: body.content }] });
@@ -253,6 +393,35 @@ describe('encodeMessagesResponse', () => {
         { type: 'text', text: 'ok' },
       ],
     });
+  });
+
+  it('keeps Anthropic redacted thinking as a redacted_thinking block', () => {
+    const body = encodeMessagesResponse({ ...response, content: [{ type: 'reasoning', text: '', redacted: 'RED' }], finishReason: 'stop' }, makeCtx({}));
+    expect(body.content).toEqual([{ type: 'redacted_thinking', data: 'RED' }]);
+    const ir = decode({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: body.content }] });
+    expect(ir.messages[1]!.content).toEqual([{ type: 'reasoning', text: '', redacted: 'RED' }]);
+  });
+
+  it('with thinking display "omitted" sends signatures without text, and no unsigned thinking at all', () => {
+    const ctx = makeCtx({ thinking: { type: 'adaptive', display: 'omitted' } });
+    const body = encodeMessagesResponse(
+      {
+        ...response,
+        content: [
+          { type: 'reasoning', text: 'plain chat reasoning' },
+          { type: 'reasoning', text: 'summary', encrypted: 'ENC' },
+          { type: 'reasoning', text: 'claude thinking', signature: 'SIG' },
+          { type: 'text', text: 'ok' },
+        ],
+        finishReason: 'stop',
+      },
+      ctx,
+    );
+    expect(body.content).toEqual([
+      { type: 'thinking', thinking: '', signature: 'infergate-encrypted:ENC' },
+      { type: 'thinking', thinking: '', signature: 'SIG' },
+      { type: 'text', text: 'ok', citations: null },
+    ]);
   });
 });
 
@@ -361,20 +530,44 @@ describe('encodeMessagesStream through the Anthropic SDK', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'cut' }]);
   });
 
-  it('writes opaque reasoning without a signature as a redacted_thinking block', async () => {
+  it('carries OpenAI encrypted reasoning as the signature and Anthropic redacted data as a redacted_thinking block', async () => {
     const { text, stream } = await streamThroughSdk([
       start,
       { type: 'reasoning_delta', text: 'sum' },
       { type: 'reasoning_end', encrypted: 'ENC' },
+      { type: 'reasoning_end', redacted: 'RED' },
       { type: 'text_delta', text: 'ok' },
       { type: 'finish', reason: 'stop' },
     ]);
     checkMessagesStream(text);
     const message = await stream.finalMessage();
     expect(message.content).toEqual([
-      { type: 'thinking', thinking: 'sum', signature: '' },
-      { type: 'redacted_thinking', data: 'ENC' },
+      { type: 'thinking', thinking: 'sum', signature: 'infergate-encrypted:ENC' },
+      { type: 'redacted_thinking', data: 'RED' },
       { type: 'text', text: 'ok' },
+    ]);
+  });
+
+  it('with thinking display "omitted" streams no thinking text, only signed thinking blocks', async () => {
+    const errors: GatewayErrorType[] = [];
+    const request = { stream: true, thinking: { type: 'adaptive', display: 'omitted' } };
+    const events: IRStreamEvent[] = [
+      start,
+      { type: 'reasoning_delta', text: 'unsigned thoughts' },
+      { type: 'reasoning_end' },
+      { type: 'reasoning_delta', text: 'signed thoughts' },
+      { type: 'reasoning_end', signature: 'SIG' },
+      { type: 'text_delta', text: 'Answer' },
+      { type: 'finish', reason: 'stop', usage: { output: 12 } },
+    ];
+    const text = await collect(encodeMessagesStream(irStream(events), makeCtx(request, errors)));
+    expect(text).not.toContain('thoughts');
+    const deltas = checkMessagesStream(text).filter((e) => e.type === 'content_block_delta').map((e) => e.delta.type);
+    expect(deltas).toEqual(['signature_delta', 'text_delta']);
+    const message = await anthropicWith(sseBody(text)).messages.stream({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking: '', signature: 'SIG' },
+      { type: 'text', text: 'Answer' },
     ]);
   });
 

@@ -96,6 +96,10 @@ const rejected: Rejected[] = [
   { endpoint: 'responses', rule: 'store is a boolean', patch: { store: 1 }, param: 'store', expected: BOOLEAN },
   { endpoint: 'responses', rule: 'metadata is an object', patch: { metadata: 'x' }, param: 'metadata', expected: OBJECT },
   { endpoint: 'responses', rule: 'truncation auto|disabled', patch: { truncation: 'x' }, param: 'truncation', expected: /expected one of 'auto', 'disabled'/ },
+  { endpoint: 'responses', rule: 'parallel_tool_calls is a boolean', patch: { parallel_tool_calls: 'yes' }, param: 'parallel_tool_calls', expected: BOOLEAN },
+  { endpoint: 'responses', rule: 'include is an array of strings', patch: { include: [1] }, param: 'include[0]', expected: STRING },
+  { endpoint: 'responses', rule: 'text is an object', patch: { text: 'low' }, param: 'text', expected: OBJECT },
+  { endpoint: 'responses', rule: 'client_metadata is an object', patch: { client_metadata: 'x' }, param: 'client_metadata', expected: OBJECT },
 
   // 2.3 ChatRequest
   { endpoint: 'chat', rule: 'model required', patch: { model: DROP }, param: 'model', missing: true },
@@ -129,15 +133,9 @@ const rejected: Rejected[] = [
   { endpoint: 'messages', rule: 'max_tokens is an integer', patch: { max_tokens: '16' }, param: 'max_tokens', expected: INT_GE_1 },
   { endpoint: 'messages', rule: 'messages required', patch: { messages: DROP }, param: 'messages', missing: true },
   { endpoint: 'messages', rule: 'messages not empty', patch: { messages: [] }, param: 'messages', expected: /expected a non-empty array of messages/ },
-  {
-    endpoint: 'messages',
-    rule: 'no system role in messages',
-    patch: { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }] },
-    param: 'messages[0].role',
-    expected: /expected 'user' or 'assistant'.*top-level 'system'/,
-  },
-  { endpoint: 'messages', rule: 'role user|assistant', patch: { messages: [{ role: 'tool', content: 'x' }] }, param: 'messages[0].role', expected: /expected 'user' or 'assistant'/ },
+  { endpoint: 'messages', rule: 'role user|assistant|system', patch: { messages: [{ role: 'tool', content: 'x' }] }, param: 'messages[0].role', expected: /expected 'user', 'assistant' or 'system'/ },
   { endpoint: 'messages', rule: 'messages[].content required', patch: { messages: [{ role: 'user' }] }, param: 'messages[0].content', missing: true },
+  { endpoint: 'messages', rule: 'assistant content required', patch: { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant' }] }, param: 'messages[1].content', missing: true },
   { endpoint: 'messages', rule: 'tools[].name required', patch: { tools: [{ input_schema: { type: 'object' } }] }, param: 'tools[0].name', missing: true },
   { endpoint: 'messages', rule: 'custom tool needs input_schema', patch: { tools: [{ name: 'f' }] }, param: 'tools[0].input_schema', missing: true },
   { endpoint: 'messages', rule: 'type custom tool needs input_schema', patch: { tools: [{ type: 'custom', name: 'f' }] }, param: 'tools[0].input_schema', missing: true },
@@ -256,6 +254,34 @@ const accepted: Accepted[] = [
   { endpoint: 'responses', rule: 'truncation auto', patch: { truncation: 'auto' } },
   { endpoint: 'responses', rule: 'truncation disabled', patch: { truncation: 'disabled' } },
   { endpoint: 'responses', rule: 'input as items', patch: { input: [{ role: 'user', content: 'hi' }] } },
+  // What Codex 0.169 sends on every turn, tool kinds and history items included.
+  {
+    endpoint: 'responses',
+    rule: 'Codex request fields',
+    patch: {
+      input: [
+        { type: 'message', id: 'msg_1', role: 'developer', content: [{ type: 'input_text', text: 'You are Codex.' }] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: null },
+        { type: 'custom_tool_call', call_id: 'call_1', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch\n' },
+        { type: 'custom_tool_call_output', call_id: 'call_1', output: 'ok' },
+      ],
+      tools: [
+        { type: 'namespace', name: 'multi_agent_v1', description: 'Sub-agents', tools: [{ type: 'function', name: 'spawn_agent', strict: false, parameters: { type: 'object' } }] },
+        { type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } },
+        { type: 'tool_search', execution: 'client', parameters: { type: 'object' } },
+        { type: 'web_search', external_web_access: false, search_content_types: ['text', 'image'] },
+      ],
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
+      reasoning: { effort: 'medium', summary: 'auto' },
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      prompt_cache_key: '01a207db-c1d2-7801-a7da-acb8493940fc',
+      text: { verbosity: 'low' },
+      client_metadata: { session_id: 's', 'x-codex-turn-metadata': '{"turn_id":"t"}' },
+    },
+  },
   { endpoint: 'chat', rule: 'max_tokens 1', patch: { max_tokens: 1, max_completion_tokens: 1 } },
   { endpoint: 'chat', rule: 'content null is present', patch: { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null }, { role: 'user', content: 'and?' }] } },
   {
@@ -270,6 +296,30 @@ const accepted: Accepted[] = [
     },
   },
   { endpoint: 'messages', rule: 'max_tokens 1', patch: { max_tokens: 1 } },
+  // What Claude Code sends: a system message in the conversation, adaptive thinking with its
+  // display, effort, context management, a JSON user id and a deferred tool.
+  {
+    endpoint: 'messages',
+    rule: 'system role in messages',
+    patch: {
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: [{ type: 'text', text: '# Environment', cache_control: { type: 'ephemeral' } }] },
+      ],
+    },
+  },
+  { endpoint: 'messages', rule: 'system message with only output_config', patch: { messages: [{ role: 'user', content: 'hi' }, { role: 'system', output_config: { effort: 'low' } }] } },
+  {
+    endpoint: 'messages',
+    rule: 'Claude Code request fields',
+    patch: {
+      thinking: { type: 'adaptive', display: 'omitted' },
+      output_config: { effort: 'high' },
+      context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+      metadata: { user_id: JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: 's' }) },
+      tools: [{ name: 'DeferredToolPlaceholder', input_schema: { type: 'object', properties: {} }, defer_loading: true }],
+    },
+  },
   { endpoint: 'messages', rule: 'system at top level', patch: { system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }] } },
   {
     endpoint: 'messages',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { invalidRequest } from '../../errors.js';
 import {
   expectArray,
@@ -26,18 +27,29 @@ import type {
   IRTool,
   IRToolChoice,
 } from '../ir.js';
+import { fromThinkingSignature } from './thinking-opaque.js';
 
 /**
- * Anthropic Messages request → IR. `tool_result` blocks become IR `tool` messages (one each),
- * and thinking blocks become reasoning parts that keep their signature for replay.
+ * Anthropic Messages request → IR, for an upstream that does not speak Messages (an Anthropic
+ * upstream gets the body as sent). `tool_result` blocks become IR `tool` messages (one each),
+ * `role: "system"` messages IR system messages in place, and thinking blocks reasoning parts that
+ * keep their signature for replay.
+ *
+ * Dropped as harmless: `context_management` (server-side trimming of old thinking and tool
+ * results; the full history goes upstream instead), `inference_geo` (where Anthropic runs the
+ * model) and `service_tier`. Refused: `container` and `mcp_servers`, which need Anthropic's
+ * code-execution sandbox or its MCP client to run.
  */
 export function decodeMessagesRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
-  for (const field of ['container', 'mcp_servers', 'context_management', 'inference_geo']) {
-    if (isPresent(body, field)) unsupported(field);
+  if (isPresent(body, 'container')) unsupported('container', `'container' (Anthropic's code-execution sandbox)`);
+  if (isPresent(body, 'mcp_servers')) {
+    throw invalidRequest(`'mcp_servers' cannot be served by this model: its upstream does not run MCP servers. Connect the MCP servers in the client instead.`, 'mcp_servers', 'unsupported_parameter');
   }
 
+  const rawMessages = expectArray(body.messages, 'messages');
+  const context: MessagesContext = { referencedTools: new Set(), toolChanges: [], lastUserIndex: lastUserIndex(rawMessages) };
   const messages: IRMessage[] = [];
-  expectArray(body.messages, 'messages').forEach((raw, i) => decodeMessage(raw, `messages[${i}]`, messages));
+  rawMessages.forEach((raw, i) => decodeMessage(raw, i, context, messages));
 
   const request: IRRequest = {
     model: upstreamModel,
@@ -53,8 +65,8 @@ export function decodeMessagesRequest(body: Record<string, unknown>, upstreamMod
   const autoCache = optCacheControl(body, '');
   if (autoCache) applyAutomaticCache(messages, autoCache);
 
-  const tools = optArray(body, 'tools', 'tools');
-  if (tools) request.tools = tools.map((tool, i) => decodeTool(tool, `tools[${i}]`));
+  const tools = decodeTools(optArray(body, 'tools', 'tools') ?? [], context);
+  if (tools.length > 0) request.tools = tools;
   const choice = decodeToolChoice(body.tool_choice);
   if (choice) {
     request.toolChoice = choice.choice;
@@ -93,9 +105,38 @@ export function decodeMessagesRequest(body: Record<string, unknown>, upstreamMod
     // Anthropic metadata has one field, the end user's id: the IR `user`, not IR metadata
     // (OpenAI metadata is stored with the response and means something else).
     const user = optString(metadata, 'user_id', 'metadata.user_id');
-    if (user !== undefined) request.user = user;
+    if (user !== undefined) request.user = endUserId(user);
   }
   return request;
+}
+
+/**
+ * OpenAI takes an end-user id of at most 64 characters; Anthropic's has no limit (Claude Code
+ * sends a JSON object of ids). A longer id goes as its SHA-256 hex: still one stable, opaque
+ * value per user, which is what OpenAI asks for, and never a 400.
+ */
+function endUserId(id: string): string {
+  return id.length <= 64 ? id : createHash('sha256').update(id).digest('hex');
+}
+
+/** What decoding the messages learns about the tool set, and what it needs to know ahead. */
+interface MessagesContext {
+  /** Tools named by `tool_reference` blocks (tool search results): deferred ones are now loaded. */
+  referencedTools: Set<string>;
+  /** `tool_addition` / `tool_removal` blocks of system messages, in conversation order. */
+  toolChanges: ToolChange[];
+  /** A system message with `clear_at: "next_user_message"` before this index is no longer shown. */
+  lastUserIndex: number;
+}
+
+type ToolChange = { kind: 'define'; tool: IRTool } | { kind: 'add'; name: string } | { kind: 'remove'; name: string };
+
+function lastUserIndex(messages: unknown[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (isRecord(message) && message.role === 'user') return i;
+  }
+  return -1;
 }
 
 function decodeSystem(raw: unknown): IRTextPart[] {
@@ -117,9 +158,14 @@ function decodeText(block: Json, param: string): IRTextPart {
 }
 
 /** Pushes the IR messages of one Anthropic turn (a user turn may split into tool + user messages). */
-function decodeMessage(raw: unknown, param: string, out: IRMessage[]): void {
+function decodeMessage(raw: unknown, index: number, context: MessagesContext, out: IRMessage[]): void {
+  const param = `messages[${index}]`;
   const message = expectRecord(raw, param);
   const content = message.content;
+  if (message.role === 'system') {
+    decodeSystemMessage(message, param, index < context.lastUserIndex, context, out);
+    return;
+  }
   if (message.role === 'assistant') {
     const parts: IRAssistantPart[] =
       typeof content === 'string'
@@ -131,12 +177,7 @@ function decodeMessage(raw: unknown, param: string, out: IRMessage[]): void {
     return;
   }
   if (message.role !== 'user') {
-    throw invalidRequest(
-      message.role === 'system'
-        ? `A system prompt goes in the top-level 'system' parameter, not in 'messages'.`
-        : `Unsupported role '${String(message.role)}'; use 'user' or 'assistant'.`,
-      `${param}.role`,
-    );
+    throw invalidRequest(`Unsupported role '${String(message.role)}'; use 'user', 'assistant' or 'system'.`, `${param}.role`);
   }
   if (typeof content === 'string') {
     out.push({ role: 'user', content: [{ type: 'text', text: content }] });
@@ -153,7 +194,7 @@ function decodeMessage(raw: unknown, param: string, out: IRMessage[]): void {
     const block = expectRecord(rawBlock, at);
     if (block.type === 'tool_result') {
       flush();
-      out.push(decodeToolResult(block, at));
+      out.push(decodeToolResult(block, at, context));
     } else {
       pending.push(...decodeUserBlock(block, at));
     }
@@ -161,14 +202,70 @@ function decodeMessage(raw: unknown, param: string, out: IRMessage[]): void {
   flush();
 }
 
-function decodeToolResult(block: Json, param: string): IRMessage {
+/**
+ * A system message in the conversation (Claude Code sends its environment this way): its text
+ * becomes an IR system message in place, which OpenAI upstreams take as a system message too.
+ * Text with `clear_at: "next_user_message"` is shown only until a later user turn, so it is
+ * dropped once one exists. `tool_addition` / `tool_removal` blocks change the tool set from that
+ * point on; upstreams without mid-conversation tool changes get the set as it stands at the end.
+ * The per-turn `output_config` has no equivalent and is dropped.
+ */
+function decodeSystemMessage(message: Json, param: string, hasLaterUserTurn: boolean, context: MessagesContext, out: IRMessage[]): void {
+  const cleared = message.clear_at === 'next_user_message' && hasLaterUserTurn;
+  const raw = message.content;
+  if (raw === undefined || raw === null) return;
+  if (typeof raw === 'string') {
+    if (raw !== '' && !cleared) out.push({ role: 'system', content: [{ type: 'text', text: raw }] });
+    return;
+  }
+  const text: IRTextPart[] = [];
+  expectArray(raw, `${param}.content`).forEach((rawBlock, j) => {
+    const at = `${param}.content[${j}]`;
+    const block = expectRecord(rawBlock, at);
+    switch (block.type) {
+      case 'text':
+        text.push(decodeText(block, at));
+        return;
+      case 'tool_addition':
+      case 'tool_removal':
+        context.toolChanges.push(decodeToolChange(block, at));
+        return;
+      default:
+        throw invalidRequest(`Content block type '${String(block.type)}' is not supported in a system message by this gateway.`, `${at}.type`);
+    }
+  });
+  if (text.length > 0 && !cleared) out.push({ role: 'system', content: text });
+}
+
+/** `tool_addition` (a definition, or a reference to a `tools` entry) or `tool_removal` (a reference). */
+function decodeToolChange(block: Json, param: string): ToolChange {
+  const tool = expectRecord(block.tool, `${param}.tool`);
+  if (block.type === 'tool_addition' && tool.type === 'tool_definition') {
+    return { kind: 'define', tool: decodeTool(expectRecord(tool.definition, `${param}.tool.definition`), `${param}.tool.definition`) };
+  }
+  if (tool.type !== 'tool_reference') {
+    // MCP tool and toolset references name tools that only Anthropic's MCP client can run.
+    throw invalidRequest(`Tool reference type '${String(tool.type)}' cannot be served by this model.`, `${param}.tool.type`, 'unsupported_parameter');
+  }
+  const name = expectString(tool, 'name', `${param}.tool.name`);
+  return block.type === 'tool_addition' ? { kind: 'add', name } : { kind: 'remove', name };
+}
+
+function decodeToolResult(block: Json, param: string, context: MessagesContext): IRMessage {
   const raw = block.content;
   let content: IRContentPart[] = [];
   if (typeof raw === 'string') content = [{ type: 'text', text: raw }];
   else if (raw !== undefined && raw !== null) {
-    content = expectArray(raw, `${param}.content`).flatMap((inner, k) =>
-      decodeUserBlock(expectRecord(inner, `${param}.content[${k}]`), `${param}.content[${k}]`),
-    );
+    content = expectArray(raw, `${param}.content`).flatMap((inner, k) => {
+      const at = `${param}.content[${k}]`;
+      const part = expectRecord(inner, at);
+      if (part.type !== 'tool_reference') return decodeUserBlock(part, at);
+      // A tool search result: the named (deferred) tool is now loaded, so it goes upstream as an
+      // ordinary tool, and the model reads which one in the result's text.
+      const name = expectString(part, 'tool_name', `${at}.tool_name`);
+      context.referencedTools.add(name);
+      return [withCache<IRTextPart>({ type: 'text', text: `Tool loaded: ${name}` }, part, at)];
+    });
   }
   // The IR has no cache mark on a whole message; the last part carries the breakpoint instead.
   const cacheControl = optCacheControl(block, param);
@@ -265,21 +362,15 @@ function decodeAssistantBlocks(blocks: unknown[], param: string): IRAssistantPar
         return;
       }
       case 'thinking': {
-        const part: IRReasoningPart = { type: 'reasoning', text: expectString(block, 'thinking', `${at}.thinking`) };
-        const signature = optString(block, 'signature', `${at}.signature`);
-        if (signature) part.signature = signature;
+        // The signature is Anthropic's, or OpenAI's encrypted reasoning the gateway carried in it.
+        const signature = optString(block, 'signature', `${at}.signature`) ?? '';
+        const part: IRReasoningPart = { type: 'reasoning', text: expectString(block, 'thinking', `${at}.thinking`), ...fromThinkingSignature(signature) };
         parts.push(part);
         return;
       }
-      case 'redacted_thinking': {
-        const data = expectString(block, 'data', `${at}.data`);
-        // The Messages encoder writes foreign (OpenAI) reasoning as thinking text + redacted data;
-        // read that pair back as the one reasoning part it came from.
-        const previous = parts.at(-1);
-        if (previous?.type === 'reasoning' && !previous.signature && previous.encrypted === undefined) previous.encrypted = data;
-        else parts.push({ type: 'reasoning', text: '', encrypted: data });
+      case 'redacted_thinking':
+        parts.push({ type: 'reasoning', text: '', redacted: expectString(block, 'data', `${at}.data`) });
         return;
-      }
       default:
         throw invalidRequest(`Content block type '${String(block.type)}' is not supported here by this gateway.`, `${at}.type`);
     }
@@ -287,10 +378,50 @@ function decodeAssistantBlocks(blocks: unknown[], param: string): IRAssistantPar
   return parts;
 }
 
-function decodeTool(raw: unknown, param: string): IRTool {
-  const tool = expectRecord(raw, param);
-  if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
-    throw invalidRequest(`Tool type '${String(tool.type)}' is not supported by this gateway; only custom tools are.`, `${param}.type`);
+/**
+ * The tools the upstream gets: every custom tool but deferred ones (`defer_loading: true`), which
+ * the model must not see until a tool search loads them (a `tool_reference` to them), then the
+ * conversation's tool changes applied in order.
+ */
+function decodeTools(raw: unknown[], context: MessagesContext): IRTool[] {
+  const declared = new Map<string, IRTool>();
+  const active = new Map<string, IRTool>();
+  raw.forEach((rawTool, i) => {
+    const param = `tools[${i}]`;
+    const tool = expectRecord(rawTool, param);
+    const decoded = decodeTool(tool, param);
+    declared.set(decoded.name, decoded);
+    const deferred = optBoolean(tool, 'defer_loading', `${param}.defer_loading`) === true;
+    if (!deferred || context.referencedTools.has(decoded.name)) active.set(decoded.name, decoded);
+  });
+  for (const change of context.toolChanges) {
+    if (change.kind === 'define') active.set(change.tool.name, change.tool);
+    else if (change.kind === 'remove') active.delete(change.name);
+    else {
+      const tool = declared.get(change.name);
+      if (tool) active.set(change.name, tool);
+    }
+  }
+  return [...active.values()];
+}
+
+/** Anthropic's own tools: they run on Anthropic's servers. */
+const SERVER_TOOL = /^(web_search|web_fetch|code_execution|tool_search_tool|mcp_toolset|advisor)_/;
+
+/**
+ * A custom tool → IR. Anthropic-defined tools (`type` set) cannot be translated: server tools run
+ * on Anthropic's side, and client tools such as `bash_*`, `text_editor_*` or `computer_*` have a
+ * schema built into Claude that no other model knows. `eager_input_streaming`, `input_examples`
+ * and `allowed_callers` tune Claude's handling of the tool and are dropped.
+ */
+function decodeTool(tool: Json, param: string): IRTool {
+  const type = tool.type;
+  if (type !== undefined && type !== null && type !== 'custom') {
+    const name = String(type);
+    const why = SERVER_TOOL.test(name)
+      ? `runs on Anthropic's servers, which this model's upstream cannot do`
+      : `is an Anthropic-defined tool whose schema only Claude knows`;
+    throw invalidRequest(`Tool type '${name}' ${why}; give it as a custom tool (a name and an input_schema) instead.`, `${param}.type`, 'unsupported_parameter');
   }
   const out: IRTool = { name: expectString(tool, 'name', `${param}.name`) };
   const description = optString(tool, 'description', `${param}.description`);
@@ -321,7 +452,11 @@ function decodeToolChoice(raw: unknown): { choice: IRToolChoice; parallel?: bool
   }
 }
 
-/** `thinking` and `output_config.effort` → IR reasoning. */
+/**
+ * `thinking` and `output_config.effort` → IR reasoning. The effort (`low` … `xhigh`, `max`) is
+ * kept as sent: OpenAI's reasoning effort takes the same values. `thinking.display` shapes the
+ * answer, not the request: the Messages encoders read it from the client's body.
+ */
 function decodeThinking(body: Json): IRRequest['reasoning'] {
   const thinking = optRecord(body, 'thinking', 'thinking');
   const outputConfig = optRecord(body, 'output_config', 'output_config');
@@ -337,6 +472,7 @@ function decodeThinking(body: Json): IRRequest['reasoning'] {
       break;
     }
     case 'adaptive':
+    case 'between_tools':
       // The model picks its own budget; medium is the neutral effort for upstreams that need one.
       reasoning = { effort: 'medium' };
       break;

@@ -27,7 +27,7 @@ export function decodeMessagesResponse(json: unknown): IRResponse {
         });
         break;
       case 'redacted_thinking':
-        if (typeof block.data === 'string') content.push({ type: 'reasoning', text: '', encrypted: block.data });
+        if (typeof block.data === 'string') content.push({ type: 'reasoning', text: '', redacted: block.data });
         break;
       case 'tool_use':
         content.push({

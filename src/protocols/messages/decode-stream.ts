@@ -82,7 +82,7 @@ export async function* decodeMessagesStream(sse: AsyncIterable<SseMessage>): Asy
             out.push({ type: 'reasoning_delta', text: block.thinking });
           }
         } else if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
-          out.push({ type: 'reasoning_end', encrypted: block.data });
+          out.push({ type: 'reasoning_end', redacted: block.data });
         }
         // Server-tool blocks (server_tool_use, web_search_tool_result…) have no IR form.
         break;

@@ -36,7 +36,10 @@ export function encodeMessagesRequest(ir: IRRequest, options: MessagesEncodeOpti
   for (const message of ir.messages) {
     switch (message.role) {
       case 'system':
-        // Anthropic has one top-level system prompt; system messages anywhere join it.
+        // System messages anywhere join the top-level system prompt. Anthropic's own API now
+        // takes `role: "system"` in `messages`, but servers that mimic it (and older API
+        // versions) answer 400, while a top-level system prompt works everywhere; the message
+        // loses only its position in the conversation.
         systemParts.push(...message.content);
         break;
       case 'user':
@@ -106,7 +109,32 @@ export function encodeMessagesRequest(ir: IRRequest, options: MessagesEncodeOpti
   const userId = ir.user ?? (typeof ir.metadata?.user_id === 'string' ? ir.metadata.user_id : undefined);
   if (userId !== undefined) body.metadata = { user_id: userId };
   body.stream = ir.stream;
+  keepLastCacheBreakpoints(body, MAX_CACHE_BREAKPOINTS);
   return body;
+}
+
+/** Anthropic answers 400 to a request with more `cache_control` blocks than this. */
+const MAX_CACHE_BREAKPOINTS = 4;
+
+/**
+ * Clients of other protocols may mark any number of parts (OpenAI-compatible gateways accept
+ * that). The last breakpoints in prompt order (tools, system, messages) are kept: the last one
+ * caches the longest prefix, and the ones before it are its fallbacks.
+ */
+function keepLastCacheBreakpoints(body: Json, max: number): void {
+  const marked: Json[] = [];
+  const visit = (blocks: unknown): void => {
+    if (!Array.isArray(blocks)) return;
+    for (const block of blocks as Json[]) {
+      if (block.cache_control !== undefined) marked.push(block);
+      if (block.type === 'tool_result') visit(block.content);
+    }
+  };
+  visit(body.tools);
+  visit(body.system);
+  for (const message of body.messages as Json[]) visit(message.content);
+  // Blocks are built by this encoder, so removing the key here changes no client object.
+  for (const block of marked.slice(0, Math.max(0, marked.length - max))) delete block.cache_control;
 }
 
 /**
@@ -178,14 +206,14 @@ function assistantBlock(part: IRAssistantPart): Block[] {
       return part.refusal === '' ? [] : [{ type: 'text', text: part.refusal }];
     case 'tool_call':
       return [withCache({ type: 'tool_use', id: anthropicToolId(part.id), name: part.name, input: toolInput(part.arguments) }, part.cacheControl)];
-    case 'reasoning':
-      // Claude only takes back its own thinking: signed, or redacted. Opaque reasoning from OpenAI
-      // (an item `id`, or Fernet-token content starting `gAAAAA`) would be rejected with a 400.
-      if (part.signature) return [{ type: 'thinking', thinking: part.text, signature: part.signature }];
-      if (part.encrypted !== undefined && part.text === '' && part.id === undefined && !part.encrypted.startsWith('gAAAAA')) {
-        return [{ type: 'redacted_thinking', data: part.encrypted }];
-      }
-      return [];
+    case 'reasoning': {
+      // Claude only takes back its own thinking, signed or redacted. OpenAI's encrypted reasoning
+      // and unsigned text (from a Chat upstream) are dropped: a forged block would be a 400.
+      const blocks: Block[] = [];
+      if (part.signature) blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+      if (part.redacted !== undefined) blocks.push({ type: 'redacted_thinking', data: part.redacted });
+      return blocks;
+    }
   }
 }
 

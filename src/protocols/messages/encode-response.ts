@@ -4,25 +4,23 @@ import type { IRResponse } from '../ir.js';
 import { publicId } from '../public-id.js';
 import { toMessagesUsage } from '../usage.js';
 import { messagesStopReason } from './stop-reason.js';
+import { thinkingBlocks, thinkingOmitted } from './thinking-opaque.js';
 import { toolInput } from './tool-input.js';
 
 type Json = Record<string, unknown>;
 
 /**
- * IR response → Anthropic Message. Reasoning becomes a thinking block (its signature kept for
- * replay); opaque reasoning without a signature (OpenAI's encrypted content) becomes a
- * `redacted_thinking` block right after it, which the Messages decoder reads back as one part.
- * Refusal text has no block of its own in Messages and is sent as text.
+ * IR response → Anthropic Message. Reasoning becomes a thinking block whose signature carries its
+ * opaque value for replay (`thinking-opaque.ts`), with no text when the client asked for
+ * `display: "omitted"`. Refusal text has no block of its own in Messages and is sent as text.
  */
 export function encodeMessagesResponse(response: IRResponse, ctx: EncodeContext): Record<string, unknown> {
   const content: Json[] = [];
+  const omitted = thinkingOmitted(ctx.request);
   for (const part of response.content) {
     switch (part.type) {
       case 'reasoning':
-        if (part.text !== '' || part.signature) {
-          content.push({ type: 'thinking', thinking: part.text, signature: part.signature ?? '' });
-        }
-        if (part.encrypted !== undefined && !part.signature) content.push({ type: 'redacted_thinking', data: part.encrypted });
+        content.push(...thinkingBlocks(part, omitted));
         break;
       case 'text':
         // Anthropic rejects empty text blocks when a client replays them.

@@ -8,6 +8,7 @@ import { sseEvent } from '../sse-frame.js';
 import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
 import { toMessagesUsage } from '../usage.js';
 import { messagesStopReason } from './stop-reason.js';
+import { thinkingOmitted, thinkingSignature } from './thinking-opaque.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,8 +32,12 @@ class MessagesStreamEncoder implements StreamEncoder {
   private nextIndex = 0;
   private open: { kind: BlockKind; index: number } | undefined;
   private sawToolCall = false;
+  /** `thinking.display: "omitted"`: thinking blocks carry their signature, never text. */
+  private readonly omitThinking: boolean;
 
-  constructor(private readonly ctx: EncodeContext) {}
+  constructor(private readonly ctx: EncodeContext) {
+    this.omitThinking = thinkingOmitted(ctx.request);
+  }
 
   push(event: IRStreamEvent): string {
     if (event.type === 'start' || event.type === 'usage') this.usage = mergeUsage(this.usage, event.usage);
@@ -48,12 +53,12 @@ class MessagesStreamEncoder implements StreamEncoder {
         out += this.delta({ type: 'text_delta', text: event.text });
         break;
       case 'reasoning_delta':
-        if (event.text === '') break;
+        if (event.text === '' || this.omitThinking) break;
         out += this.ensureBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
         out += this.delta({ type: 'thinking_delta', thinking: event.text });
         break;
       case 'reasoning_end':
-        out += this.reasoningEnd(event.signature, event.encrypted);
+        out += this.reasoningEnd(thinkingSignature(event), event.redacted);
         break;
       case 'tool_call_start':
         this.sawToolCall = true;
@@ -123,19 +128,20 @@ class MessagesStreamEncoder implements StreamEncoder {
   }
 
   /**
-   * A signature is the last delta of its thinking block. Opaque reasoning without one (OpenAI's
-   * encrypted content) follows as a `redacted_thinking` block, as in the JSON encoder.
+   * A signature (or OpenAI's encrypted reasoning, carried as one) is the last delta of its
+   * thinking block; Anthropic's redacted data follows as a `redacted_thinking` block, as in the
+   * JSON encoder.
    */
-  private reasoningEnd(signature: string | undefined, encrypted: string | undefined): string {
+  private reasoningEnd(signature: string, redacted: string | undefined): string {
     let out = '';
-    if (signature) {
+    if (signature !== '') {
       out += this.ensureBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
       out += this.delta({ type: 'signature_delta', signature });
     }
     if (this.open?.kind === 'thinking') out += this.closeBlock();
-    if (encrypted !== undefined && !signature) {
+    if (redacted !== undefined) {
       out += this.closeBlock();
-      out += this.startBlock('thinking', { type: 'redacted_thinking', data: encrypted });
+      out += this.startBlock('thinking', { type: 'redacted_thinking', data: redacted });
       out += this.closeBlock();
     }
     return out;

@@ -28,9 +28,10 @@ export function fromEncryptedContent(value: string): Opaque {
 
 /**
  * The input to forward to an OpenAI Responses upstream as it is: without the reasoning items it
- * cannot take back. A gateway-wrapped signature is Claude's, not OpenAI's (a client that changed
- * model mid-conversation replays it); with `store: false` an item with no encrypted content
- * names reasoning the upstream never kept (the gateway minted it on another upstream). Either
+ * cannot take back. A gateway-wrapped signature or redacted thinking is Claude's, not OpenAI's (a
+ * client that changed model mid-conversation replays it); with `store: false` an item with no
+ * encrypted content names reasoning the upstream never kept (the gateway minted it on another
+ * upstream). Either
  * would be a 400 from the upstream. Returns the same array when nothing is dropped.
  */
 export function replayableReasoning(input: unknown, store: unknown): unknown {
@@ -38,7 +39,7 @@ export function replayableReasoning(input: unknown, store: unknown): unknown {
   const kept = input.filter((item) => {
     if (typeof item !== 'object' || item === null || (item as { type?: unknown }).type !== 'reasoning') return true;
     const opaque = (item as { encrypted_content?: unknown }).encrypted_content;
-    if (typeof opaque === 'string') return !opaque.startsWith(SIGNATURE_PREFIX);
+    if (typeof opaque === 'string') return !opaque.startsWith(SIGNATURE_PREFIX) && !opaque.startsWith(REDACTED_PREFIX);
     return store !== false;
   });
   return kept.length === input.length ? input : kept;

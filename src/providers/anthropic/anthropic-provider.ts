@@ -15,6 +15,12 @@ export interface AnthropicProviderOptions {
   version?: string;
   /** `anthropic-beta` sent on every request, merged with the client's on passthrough. */
   beta?: string;
+  /**
+   * Which of the client's `anthropic-beta` values are forwarded on passthrough: `'all'` (the
+   * default, right for api.anthropic.com), or an allowlist for a server that mimics the API and
+   * rejects betas it does not know. Translated requests never carry the client's betas.
+   */
+  betas?: 'all' | readonly string[];
   /** `max_tokens` for translated requests that set none (Anthropic requires it). Default 4096. */
   defaultMaxTokens?: number;
   headers?: Record<string, string>;
@@ -32,8 +38,13 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
+  const allowedBetas = options.betas === undefined || options.betas === 'all' ? undefined : new Set(options.betas);
   const betaHeader = (clientBeta?: string | null): Record<string, string> => {
-    const beta = [options.beta, clientBeta].filter(Boolean).join(',');
+    const forwarded = (clientBeta ?? '')
+      .split(',')
+      .map((value) => value.trim())
+      .filter((value) => value !== '' && (!allowedBetas || allowedBetas.has(value)));
+    const beta = [options.beta, ...forwarded].filter(Boolean).join(',');
     return beta ? { 'anthropic-beta': beta } : {};
   };
   const encodeOptions = options.defaultMaxTokens ? { defaultMaxTokens: options.defaultMaxTokens } : {};

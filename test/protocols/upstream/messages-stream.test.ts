@@ -49,7 +49,7 @@ describe('decodeMessagesStream', () => {
     const { events, error } = await decodeText(decodeMessagesStream, text);
     expect(error).toBeUndefined();
     expect(events.slice(1)).toEqual([
-      { type: 'reasoning_end', encrypted: 'EmwKAhgBEgy3va3pzix' },
+      { type: 'reasoning_end', redacted: 'EmwKAhgBEgy3va3pzix' },
       { type: 'text_delta', text: '1, 2, 3' },
       { type: 'finish', reason: 'stop_sequence', stopSequence: '4', usage: { input: 50, cachedRead: 0, output: 9 } },
     ]);

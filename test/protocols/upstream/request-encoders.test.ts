@@ -410,7 +410,7 @@ describe('encodeMessagesRequest', () => {
     expect(plain).toEqual({ model: 'upstream-model', messages: [], max_tokens: 1024, temperature: 0, top_p: 0.9, top_k: 40, stop_sequences: ['###'], stream: false });
   });
 
-  it('merges same-role turns, hoists system messages, drops unreplayable reasoning and trims a prefill', () => {
+  it('merges same-role turns, hoists system messages, drops reasoning Claude did not sign and trims a prefill', () => {
     const body = encodeMessagesRequest(
       ir({
         messages: [
@@ -421,9 +421,10 @@ describe('encodeMessagesRequest', () => {
           {
             role: 'assistant',
             content: [
+              // OpenAI's encrypted reasoning is dropped whatever it looks like; Claude's redacted data is kept.
               { type: 'reasoning', text: '', encrypted: 'gAAAAABopenai-fernet' },
-              { type: 'reasoning', text: 'OpenAI summary', encrypted: 'gAAAAABother', signature: '' },
-              { type: 'reasoning', text: '', encrypted: 'redacted-data' },
+              { type: 'reasoning', text: 'OpenAI summary', encrypted: 'not-a-fernet-token', signature: '' },
+              { type: 'reasoning', text: '', redacted: 'redacted-data' },
               { type: 'text', text: 'Sure: ' },
             ],
           },
@@ -485,5 +486,68 @@ describe('encodeMessagesRequest', () => {
   ])('rejects %s with a 400', (_label, request) => {
     expect(() => encodeMessagesRequest(request)).toThrow(GatewayError);
     expect(() => encodeMessagesRequest(request)).toThrow(expect.objectContaining({ status: 400, param: null }));
+  });
+});
+
+describe('request encoders: what a Messages client (Claude Code) brings', () => {
+  const cache = { type: 'ephemeral' };
+  /** System text in the conversation, cache breakpoints everywhere, and reasoning of every origin. */
+  const claudeCode = ir({
+    system: [{ type: 'text', text: 'You are an agent.', cacheControl: cache }],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'Read secret.txt', cacheControl: cache }] },
+      { role: 'system', content: [{ type: 'text', text: '# Environment', cacheControl: cache }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: '', signature: 'claude-sig' },
+          { type: 'reasoning', text: '', redacted: 'claude-redacted' },
+          { type: 'reasoning', text: 'summary', encrypted: 'openai-enc' },
+          { type: 'tool_call', id: 'toolu_1', name: 'Read', arguments: '{"file_path":"/tmp/secret.txt"}', cacheControl: cache },
+        ],
+      },
+      { role: 'tool', toolCallId: 'toolu_1', content: [{ type: 'text', text: 'TOKEN', cacheControl: cache }] },
+    ],
+    tools: [{ name: 'Read', parameters: weatherSchema, cacheControl: cache }],
+    reasoning: { effort: 'max' },
+    passthrough: { store: false },
+  });
+
+  it('Chat: system messages in place, no cache_control anywhere, the effort as sent, no reasoning replayed', () => {
+    const body = encodeChatRequest(claudeCode);
+    expect(JSON.stringify(body)).not.toContain('cache');
+    expect(body.messages.map((message: any) => message.role)).toEqual(['system', 'user', 'system', 'assistant', 'tool']);
+    expect(body.messages[2]).toEqual({ role: 'system', content: '# Environment' });
+    expect(body.reasoning_effort).toBe('max');
+    expect(JSON.stringify(body)).not.toMatch(/claude-sig|claude-redacted|openai-enc/);
+  });
+
+  it('Responses: system messages in place, no cache_control anywhere, only OpenAI reasoning replayed', () => {
+    const body = encodeResponsesRequest(claudeCode);
+    expect(JSON.stringify(body)).not.toContain('cache');
+    expect(body.input.map((item: any) => item.role ?? item.type)).toEqual(['user', 'system', 'reasoning', 'function_call', 'function_call_output']);
+    expect(body.input[1]).toEqual({ role: 'system', content: [{ type: 'input_text', text: '# Environment' }] });
+    expect(body.input[2]).toEqual({ type: 'reasoning', summary: [{ type: 'summary_text', text: 'summary' }], encrypted_content: 'openai-enc' });
+    expect(body.reasoning).toEqual({ effort: 'max' });
+  });
+
+  it('Messages: only Claude-signed thinking replayed, at most 4 cache breakpoints (the last ones in prompt order)', () => {
+    const body = encodeMessagesRequest(claudeCode);
+    const marked: string[] = [];
+    const visit = (blocks: any[], where: string) =>
+      blocks.forEach((block, i) => {
+        if (block.cache_control) marked.push(`${where}[${i}]`);
+        if (Array.isArray(block.content)) visit(block.content, `${where}[${i}].content`);
+      });
+    visit(body.tools, 'tools');
+    visit(body.system, 'system');
+    body.messages.forEach((message: any, i: number) => visit(message.content, `messages[${i}]`));
+    // Six marks sent (tool, two system, user text, tool call, tool result): the first two go.
+    expect(marked).toEqual(['system[1]', 'messages[0][0]', 'messages[1][2]', 'messages[2][0].content[0]']);
+    expect(body.messages[1].content.slice(0, 2)).toEqual([
+      { type: 'thinking', thinking: '', signature: 'claude-sig' },
+      { type: 'redacted_thinking', data: 'claude-redacted' },
+    ]);
+    expect(JSON.stringify(body)).not.toContain('openai-enc');
   });
 });

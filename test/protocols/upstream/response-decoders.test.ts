@@ -167,7 +167,7 @@ describe('decodeMessagesResponse', () => {
       created: decoded.created,
       content: [
         { type: 'reasoning', text: 'Hmm.', signature: 'sig' },
-        { type: 'reasoning', text: '', encrypted: 'opaque' },
+        { type: 'reasoning', text: '', redacted: 'opaque' },
         { type: 'text', text: 'Checking.' },
         { type: 'tool_call', id: 'toolu_01', name: 'get_weather', arguments: '{"city":"Paris"}' },
         { type: 'tool_call', id: 'toolu_02', name: 'now', arguments: '{}' },

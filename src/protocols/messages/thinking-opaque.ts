@@ -1,0 +1,43 @@
+import type { IRReasoningPart } from '../ir.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * A Messages client replays thinking blocks unchanged, so a thinking block's `signature` is where
+ * opaque reasoning from another vendor can ride back to the gateway: OpenAI's encrypted reasoning
+ * travels there behind a gateway-private prefix and is recognised on the way back. The prefix,
+ * not the shape of the value, says where it came from, so Anthropic never receives OpenAI's
+ * reasoning and OpenAI never receives Anthropic's.
+ */
+const ENCRYPTED_PREFIX = 'infergate-encrypted:';
+
+/** The thinking block `signature` carrying a reasoning part's opaque value ('' for none). */
+export function thinkingSignature(part: Pick<IRReasoningPart, 'signature' | 'encrypted'>): string {
+  if (part.signature) return part.signature;
+  return part.encrypted !== undefined ? ENCRYPTED_PREFIX + part.encrypted : '';
+}
+
+/** A replayed thinking block's `signature`, read back as what it carried. */
+export function fromThinkingSignature(signature: string): Pick<IRReasoningPart, 'signature' | 'encrypted'> {
+  if (signature === '') return {};
+  return signature.startsWith(ENCRYPTED_PREFIX) ? { encrypted: signature.slice(ENCRYPTED_PREFIX.length) } : { signature };
+}
+
+/**
+ * `thinking.display: "omitted"`: the client wants no thinking text, only the signature that keeps
+ * a multi-turn conversation going (Anthropic then sends thinking blocks with empty text).
+ */
+export function thinkingOmitted(request: Json): boolean {
+  const thinking = request.thinking;
+  return typeof thinking === 'object' && thinking !== null && (thinking as Json).display === 'omitted';
+}
+
+/** The content blocks of one reasoning part in a Message: thinking (text, signature), then redacted data. */
+export function thinkingBlocks(part: IRReasoningPart, omitted: boolean): Json[] {
+  const blocks: Json[] = [];
+  const text = omitted ? '' : part.text;
+  const signature = thinkingSignature(part);
+  if (text !== '' || signature !== '') blocks.push({ type: 'thinking', thinking: text, signature });
+  if (part.redacted !== undefined) blocks.push({ type: 'redacted_thinking', data: part.redacted });
+  return blocks;
+}
