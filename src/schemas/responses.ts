@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { anyValue, arrayOfObjects, bool, int, looseObj, missing, model, obj, oneOf, str } from './common.js';
+import { anyValue, arrayOfObjects, arrayOfStrings, bool, int, looseObj, missing, model, obj, oneOf, str } from './common.js';
 
 /**
  * `POST /v1/responses` and `/responses` (spec 2.2). `input` is any value, but `null` counts as
@@ -23,6 +23,11 @@ export const responsesRequestSchema = looseObj(
     store: v.optional(bool()),
     metadata: v.optional(obj()),
     truncation: v.optional(oneOf(['auto', 'disabled'])),
+    // Sent by Codex on every turn.
+    parallel_tool_calls: v.optional(bool()),
+    include: v.optional(arrayOfStrings()),
+    text: v.optional(obj()),
+    client_metadata: v.optional(obj()),
   },
   'a JSON object',
 );
