@@ -100,10 +100,6 @@ const rejected: Rejected[] = [
   { endpoint: 'responses', rule: 'include is an array of strings', patch: { include: [1] }, param: 'include[0]', expected: STRING },
   { endpoint: 'responses', rule: 'text is an object', patch: { text: 'low' }, param: 'text', expected: OBJECT },
   { endpoint: 'responses', rule: 'client_metadata is an object', patch: { client_metadata: 'x' }, param: 'client_metadata', expected: OBJECT },
-  { endpoint: 'responses', rule: 'parallel_tool_calls is a boolean', patch: { parallel_tool_calls: 'yes' }, param: 'parallel_tool_calls', expected: BOOLEAN },
-  { endpoint: 'responses', rule: 'include is an array of strings', patch: { include: [1] }, param: 'include[0]', expected: STRING },
-  { endpoint: 'responses', rule: 'text is an object', patch: { text: 'low' }, param: 'text', expected: OBJECT },
-  { endpoint: 'responses', rule: 'client_metadata is an object', patch: { client_metadata: 'x' }, param: 'client_metadata', expected: OBJECT },
 
   // 2.3 ChatRequest
   { endpoint: 'chat', rule: 'model required', patch: { model: DROP }, param: 'model', missing: true },
@@ -258,33 +254,6 @@ const accepted: Accepted[] = [
   { endpoint: 'responses', rule: 'truncation auto', patch: { truncation: 'auto' } },
   { endpoint: 'responses', rule: 'truncation disabled', patch: { truncation: 'disabled' } },
   { endpoint: 'responses', rule: 'input as items', patch: { input: [{ role: 'user', content: 'hi' }] } },
-  // What Codex 0.169 sends on every turn, tool kinds and history items included.
-  {
-    endpoint: 'responses',
-    rule: 'Codex request fields',
-    patch: {
-      input: [
-        { type: 'message', id: 'msg_1', role: 'developer', content: [{ type: 'input_text', text: 'You are Codex.' }] },
-        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
-        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: null },
-        { type: 'custom_tool_call', call_id: 'call_1', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch\n' },
-        { type: 'custom_tool_call_output', call_id: 'call_1', output: 'ok' },
-      ],
-      tools: [
-        { type: 'namespace', name: 'multi_agent_v1', description: 'Sub-agents', tools: [{ type: 'function', name: 'spawn_agent', strict: false, parameters: { type: 'object' } }] },
-        { type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } },
-        { type: 'tool_search', execution: 'client', parameters: { type: 'object' } },
-        { type: 'web_search', external_web_access: false, search_content_types: ['text', 'image'] },
-      ],
-      tool_choice: 'auto',
-      parallel_tool_calls: true,
-      reasoning: { effort: 'medium', summary: 'auto' },
-      store: false,
-      include: ['reasoning.encrypted_content'],
-      prompt_cache_key: '01a207db-c1d2-7801-a7da-acb8493940fc',
-      text: { verbosity: 'low' },
-      client_metadata: { session_id: 's', 'x-codex-turn-metadata': '{"turn_id":"t"}' },
-    },
   // What Codex 0.169 sends on every turn, tool kinds and history items included.
   {
     endpoint: 'responses',
