@@ -484,6 +484,25 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
     expect(decode({ input: 'x', tools: [{ type: 'function', name: 'ns__f' }, ...[{ type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'f' }] }]] }).tools!.map((t) => t.name)).toEqual(names.slice(0, 2));
   });
 
+  it('leaves a client function its own name when a built-in tool would take it', () => {
+    const ir = decode({
+      input: [
+        { type: 'tool_search_call', call_id: 'call_1', execution: 'client', arguments: { query: 'q' } },
+        { type: 'tool_search_output', call_id: 'call_1', execution: 'client', status: 'completed', tools: [] },
+      ],
+      tools: [toolSearch, { type: 'function', name: 'tool_search', parameters: { type: 'object' } }],
+    });
+    const [search, own] = ir.tools!;
+    expect(own!.name).toBe('tool_search');
+    expect(search!.name).toMatch(/^tool_search__[0-9a-f]{10}$/);
+    expect(ir.messages[0]).toMatchObject({ role: 'assistant', content: [{ type: 'tool_call', name: search!.name }] });
+    const body = encodeResponsesResponse(
+      { id: 'x', model: 'm', created: 1, finishReason: 'tool_calls', usage: {}, content: [{ type: 'tool_call', id: 'c', name: search!.name, arguments: '{}' }, { type: 'tool_call', id: 'd', name: 'tool_search', arguments: '{}' }] },
+      makeCtx({ input: 'x', tools: [toolSearch, { type: 'function', name: 'tool_search' }] }),
+    ) as any;
+    expect(body.output.map((item: any) => item.type)).toEqual(['tool_search_call', 'function_call']);
+  });
+
   it('replays namespaced, custom, tool search and local shell history as function calls and results', () => {
     const loaded = { type: 'namespace', name: 'mcp__cal', description: 'Calendar', tools: [{ type: 'function', name: 'create_event', parameters: { type: 'object' }, defer_loading: true }] };
     const ir = decode({

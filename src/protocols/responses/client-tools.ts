@@ -78,17 +78,23 @@ export class ClientTools {
     const tools = body.tools === undefined || body.tools === null ? [] : expectArray(body.tools, 'tools');
     const loaded = loadedTools(body.input);
     const all = [...tools.map((tool, i) => ({ tool, param: `tools[${i}]` })), ...loaded];
-    // Plain names first, so a namespaced tool never takes a name a top-level tool has.
+    // The client's own names first, so a namespaced or built-in tool never takes one of them.
     for (const { tool, param } of all) this.reserveTopLevel(tool, param);
     for (const { tool, param } of all) this.decode(tool, param);
   }
 
-  /** The flat name of a tool (or of a call to one that this request no longer offers). */
+  /** The flat name of a function or custom tool (or of a call to one this request no longer offers). */
   flatName(name: string, namespace?: string): string {
-    const known = this.flatByKey.get(key(name, namespace));
+    const known = this.flatByKey.get(key({ kind: 'function', name, ...ns(namespace) }));
     if (known !== undefined) return known;
     if (namespace === undefined) return name;
     return this.assign({ kind: 'function', name, namespace });
+  }
+
+  /** The flat name of the client's tool search or local shell tool. */
+  builtinName(kind: 'tool_search' | 'local_shell'): string {
+    const name = kind === 'tool_search' ? TOOL_SEARCH : LOCAL_SHELL;
+    return this.flatByKey.get(key({ kind, name })) ?? name;
   }
 
   /** What the client calls a flat name; undefined for a name no tool of the request has. */
@@ -98,10 +104,9 @@ export class ClientTools {
 
   private reserveTopLevel(raw: unknown, param: string): void {
     const tool = expectRecord(raw, param);
-    const kind = topLevelKind(tool.type);
-    if (kind === undefined) return;
-    const name = kind === 'tool_search' ? TOOL_SEARCH : kind === 'local_shell' ? LOCAL_SHELL : expectString(tool, 'name', `${param}.name`);
-    if (!this.byFlat.has(name)) this.register({ kind, name }, name);
+    if (tool.type !== 'function' && tool.type !== 'custom') return;
+    const name = expectString(tool, 'name', `${param}.name`);
+    if (!this.byFlat.has(name)) this.register({ kind: tool.type, name }, name);
   }
 
   private decode(raw: unknown, param: string, namespace?: string): void {
@@ -192,7 +197,7 @@ export class ClientTools {
   }
 
   private flatOf(tool: ClientTool): string {
-    return this.flatByKey.get(key(tool.name, tool.namespace)) ?? this.assign(tool);
+    return this.flatByKey.get(key(tool)) ?? this.assign(tool);
   }
 
   private assign(tool: ClientTool): string {
@@ -204,7 +209,7 @@ export class ClientTools {
 
   private register(tool: ClientTool, flat: string): void {
     this.byFlat.set(flat, tool);
-    this.flatByKey.set(key(tool.name, tool.namespace), flat);
+    this.flatByKey.set(key(tool), flat);
   }
 }
 
@@ -221,15 +226,10 @@ function loadedTools(input: unknown): { tool: unknown; param: string }[] {
   return out;
 }
 
-function topLevelKind(type: unknown): ClientToolKind | undefined {
-  if (type === 'function' || type === 'custom') return type;
-  if (type === 'tool_search') return 'tool_search';
-  if (type === 'local_shell') return 'local_shell';
-  return undefined;
-}
-
-function key(name: string, namespace: string | undefined): string {
-  return namespace === undefined ? name : `${namespace}\u0000${name}`;
+/** Functions and custom tools share one name space; a tool search or local shell has its own. */
+function key(tool: ClientTool): string {
+  if (tool.kind === 'tool_search' || tool.kind === 'local_shell') return `\u0001${tool.kind}`;
+  return tool.namespace === undefined ? tool.name : `${tool.namespace}\u0000${tool.name}`;
 }
 
 function ns(namespace: string | undefined): { namespace?: string } {
@@ -238,7 +238,7 @@ function ns(namespace: string | undefined): { namespace?: string } {
 
 /** The joined name cut to fit, plus a hash of the pair: stable across turns, distinct per pair. */
 function hashedName(joined: string, tool: ClientTool): string {
-  const hash = createHash('sha256').update(key(tool.name, tool.namespace)).digest('hex').slice(0, 10);
+  const hash = createHash('sha256').update(key(tool)).digest('hex').slice(0, 10);
   return `${joined.slice(0, MAX_NAME - hash.length - 2)}__${hash}`;
 }
 

@@ -27,7 +27,7 @@ import type {
   IRTextPart,
   IRToolChoice,
 } from '../ir.js';
-import { ClientTools, CUSTOM_INPUT, isHostedTool, LOCAL_SHELL, TOOL_SEARCH } from './client-tools.js';
+import { ClientTools, CUSTOM_INPUT, isHostedTool } from './client-tools.js';
 import { fromEncryptedContent } from './reasoning-opaque.js';
 
 /**
@@ -225,7 +225,7 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
         assistantTurn().push({
           type: 'tool_call',
           id: callId,
-          name: tools.flatName(TOOL_SEARCH),
+          name: tools.builtinName('tool_search'),
           arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
         });
         return;
@@ -360,7 +360,7 @@ function decodeLocalShellCall(item: Json, param: string, tools: ClientTools): IR
   if (workdir !== undefined) args.workdir = workdir;
   const timeout = optNumber(action, 'timeout_ms', `${param}.action.timeout_ms`);
   if (timeout !== undefined) args.timeout_ms = timeout;
-  return { type: 'tool_call', id: callId, name: tools.flatName(LOCAL_SHELL), arguments: JSON.stringify(args) };
+  return { type: 'tool_call', id: callId, name: tools.builtinName('local_shell'), arguments: JSON.stringify(args) };
 }
 
 /** What a search loaded, as the tool result the model reads: the names it can now call. */
