@@ -25,7 +25,7 @@ export const ANTHROPIC_MODELS = ['claude-sonnet-4-5'];
 /**
  * A fake Anthropic Messages API (`POST /v1/messages`), JSON and SSE, as strict as the real one
  * about what it understands: the key (`x-api-key` or Bearer) and `anthropic-version` headers, `max_tokens`, strictly
- * alternating user/assistant turns, no empty text, tool results right after their tool uses (all
+ * alternating user/assistant turns (system messages may sit between them), no empty text, tool results right after their tool uses (all
  * of them, ids matching), tool id syntax, signed thinking. Fields it does not know are accepted
  * and recorded, so passthrough of unknown fields can be checked; fields of the OpenAI protocols
  * are rejected, as a translation that leaks them would be by the real API.
@@ -85,6 +85,7 @@ function anthropicProtocol(options: FakeAnthropicOptions): FakeProtocol {
       if (body.thinking !== undefined) checkThinking(body);
       checkTools(body);
       checkMessages(body.messages);
+      checkCacheBreakpoints(body);
       return 'messages';
     },
 
@@ -131,6 +132,22 @@ function invalid(message: string): Rejection {
   return new Rejection(400, message, { type: 'invalid_request_error' });
 }
 
+/** At most 4 blocks (tools, system, message content, tool result content) may carry `cache_control`. */
+function checkCacheBreakpoints(body: Json): void {
+  let found = 0;
+  const visit = (blocks: unknown): void => {
+    if (!Array.isArray(blocks)) return;
+    for (const block of blocks) {
+      if (isObject(block) && block.cache_control !== undefined) found += 1;
+      if (isObject(block) && Array.isArray(block.content)) visit(block.content);
+    }
+  };
+  visit(body.tools);
+  visit(body.system);
+  if (Array.isArray(body.messages)) for (const message of body.messages) if (isObject(message)) visit(message.content);
+  if (found > 4) throw invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${found}.`);
+}
+
 function checkSystem(system: unknown): void {
   if (typeof system === 'string') return;
   if (!Array.isArray(system)) throw invalid('system: Input should be a valid string or list');
@@ -167,15 +184,33 @@ function checkTools(body: Json): void {
   if (choice !== undefined && (!isObject(choice) || !['auto', 'any', 'tool', 'none'].includes(choice.type))) throw invalid("tool_choice: Input tag not found; expected 'auto', 'any', 'tool' or 'none'");
 }
 
-function checkMessages(messages: unknown): void {
-  if (!Array.isArray(messages)) throw invalid('messages: Field required');
+/**
+ * `role: "system"` messages (instructions in the conversation, tool changes) stand outside the
+ * user/assistant alternation: checked on their own, then left out of the turn checks.
+ */
+function checkSystemMessage(message: Json, at: string): void {
+  if (message.content === undefined || typeof message.content === 'string') return;
+  if (!Array.isArray(message.content)) throw invalid(`${at}.content: Input should be a valid string or list`);
+  message.content.forEach((block: Json, j: number) => {
+    if (!['text', 'tool_addition', 'tool_removal'].includes(block?.type)) {
+      throw invalid(`${at}.content.${j}.type: Input tag '${String(block?.type)}' found using 'type' does not match any of the expected tags: 'text', 'tool_addition', 'tool_removal'`);
+    }
+    if (block.type === 'text' && (typeof block.text !== 'string' || block.text === '')) throw invalid(`${at}.content.${j}.text: text content blocks must be non-empty`);
+  });
+}
+
+function checkMessages(all: unknown): void {
+  if (!Array.isArray(all)) throw invalid('messages: Field required');
+  all.forEach((message: Json, i: number) => {
+    if (isObject(message) && message.role === 'system') checkSystemMessage(message, `messages.${i}`);
+  });
+  const messages = all.filter((message: Json) => !(isObject(message) && message.role === 'system'));
   if (messages.length === 0) throw invalid('messages: at least one message is required');
   /** Ids of the previous assistant turn's tool_use blocks, which the next user turn must answer. */
   let toolUses: string[] = [];
   messages.forEach((message: Json, i: number) => {
     const at = `messages.${i}`;
     if (!isObject(message)) throw invalid(`${at}: Input should be a valid dictionary`);
-    if (message.role === 'system') throw invalid(`${at}.role: Input should be 'user' or 'assistant'. Use the top-level \`system\` parameter for a system prompt.`);
     if (message.role !== 'user' && message.role !== 'assistant') throw invalid(`${at}.role: Input should be 'user' or 'assistant'`);
     if (i === 0 && message.role !== 'user') throw invalid('messages: first message must use the "user" role');
     if (i > 0 && messages[i - 1].role === message.role) throw invalid(`messages: roles must alternate between "user" and "assistant", but found multiple "${message.role}" roles in a row`);
