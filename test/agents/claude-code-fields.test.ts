@@ -282,7 +282,10 @@ describe('Claude Code on the local provider', () => {
   it('keeps a reasoning model\'s unsigned thinking out of the answer when display is "omitted"', async () => {
     const omitted = await send(claudeCodeBody('local-reasoner'));
     expect(omitted.status).toBe(200);
-    expect(omitted.raw).not.toContain('thinking');
+    expect(omitted.raw).not.toContain('thinking_delta');
+    expect(omitted.message.content.some((block) => block.type === 'thinking')).toBe(false);
+    // The thinking still happened: Claude Code reads its token count.
+    expect(omitted.message.usage.output_tokens_details?.thinking_tokens).toBeGreaterThan(0);
     const shown = await send(claudeCodeBody('local-reasoner', { thinking: { type: 'adaptive' } }));
     expect(shown.message.content[0]).toMatchObject({ type: 'thinking', thinking: expect.stringMatching(/\S/) });
   });

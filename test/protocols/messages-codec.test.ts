@@ -395,6 +395,11 @@ describe('encodeMessagesResponse', () => {
     });
   });
 
+  it('reports reasoning tokens as output_tokens_details.thinking_tokens when the upstream counted them', () => {
+    const body = encodeMessagesResponse({ ...response, usage: { ...usage, reasoning: 30 } }, makeCtx({}));
+    expect(body.usage).toEqual({ input_tokens: 100, cache_read_input_tokens: 700, cache_creation_input_tokens: 200, output_tokens: 50, output_tokens_details: { thinking_tokens: 30 } });
+  });
+
   it('keeps Anthropic redacted thinking as a redacted_thinking block', () => {
     const body = encodeMessagesResponse({ ...response, content: [{ type: 'reasoning', text: '', redacted: 'RED' }], finishReason: 'stop' }, makeCtx({}));
     expect(body.content).toEqual([{ type: 'redacted_thinking', data: 'RED' }]);

@@ -151,6 +151,7 @@ class MessagesStreamEncoder implements StreamEncoder {
     let out = this.closeBlock();
     const all = toMessagesUsage(this.usage);
     const usage: Json = { output_tokens: all.output_tokens };
+    if (all.output_tokens_details !== undefined) usage.output_tokens_details = all.output_tokens_details;
     // Counters are cumulative and overwrite the SDK's snapshot: send input ones only when known.
     if (this.usage.input !== undefined) {
       usage.input_tokens = all.input_tokens;
