@@ -514,7 +514,7 @@ describe('request encoders: what a Messages client (Claude Code) brings', () => 
   });
 
   it('Chat: system messages in place, no cache_control anywhere, the effort as sent, no reasoning replayed', () => {
-    const body = encodeChatRequest(claudeCode);
+    const body = encodeChatRequest(claudeCode) as any;
     expect(JSON.stringify(body)).not.toContain('cache');
     expect(body.messages.map((message: any) => message.role)).toEqual(['system', 'user', 'system', 'assistant', 'tool']);
     expect(body.messages[2]).toEqual({ role: 'system', content: '# Environment' });
@@ -523,7 +523,7 @@ describe('request encoders: what a Messages client (Claude Code) brings', () => 
   });
 
   it('Responses: system messages in place, no cache_control anywhere, only OpenAI reasoning replayed', () => {
-    const body = encodeResponsesRequest(claudeCode);
+    const body = encodeResponsesRequest(claudeCode) as any;
     expect(JSON.stringify(body)).not.toContain('cache');
     expect(body.input.map((item: any) => item.role ?? item.type)).toEqual(['user', 'system', 'reasoning', 'function_call', 'function_call_output']);
     expect(body.input[1]).toEqual({ role: 'system', content: [{ type: 'input_text', text: '# Environment' }] });
@@ -532,7 +532,7 @@ describe('request encoders: what a Messages client (Claude Code) brings', () => 
   });
 
   it('Messages: only Claude-signed thinking replayed, at most 4 cache breakpoints (the last ones in prompt order)', () => {
-    const body = encodeMessagesRequest(claudeCode);
+    const body = encodeMessagesRequest(claudeCode) as any;
     const marked: string[] = [];
     const visit = (blocks: any[], where: string) =>
       blocks.forEach((block, i) => {
