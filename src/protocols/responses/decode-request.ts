@@ -83,8 +83,9 @@ export function decodeResponsesRequest(body: Record<string, unknown>, upstreamMo
     passthrough,
   };
 
-  if (isPresent(body, 'tools') || clientTools.irTools.length > 0) request.tools = clientTools.irTools;
-  if (clientTools.dropped.length > 0) request.droppedTools = clientTools.dropped;
+  // Copies: the catalogue is shared with the encoders of this request's answer.
+  if (isPresent(body, 'tools') || clientTools.irTools.length > 0) request.tools = [...clientTools.irTools];
+  if (clientTools.dropped.length > 0) request.droppedTools = [...clientTools.dropped];
   const toolChoice = decodeToolChoice(body.tool_choice, clientTools);
   const parallel = optBoolean(body, 'parallel_tool_calls', 'parallel_tool_calls');
   if (parallel !== undefined) {
