@@ -103,6 +103,11 @@ export interface FakeUpstream {
   readonly requests: RecordedRequest[];
   /** Queues replies; each valid request takes the next one (a plain text answer when none is left). */
   reply(...replies: Reply[]): void;
+  /**
+   * Answers every valid request with what `decide` makes of it, instead of the queue: a script
+   * that reads the request alone, so a client's retries and side requests get consistent answers.
+   */
+  answerWith(decide: (request: RecordedRequest) => Reply): void;
   /** The requests the fake accepted (passed validation). */
   accepted(): RecordedRequest[];
   /** The last accepted request; throws (listing the rejections) when there is none. */
@@ -119,6 +124,7 @@ const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   let queue: Reply[] = [];
+  let decide: ((request: RecordedRequest) => Reply) | undefined;
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -167,7 +173,7 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
       return send(res, protocol.errorResponse(error.status, error.message, error.fields));
     }
 
-    const reply = queue.shift() ?? DEFAULT_REPLY;
+    const reply = decide ? decide(record) : (queue.shift() ?? DEFAULT_REPLY);
     if (reply.hang) return; // the headers never come; the client's timeout or abort ends it
     if (reply.error) {
       const { status = 500, message, headers: extra, ...fields } = reply.error;
@@ -225,6 +231,9 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
     requests,
     reply: (...replies) => {
       queue.push(...replies);
+    },
+    answerWith: (script) => {
+      decide = script;
     },
     accepted,
     last() {

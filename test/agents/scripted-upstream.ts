@@ -1,0 +1,186 @@
+import { expect } from 'vitest';
+import { createGateway } from '../../src/gateway.js';
+import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
+import { createLocalProvider } from '../../src/providers/local/local-provider.js';
+import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
+import type { Provider } from '../../src/providers/provider.js';
+import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
+import { startFakeOpenAI } from '../fakes/fake-openai.js';
+import type { FakeUpstream, RecordedRequest, Reply } from '../fakes/fake-server.js';
+import { serve, type Served } from '../helpers/serve.js';
+import type { UpstreamKind } from '../upstreams/harness.js';
+
+type Json = Record<string, any>;
+
+/** Where a cell's gateway sends the model: one of the three strict fakes, or the built-in local provider. */
+export type Cell = UpstreamKind | 'local';
+
+/** The key the CLIs present to the gateway. */
+export const GATEWAY_KEY = 'sk-agent-test';
+
+const TOKEN = /tok_[0-9a-f]{16}/;
+/** The file the prompt names: an absolute path ending in `secret.txt`. */
+const SECRET_PATH = /\/[\w.\/-]*\/secret\.txt/;
+
+/**
+ * How the model reads a file with each client's own tool: Claude Code's `Read` takes an absolute
+ * `file_path`; Codex's `exec_command` runs a shell command.
+ */
+const FILE_READERS: { name: string; args: (path: string) => Json }[] = [
+  { name: 'Read', args: (path) => ({ file_path: path }) },
+  { name: 'exec_command', args: (path) => ({ cmd: `cat ${path}` }) },
+];
+
+/**
+ * The scripted model, deciding from the request alone (so a client's retries and side requests
+ * get the same answer as the first try):
+ * - the request carries tool results → an answer quoting the token found in them (or saying that
+ *   none was, which the test then shows);
+ * - the request offers the client's file-reading tool and names the secret file → a call of that
+ *   tool on the file, after a short thought (a signed thinking block, an encrypted reasoning
+ *   item), which the client must send back;
+ * - anything else (title generation, a quota probe) → a short text.
+ */
+export function scriptedReply(kind: UpstreamKind, body: Json): Reply {
+  const outputs = toolOutputs(kind, body);
+  if (outputs.length > 0) {
+    const token = outputs.join('\n').match(TOKEN)?.[0];
+    if (token) return { text: ['The token in the file is ', token, '.'] };
+    return { text: [`The tool result held no token: ${JSON.stringify(outputs).slice(0, 300)}`] };
+  }
+  const path = JSON.stringify(body.messages ?? body.input ?? '').match(SECRET_PATH)?.[0];
+  const reader = FILE_READERS.find((tool) => toolNames(kind, body).includes(tool.name));
+  if (path && reader) {
+    const args = JSON.stringify(reader.args(path));
+    const call = { name: reader.name, args: [args.slice(0, 10), args.slice(10)] };
+    return thinks(kind, body) ? { reasoning: ['The user wants the token; ', 'I will read the file.'], toolCalls: [call] } : { toolCalls: [call] };
+  }
+  return { text: ['OK.'] };
+}
+
+/**
+ * Whether the real API would return reasoning the client must hand back: Anthropic with thinking
+ * on (a signed thinking block), Responses when encrypted reasoning is asked for (the only kind a
+ * `store: false` client can send back). Chat Completions returns none.
+ */
+function thinks(kind: UpstreamKind, body: Json): boolean {
+  if (kind === 'anthropic') return body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
+  if (kind === 'responses') return Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
+  return false;
+}
+
+/** Names of the tools a request declares, however its protocol words them. */
+export function toolNames(kind: UpstreamKind, body: Json): string[] {
+  const tools: Json[] = Array.isArray(body.tools) ? body.tools : [];
+  return tools.map((tool) => (kind === 'chat' ? tool.function?.name : tool.name)).filter((name): name is string => typeof name === 'string');
+}
+
+/** The text of every tool result a request carries back to the model. */
+export function toolOutputs(kind: UpstreamKind, body: Json): string[] {
+  const text = (content: unknown): string =>
+    typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: Json) => (typeof part?.text === 'string' ? part.text : '')).join('') : '';
+  const outputs: string[] = [];
+  if (kind === 'chat') {
+    for (const message of body.messages ?? []) if (message?.role === 'tool') outputs.push(text(message.content));
+  } else if (kind === 'responses') {
+    for (const item of Array.isArray(body.input) ? body.input : []) {
+      if (item?.type === 'function_call_output' || item?.type === 'custom_tool_call_output') outputs.push(text(item.output));
+    }
+  } else {
+    for (const message of body.messages ?? []) {
+      if (!Array.isArray(message?.content)) continue;
+      for (const block of message.content) if (block?.type === 'tool_result') outputs.push(text(block.content));
+    }
+  }
+  return outputs;
+}
+
+export interface AgentRig {
+  /** Base URL (no `/v1`) of the gateway for each cell; every gateway routes the public model to its cell's upstream. */
+  gateway: Record<Cell, string>;
+  upstream: Record<UpstreamKind, FakeUpstream>;
+  close(): Promise<void>;
+}
+
+/** The upstream model each fake knows, behind the public model name the CLI asks for. */
+const UPSTREAM_MODEL: Record<Cell, string> = { chat: 'gpt-4.1', responses: 'gpt-5', anthropic: 'claude-sonnet-4-5', local: 'local-chat' };
+
+/**
+ * Three strict scripted fakes (Chat-only OpenAI, Responses-only OpenAI, Anthropic) and four
+ * gateways — one per fake and one on the local provider — each serving `publicModels` from its
+ * upstream: the CLI keeps its model name, and only its base URL says which cell it runs in.
+ */
+export async function startAgentRig(publicModels: readonly string[]): Promise<AgentRig> {
+  const [chat, responses, anthropic] = await Promise.all([
+    startFakeOpenAI({ endpoints: ['chat'] }),
+    startFakeOpenAI({ endpoints: ['responses'] }),
+    startFakeAnthropic(),
+  ]);
+  const upstream: Record<UpstreamKind, FakeUpstream> = { chat, responses, anthropic };
+  for (const [kind, fake] of Object.entries(upstream) as [UpstreamKind, FakeUpstream][]) {
+    fake.answerWith((request: RecordedRequest) => scriptedReply(kind, request.body));
+  }
+  const providers: Record<Cell, Provider> = {
+    chat: createOpenAIProvider({ baseURL: chat.url + '/v1', apiKey: 'up-key', responses: false }),
+    responses: createOpenAIProvider({ baseURL: responses.url + '/v1', apiKey: 'up-key', responses: true, chat: false }),
+    anthropic: createAnthropicProvider({ baseURL: anthropic.url, apiKey: 'up-key' }),
+    local: createLocalProvider({ chunkDelayMs: 0 }),
+  };
+  const served = {} as Record<Cell, Served>;
+  for (const cell of ['chat', 'responses', 'anthropic', 'local'] as const) {
+    const gateway = createGateway({
+      keys: [{ key: GATEWAY_KEY }],
+      providers: { [cell]: providers[cell] },
+      models: publicModels.map((id) => ({ id, provider: cell, upstreamModel: UPSTREAM_MODEL[cell] })),
+      logger: false,
+    });
+    served[cell] = await serve(gateway);
+  }
+  return {
+    gateway: { chat: served.chat.url, responses: served.responses.url, anthropic: served.anthropic.url, local: served.local.url },
+    upstream,
+    async close() {
+      await Promise.all(Object.values(served).map((server) => server.close()));
+      await Promise.all(Object.values(upstream).map((fake) => fake.close()));
+      await Promise.all(Object.values(providers).map((provider) => provider.close?.()));
+    },
+  };
+}
+
+/** The upstream's requests as one line each, for an assertion message: path, rejection, tool results. */
+export function describeUpstream(kind: UpstreamKind, fake: FakeUpstream): string {
+  if (fake.requests.length === 0) return 'the upstream received no request';
+  return fake.requests
+    .map((request, i) => {
+      const verdict = request.rejected ? `REJECTED ${request.rejected.status} ${request.rejected.message}` : 'accepted';
+      const outputs = request.body ? toolOutputs(kind, request.body) : [];
+      return `#${i + 1} ${request.method} ${request.path} model=${request.body?.model} ${verdict}; tool results: ${JSON.stringify(outputs).slice(0, 200)}`;
+    })
+    .join('\n');
+}
+
+/**
+ * The strict upstream took part in the whole loop: it rejected nothing (it rejects what the real
+ * API would) and received the token in a tool result, so the client's tool really ran.
+ */
+export function expectUpstreamSawToolResult(kind: UpstreamKind, fake: FakeUpstream, token: string): void {
+  const upstream = describeUpstream(kind, fake);
+  expect(fake.requests.filter((request) => request.rejected), `requests the upstream rejected\n${upstream}`).toEqual([]);
+  const carried = fake.accepted().some((request) => toolOutputs(kind, request.body).some((output) => output.includes(token)));
+  expect(carried, `the upstream never received the file's token in a tool result\n${upstream}`).toBe(true);
+  if (kind === 'anthropic') for (const request of fake.accepted()) expectThinkingBeforeToolUse(request.body);
+}
+
+/**
+ * A rule of the Messages API the fake does not check: with thinking on, the assistant turn whose
+ * tool calls the last user turn answers must start with its signed thinking block (the real API
+ * answers 400 "a final `assistant` message must start with a thinking block" otherwise).
+ */
+function expectThinkingBeforeToolUse(body: Json): void {
+  if (body.thinking?.type !== 'enabled' && body.thinking?.type !== 'adaptive') return;
+  const turns: Json[] = body.messages.filter((message: Json) => message.role !== 'system');
+  const blocks = (message: Json | undefined): Json[] => (Array.isArray(message?.content) ? message!.content : []);
+  if (!blocks(turns.at(-1)).some((block) => block.type === 'tool_result')) return;
+  const first = blocks(turns.at(-2))[0];
+  expect(first?.type, 'with thinking on, the tool-calling assistant turn must start with its thinking block').toMatch(/^(thinking|redacted_thinking)$/);
+}
