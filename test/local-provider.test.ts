@@ -211,6 +211,50 @@ describe('local provider: tools', () => {
     expect(finishOf(events).reason).toBe('stop');
   });
 
+  // The coding agents' own tools: Claude Code's Read takes a file path, Codex's exec_command a shell command.
+  const readTool: IRTool = { name: 'Read', parameters: { type: 'object', properties: { file_path: { type: 'string' }, limit: { type: 'integer' } }, required: ['file_path'] } };
+  const execTool: IRTool = { name: 'exec_command', parameters: { type: 'object', properties: { cmd: { type: 'string' }, workdir: { type: 'string' } }, required: ['cmd'] } };
+  const agentTool: IRTool = { name: 'Agent', parameters: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] } };
+  const callOf = (events: IRStreamEvent[]) => ({
+    name: ofType(events, 'tool_call_start')[0]?.name,
+    arguments: JSON.parse(ofType(events, 'tool_call_delta').map((delta) => delta.arguments).join('') || 'null'),
+  });
+
+  it('fills a path argument with the path the prompt names, and a command with its code span', async () => {
+    const read = await run(irRequest({ prompt: 'Use the Read tool to read /tmp/work/notes.txt.', tools: [agentTool, readTool] }));
+    expect(callOf(read)).toEqual({ name: 'Read', arguments: { file_path: '/tmp/work/notes.txt' } });
+    // A word inside a path ("agent") names no tool.
+    const exec = await run(irRequest({ prompt: 'Use the exec_command tool to run `cat /tmp/agent-1/notes.txt` please', tools: [agentTool, execTool] }));
+    expect(callOf(exec)).toEqual({ name: 'exec_command', arguments: { cmd: 'cat /tmp/agent-1/notes.txt' } });
+  });
+
+  it("chooses the tool from the user's words, not from Claude Code's system-reminder notes", async () => {
+    const reminder = '<system-reminder>\nAvailable agent types for the Agent tool: general-purpose\n</system-reminder>';
+    const events = await run(
+      irRequest({
+        tools: [agentTool, readTool],
+        messages: [{ role: 'user', content: [{ type: 'text', text: reminder }, { type: 'text', text: 'Use the Read tool to read /srv/a.txt' }] }],
+      }),
+    );
+    expect(callOf(events)).toEqual({ name: 'Read', arguments: { file_path: '/srv/a.txt' } });
+  });
+
+  it('answers the tool results even when the client added its notes after them', async () => {
+    const events = await run(
+      irRequest({
+        tools: [readTool],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Use the Read tool to read /srv/a.txt' }] },
+          { role: 'assistant', content: [{ type: 'tool_call', id: 'toolu_1', name: 'Read', arguments: '{"file_path":"/srv/a.txt"}' }] },
+          { role: 'tool', toolCallId: 'toolu_1', content: [{ type: 'text', text: '1\ttok_1234' }] },
+          { role: 'user', content: [{ type: 'text', text: '<system-reminder>\nToday is Monday.\n</system-reminder>' }] },
+        ],
+      }),
+    );
+    expect(ofType(events, 'tool_call_start')).toHaveLength(0);
+    expect(textOf(events)).toBe('The Read tool returned: 1\ttok_1234.');
+  });
+
   it('does not emit half a tool call when maxOutputTokens is too small for it', async () => {
     const events = await run(irRequest({ prompt: 'Weather in Paris?', tools: [weatherTool], maxOutputTokens: 2 }));
     expect(ofType(events, 'tool_call_start')).toHaveLength(0);

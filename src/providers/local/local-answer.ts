@@ -15,14 +15,14 @@ export type LocalReply =
   | { kind: 'tool_call'; id: string; name: string; arguments: string };
 
 export function planReply(request: IRRequest): LocalReply {
-  const results = trailingToolResults(request.messages);
+  const results = resultsSinceLastAnswer(request.messages);
   const userText = lastUserText(request.messages);
   if (results.length > 0) {
     return { kind: 'text', text: formatted(request, results.map((result) => reportToolResult(result, request.messages)).join(' '), userText) };
   }
-  const tool = chooseTool(request, userText);
+  const tool = chooseTool(request, withoutContextNotes(userText));
   if (tool) {
-    return { kind: 'tool_call', id: callId(tool.name, userText, request.messages.length), name: tool.name, arguments: toolArguments(tool.parameters, userText) };
+    return { kind: 'tool_call', id: callId(tool.name, userText, request.messages.length), name: tool.name, arguments: toolArguments(tool.parameters, withoutContextNotes(userText)) };
   }
   return { kind: 'text', text: formatted(request, describePrompt(request.messages), userText) };
 }
@@ -30,7 +30,7 @@ export function planReply(request: IRRequest): LocalReply {
 /** The short thought the reasoner shows before its answer. */
 export function reasoningFor(reply: LocalReply, request: IRRequest): string {
   if (reply.kind === 'tool_call') return `The request asks for the ${reply.name} tool, so I will call it with arguments taken from the prompt.`;
-  if (trailingToolResults(request.messages).length > 0) return 'The tool has answered; I will report what it returned.';
+  if (resultsSinceLastAnswer(request.messages).length > 0) return 'The tool has answered; I will report what it returned.';
   const words = lastUserText(request.messages).split(/\s+/).filter(Boolean).length;
   return `The user wrote ${words} word${words === 1 ? '' : 's'}. I will repeat ${words === 1 ? 'it' : 'them'} back and say what I am.`;
 }
@@ -55,14 +55,27 @@ export function promptChars(request: IRRequest): number {
 
 type ToolMessage = Extract<IRMessage, { role: 'tool' }>;
 
-function trailingToolResults(messages: readonly IRMessage[]): ToolMessage[] {
+/**
+ * The tool results that came in since the model last spoke. A client may add its own notes after
+ * them (Claude Code appends reminders to the turn carrying the results); the model still owes
+ * an answer to the results rather than a new call.
+ */
+function resultsSinceLastAnswer(messages: readonly IRMessage[]): ToolMessage[] {
   const results: ToolMessage[] = [];
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;
-    if (message.role !== 'tool') break;
-    results.unshift(message);
+    if (message.role === 'assistant') break;
+    if (message.role === 'tool') results.unshift(message);
   }
   return results;
+}
+
+/**
+ * The user's own words: without the `<system-reminder>` notes Claude Code puts into the user turn
+ * (its environment, tool and skill lists), which name tools the user never asked for.
+ */
+function withoutContextNotes(text: string): string {
+  return text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, ' ').trim();
 }
 
 function reportToolResult(result: ToolMessage, messages: readonly IRMessage[]): string {
@@ -110,9 +123,15 @@ function chooseTool(request: IRRequest, userText: string): IRTool | undefined {
 /** Words in tool names that say nothing about the tool, so a prompt using them asks for none. */
 const GENERIC_WORDS = new Set(['get', 'set', 'list', 'fetch', 'create', 'update', 'delete', 'make', 'run', 'call', 'tool', 'function', 'current', 'info', 'data', 'api', 'the', 'for', 'and']);
 
-/** The tool the prompt names: its full name first ("get_weather", "get weather"), then a telling word ("weather"). */
+/**
+ * The tool the prompt names: its full name first ("get_weather", "get weather"), then a telling
+ * word ("weather"). Words inside paths ("/tmp/agent-1/notes.txt") name no tool.
+ */
 function mentionedTool(tools: readonly IRTool[], userText: string): IRTool | undefined {
-  const prompt = userText.toLowerCase().replace(/[_-]+/g, ' ');
+  const prompt = userText
+    .replace(/\S*\/\S*/g, ' ')
+    .toLowerCase()
+    .replace(/[_-]+/g, ' ');
   const named = tools.find((tool) => containsWords(prompt, nameWords(tool.name).join(' ')));
   if (named) return named;
   return tools.find((tool) => nameWords(tool.name).some((word) => word.length >= 3 && !GENERIC_WORDS.has(word) && containsWords(prompt, word)));

@@ -1,7 +1,7 @@
 /**
  * Builds a value that satisfies a JSON Schema, deterministically, for the local model's tool calls
  * and structured outputs. Strings come from the prompt where the property's name says what it
- * wants (a city, a query), else the schema's `default` or a placeholder naming the property;
+ * wants (a city, a query, a file path, a `command`), else the schema's `default` or a placeholder naming the property;
  * numbers are 1 (within bounds), booleans true, enums and `const` their first value. Only what the local model needs: local
  * `$ref`s, `anyOf`/`oneOf` (first branch), nested objects and arrays.
  */
@@ -11,6 +11,10 @@ type Schema = Record<string, unknown>;
 const MAX_DEPTH = 8;
 const LOCATION_NAME = /city|location|place|town|country|region|address|destination|where/i;
 const TEXT_NAME = /^(q|query|question|prompt|text|input|message|content|search|term|keywords?|topic|subject)$|query/i;
+/** A file or directory: Claude Code's `file_path`, `path`, `notebook_path`, a `filename`. */
+const PATH_NAME = /(^|_)(path|file|filename|dir|directory)$/i;
+/** A shell command: Codex's `cmd`, Claude Code's Bash `command`. */
+const COMMAND_NAME = /^(cmd|command|script)$/i;
 
 /** A value for `schema`, taking strings from `prompt` where sensible. */
 export function valueFromSchema(schema: unknown, prompt: string): unknown {
@@ -85,6 +89,14 @@ function stringFor(context: BuildContext, schema: Schema): string {
     const place = placeIn(context.prompt);
     if (place) return place;
   }
+  if (PATH_NAME.test(context.name)) {
+    const path = pathIn(context.prompt);
+    if (path) return path;
+  }
+  if (COMMAND_NAME.test(context.name)) {
+    const command = codeSpanIn(context.prompt);
+    if (command) return command;
+  }
   if (TEXT_NAME.test(context.name) && context.prompt.trim()) return truncate(context.prompt.trim(), 200);
   if (typeof schema.default === 'string') return schema.default;
   switch (schema.format) {
@@ -108,6 +120,18 @@ export function placeIn(prompt: string): string | undefined {
   if (capitalized?.[1]) return capitalized[1];
   const word = /\b(?:in|for|at|near)\s+(?:the\s+)?(\p{L}[\p{L}'-]*)/u.exec(prompt);
   return word?.[1];
+}
+
+/** The first absolute path a prompt names: "read /tmp/work/notes.txt." → "/tmp/work/notes.txt". */
+export function pathIn(prompt: string): string | undefined {
+  const path = /(?:^|[\s`'"(])((?:~|\.{1,2})?\/[^\s`'"()]+)/.exec(prompt)?.[1];
+  return path?.replace(/[.,;:!?]+$/, '');
+}
+
+/** The first `code span` of a prompt: "run `ls -la` in it" → "ls -la". */
+export function codeSpanIn(prompt: string): string | undefined {
+  const span = /`([^`\n]+)`/.exec(prompt)?.[1]?.trim();
+  return span || undefined;
 }
 
 function numberWithin(schema: Schema): number {
