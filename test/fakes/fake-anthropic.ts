@@ -165,6 +165,16 @@ function checkThinking(body: Json): void {
   if (body.temperature !== undefined && body.temperature !== 1) throw invalid('`temperature` may only be set to 1 when thinking is enabled.');
   if (body.top_k !== undefined) throw invalid('`top_k` is not supported when thinking is enabled.');
   if (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool') throw invalid('Thinking may not be enabled when tool_choice forces tool use.');
+  // A tool loop continued with thinking on must replay the assistant turn's own thinking first.
+  const messages: Json[] = Array.isArray(body.messages) ? body.messages : [];
+  const [assistant, results] = messages.slice(-2);
+  const continuesTools = Array.isArray(results?.content) && results.content.some((block: Json) => block?.type === 'tool_result');
+  const opensWith = Array.isArray(assistant?.content) ? assistant.content[0]?.type : undefined;
+  if (assistant?.role === 'assistant' && continuesTools && opensWith !== 'thinking' && opensWith !== 'redacted_thinking') {
+    throw invalid(
+      `messages.${messages.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(opensWith)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`,
+    );
+  }
 }
 
 function checkTools(body: Json): void {

@@ -72,7 +72,7 @@ export function encodeMessagesRequest(ir: IRRequest, options: MessagesEncodeOpti
   body.messages = mergeTurns(turns);
 
   let maxTokens = ir.maxOutputTokens ?? options.defaultMaxTokens ?? 4096;
-  const budget = thinkingBudget(ir.reasoning);
+  const budget = continuesToolTurnWithoutThinking(body.messages as Json[]) ? undefined : thinkingBudget(ir.reasoning);
   if (budget !== undefined) {
     // `budget_tokens` must stay below `max_tokens`; the visible answer keeps its own allowance.
     if (maxTokens <= budget) maxTokens += budget;
@@ -160,6 +160,22 @@ function encodeSystem(parts: IRTextPart[]): string | Block[] | undefined {
  * Strict alternation: drop empty turns, merge neighbours of the same role. In a user turn the
  * `tool_result` blocks go first, as Anthropic requires.
  */
+/**
+ * With thinking on, Anthropic requires an assistant turn that tool results continue to start with
+ * its signed thinking. A client that could not keep Claude's thinking (Chat Completions has no
+ * place for it) replays that turn without it; a signature cannot be forged, so such a request
+ * goes without thinking rather than failing with a 400.
+ */
+function continuesToolTurnWithoutThinking(messages: Json[]): boolean {
+  const last = messages.at(-1);
+  const previous = messages.at(-2);
+  if (last?.role !== 'user' || previous?.role !== 'assistant') return false;
+  const results = last.content as Json[];
+  if (!results.some((block) => block.type === 'tool_result')) return false;
+  const first = (previous.content as Json[])[0];
+  return first?.type !== 'thinking' && first?.type !== 'redacted_thinking';
+}
+
 function mergeTurns(turns: Turn[]): Json[] {
   const merged: Turn[] = [];
   for (const turn of turns) {
