@@ -144,7 +144,6 @@ describe('decodeResponsesRequest', () => {
     [{ conversation: 'conv_1' }, 'conversation'],
     [{ background: true }, 'background'],
     [{ prompt: { id: 'pmpt_1' } }, 'prompt'],
-    [{ truncation: 'auto' }, 'truncation'],
     [{ context_management: [{ type: 'compaction' }] }, 'context_management'],
     [{ top_logprobs: 2 }, 'top_logprobs'],
     [{ include: ['message.output_text.logprobs'] }, 'include[0]'],
@@ -166,6 +165,17 @@ describe('decodeResponsesRequest', () => {
     const error = decodeError({ input: 'x', ...body });
     expect(error.status).toBe(400);
     expect(error.param).toBe(param);
+  });
+
+  it("accepts truncation 'auto' (the Agents SDK sends it), sends it nowhere and echoes it", () => {
+    const request = { model: 'public-model', input: 'x', truncation: 'auto' };
+    const ir = decode(request);
+    expect(JSON.stringify(ir)).not.toContain('truncation');
+    const encoded = encodeResponsesResponse(
+      { id: 'r1', model: 'm', created: 1, content: [{ type: 'text', text: 'hi' }], finishReason: 'stop', usage: {} },
+      makeCtx(request),
+    );
+    expect(encoded.truncation).toBe('auto');
   });
 });
 

@@ -34,7 +34,7 @@ import { fromEncryptedContent } from './reasoning-opaque.js';
  * Responses request → IR. Stored state is resolved before this point (`previous_response_id` and
  * `item_reference` on models that keep conversations, `state/conversation.ts`); any that is left
  * (`conversation`, `prompt`, a reference on a model without a store) or asks for work the IR
- * cannot describe (a forced hosted tool, background runs, auto truncation) is a 400. Tool kinds
+ * cannot describe (a forced hosted tool, background runs) is a 400. Tool kinds
  * other than functions become functions (`client-tools.ts`); their calls in `input` follow.
  */
 
@@ -139,10 +139,8 @@ function rejectInexpressible(body: Json): void {
   if (isPresent(body, 'prompt')) unsupported('prompt', `Stored prompts ('prompt')`);
   if (isPresent(body, 'context_management')) unsupported('context_management');
   if (optBoolean(body, 'background', 'background')) unsupported('background', `Background responses ('background: true')`);
-  const truncation = optString(body, 'truncation', 'truncation');
-  if (truncation !== undefined && truncation !== 'disabled') {
-    unsupported('truncation', `'truncation: ${truncation}' (the gateway never truncates input)`);
-  }
+  // `truncation: auto` is dropped: an input that fits is answered the same, and one that overflows
+  // gets the upstream's context-length error instead of a silently shortened conversation.
   const topLogprobs = optNumber(body, 'top_logprobs', 'top_logprobs');
   if (topLogprobs !== undefined && topLogprobs > 0) unsupported('top_logprobs');
 }

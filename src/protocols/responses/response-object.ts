@@ -79,7 +79,7 @@ function echoedConfig(request: Json): Json {
     tools: Array.isArray(request.tools) ? request.tools : [],
     top_logprobs: typeof request.top_logprobs === 'number' ? request.top_logprobs : 0,
     top_p: typeof request.top_p === 'number' ? request.top_p : 1,
-    truncation: 'disabled',
+    truncation: request.truncation === 'auto' ? 'auto' : 'disabled',
     ...(typeof request.user === 'string' ? { user: request.user } : {}),
   };
 }
