@@ -47,6 +47,20 @@ export interface CliOptions {
   timeoutMs: number;
 }
 
+/** Process groups of the CLIs still running, killed if the test process ends first (a test timeout, a crash). */
+const running = new Set<number>();
+process.once('exit', () => {
+  for (const group of running) killGroup(group);
+});
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
 /**
  * Runs a CLI to completion with stdin closed (Codex reads more input from an open stdin). The
  * child leads its own process group, so a timeout kills it with every command it started.
@@ -64,25 +78,24 @@ export function runCli(binary: string, options: CliOptions): Promise<CliRun> {
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const pid = child.pid;
+    if (pid !== undefined) running.add(pid);
     let timedOut = false;
-    const killGroup = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup();
+      if (pid !== undefined) killGroup(pid);
     }, options.timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
+      if (pid !== undefined) running.delete(pid);
       reject(error);
     });
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer);
-      killGroup(); // anything the CLI left running in its group
+      if (pid !== undefined) {
+        killGroup(pid); // anything the CLI left running in its group
+        running.delete(pid);
+      }
       resolve({ exitCode, signal, stdout, stderr, timedOut, ms: Date.now() - started });
     });
   });
