@@ -172,9 +172,10 @@ export function expectUpstreamSawToolResult(kind: UpstreamKind, fake: FakeUpstre
 }
 
 /**
- * A rule of the Messages API the fake does not check: with thinking on, the assistant turn whose
- * tool calls the last user turn answers must start with its signed thinking block (the real API
- * answers 400 "a final `assistant` message must start with a thinking block" otherwise).
+ * A rule of the Messages API: with thinking on, the assistant turn whose tool calls the last user
+ * turn answers must start with its signed thinking block (the real API answers 400 "a final
+ * `assistant` message must start with a thinking block" otherwise). The fake checks it for
+ * `enabled` thinking only; Claude Code sends `adaptive`, with system messages between the turns.
  */
 function expectThinkingBeforeToolUse(body: Json): void {
   if (body.thinking?.type !== 'enabled' && body.thinking?.type !== 'adaptive') return;
