@@ -51,6 +51,8 @@ async function expectClaudeCodeReadsTheFile(cell: Cell, model: string): Promise<
         ANTHROPIC_MODEL: model,
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         DISABLE_AUTOUPDATER: '1',
+        // A failing cell stops at the gateway's first error instead of backing off until the timeout.
+        CLAUDE_CODE_MAX_RETRIES: '0',
       },
       timeoutMs: RUN_TIMEOUT_MS,
     });

@@ -37,7 +37,10 @@ beforeEach(() => {
   for (const fake of Object.values(rig.upstream)) fake.reset();
 });
 
-/** The gateway as a Codex model provider, the way a user configures it. */
+/**
+ * The gateway as a Codex model provider, the way a user configures it; without retries, so a
+ * failing cell stops at the gateway's first error instead of backing off until the timeout.
+ */
 function configToml(model: string, gatewayUrl: string): string {
   return [
     `model = "${model}"`,
@@ -48,6 +51,8 @@ function configToml(model: string, gatewayUrl: string): string {
     `base_url = "${gatewayUrl}/v1"`,
     'env_key = "INFERGATE_API_KEY"',
     'wire_api = "responses"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
     '',
   ].join('\n');
 }
