@@ -113,12 +113,13 @@ export class GatewayCore {
     }
 
     const { route, params } = match;
-    setStyle(route.style);
+    const style = route.styleFor?.(request) ?? route.style;
+    setStyle(style);
     checkHeaderSize(request, this.options.limits.headerBytes);
     if (route.style === 'anthropic' && !this.options.messagesEnabled) {
       throw new GatewayError({ status: 404, message: 'The Messages endpoint is not available on this gateway (coming soon).' });
     }
-    const key = await authenticate(request, route.style, this.options.keyStore, serverContext);
+    const key = await authenticate(request, style, this.options.keyStore, serverContext);
     return route.handler({
       request,
       url,

@@ -120,8 +120,10 @@ export interface GatewayOptions {
   policies?: PolicyOptions;
   /**
    * Where finished Responses are kept for `previous_response_id` (on models with
-   * `previousResponseId: true`). Default: in memory when such a model exists; several
-   * instances share `RedisResponseStore` from `infergate/redis`.
+   * `previousResponseId: true`) and `GET`/`DELETE /v1/responses/{id}`; for responses a Responses
+   * upstream stored itself, only which key owns the id and which deployment holds it. Default:
+   * in memory when such a model or upstream exists; several instances share
+   * `RedisResponseStore` from `infergate/redis`.
    */
   responseStore?: ResponseStore;
   hooks?: GatewayHooks;
@@ -228,7 +230,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     contractVersion,
     limits,
     policies: resolvePolicies(options.policies),
-    responseStore: resolveResponseStore(options.responseStore, catalog),
+    responseStore: resolveResponseStore(options.responseStore, catalog, providers),
     hooks: options.hooks ?? {},
     observers: [
       ...hookObservers(options.hooks),
@@ -239,12 +241,14 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   };
 }
 
-function resolveResponseStore(store: ResponseStore | undefined, catalog: ModelCatalog): ResponseStore | undefined {
+function resolveResponseStore(store: ResponseStore | undefined, catalog: ModelCatalog, providers: Record<string, Provider>): ResponseStore | undefined {
   if (store !== undefined) {
     if (typeof store?.get !== 'function' || typeof store.put !== 'function') throw new TypeError('options.responseStore must be a ResponseStore (get, put)');
     return store;
   }
   for (const entry of catalog.entries()) if (entry.previousResponseId) return new MemoryResponseStore();
+  // Responses upstreams keep what they answer; the store remembers which key owns each id.
+  for (const provider of Object.values(providers)) if (provider.storedResponse) return new MemoryResponseStore();
   return undefined;
 }
 

@@ -1,32 +1,81 @@
 import type { RouteContext } from '../http/route.js';
 import type { ModelEntry } from '../routing/catalog.js';
-import { continueConversation, recordResponses, storedItemsOf } from '../state/conversation.js';
+import type { Deployment } from '../routing/deployments.js';
+import { continueConversation, recordResponses, storedItemsOf, type CompletedResponse } from '../state/conversation.js';
+import type { StoredResponse } from '../state/response-store.js';
 
-/** A Responses request on a model that keeps state: its expanded body, and how to keep its answer. */
+/** A Responses request and how to keep its answer, when the gateway keeps anything of it. */
 export interface Conversation {
   /** The body with `previous_response_id` replaced by the whole history in `input`. */
   body: Record<string, unknown>;
-  /** Watches the answer and stores it once completed (unless the client sent `store: false`). */
-  record(response: Response): Response;
+  /**
+   * Watches the answer of `deployment` and records it once completed: the whole conversation on
+   * a model that keeps state, or only where it lives when a Responses upstream stored it itself.
+   */
+  record(response: Response, deployment: Deployment): Response;
 }
 
 /**
- * Conversation state for a Responses request, when the model accepts `previous_response_id`
- * and a response store is configured; undefined otherwise (the body goes on as it is).
+ * Conversation state for a Responses request; undefined when nothing is kept (no response store,
+ * or `store: false` on a model that keeps no state).
+ * - On a model with `previousResponseId`, the body is expanded from the store and the completed
+ *   answer stored whole (unless `store: false`), whichever upstream answers.
+ * - On other models, an upstream that speaks Responses and answers on passthrough keeps the
+ *   response itself (`store` defaults to true); the gateway records only which key owns the id
+ *   and which deployment holds it, so `GET`/`DELETE /v1/responses/{id}` reach it for that key.
  */
 export async function conversationOf(context: RouteContext, model: ModelEntry, body: Record<string, unknown>): Promise<Conversation | undefined> {
   const store = context.options.responseStore;
-  if (!store || !model.previousResponseId) return undefined;
+  if (!store) return undefined;
+  if (!model.previousResponseId) {
+    if (body.store === false) return undefined;
+    return { body, record: (response, deployment) => (storesUpstream(context, deployment) ? recordWith(context, response, (completed) => locatorOf(context, model, deployment, completed)) : response) };
+  }
   const { body: expanded, history } = await continueConversation(store, context.key.id, body);
   if (body.store === false) return { body: expanded, record: (response) => response };
-  const { logger } = context.options;
   return {
     body: expanded,
     record: (response) =>
-      recordResponses(response, (completed) => {
-        store
-          .put({ id: completed.id, keyId: context.key.id, model: model.id, items: storedItemsOf(history, completed.output), createdAt: Date.now() })
-          .catch((error: unknown) => logger.error('response store write failed', { requestId: context.requestId, message: error instanceof Error ? error.message : String(error) }));
+      recordWith(context, response, (completed) => {
+        const { output: _output, ...rest } = completed.response;
+        return {
+          id: completed.id,
+          keyId: context.key.id,
+          model: model.id,
+          items: storedItemsOf(history, completed.output),
+          createdAt: Date.now(),
+          response: rest,
+          outputCount: storedItemsOf([], completed.output).length,
+        };
       }),
   };
+}
+
+/**
+ * The body a count of input tokens continues from: `previous_response_id` and `item_reference`s
+ * expanded from the store on a model that keeps state; the body as it is otherwise.
+ */
+export async function expandedConversation(context: RouteContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const store = context.options.responseStore;
+  const model = context.options.catalog.get(String(body.model));
+  if (!store || !model?.previousResponseId) return body;
+  return (await continueConversation(store, context.key.id, body)).body;
+}
+
+/** Whether the deployment answers Responses on passthrough, so the upstream keeps what it answered. */
+function storesUpstream(context: RouteContext, deployment: Deployment): boolean {
+  const provider = context.options.providers[deployment.provider];
+  return Boolean(provider?.passthrough && provider.nativeProtocols?.includes('responses') && provider.storedResponse);
+}
+
+function locatorOf(context: RouteContext, model: ModelEntry, deployment: Deployment, completed: CompletedResponse): StoredResponse {
+  return { id: completed.id, keyId: context.key.id, model: model.id, items: [], createdAt: Date.now(), upstream: { provider: deployment.provider, deployment: deployment.id } };
+}
+
+/** Stores what `toRecord` makes of the completed answer; a failed write is logged, never the client's problem. */
+function recordWith(context: RouteContext, response: Response, toRecord: (completed: CompletedResponse) => StoredResponse): Response {
+  const { responseStore: store, logger } = context.options;
+  return recordResponses(response, (completed) => {
+    store!.put(toRecord(completed)).catch((error: unknown) => logger.error('response store write failed', { requestId: context.requestId, message: error instanceof Error ? error.message : String(error) }));
+  });
 }

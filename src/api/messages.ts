@@ -24,7 +24,7 @@ export function createMessage(context: RouteContext): Promise<Response> {
 }
 
 /** The spec (section 9) requires the vendor version header, a YYYY-MM-DD date. */
-function requireVersionHeader(request: Request): void {
+export function requireVersionHeader(request: Request): void {
   const version = request.headers.get('anthropic-version');
   if (!version) {
     throw new GatewayError({

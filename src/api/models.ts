@@ -1,7 +1,62 @@
+import { GatewayError, invalidRequest } from '../errors.js';
+import type { ErrorStyle } from '../http/error-response.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
+import type { ModelListing } from '../routing/catalog.js';
 
-/** GET /v1/models: only what the caller's key may use. */
-export async function listModels({ options, key }: RouteContext): Promise<Response> {
-  return jsonResponse({ object: 'list', data: options.catalog.list(key, { messagesEnabled: options.messagesEnabled }) });
+/**
+ * GET /v1/models: only what the caller's key may use, in one body both kinds of clients read.
+ * OpenAI clients read `{object: "list", data: [{id, object, created, owned_by}]}`; Anthropic
+ * clients (Claude Code's model picker, `client.models.list()`) read `data[].type`, `id`,
+ * `display_name`, `created_at` and the page fields `has_more`, `first_id`, `last_id`, and page
+ * with `limit`, `after_id` and `before_id`. Each entry carries both sets of fields.
+ */
+export async function listModels(context: RouteContext): Promise<Response> {
+  const { options, key, url } = context;
+  const all = options.catalog.list(key, { messagesEnabled: options.messagesEnabled });
+  const page = pageOf(all, url.searchParams);
+  const data = page.models.map(describe);
+  return jsonResponse({ object: 'list', data, has_more: page.hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+}
+
+/** GET /v1/models/{model}: one model the key may use, in the same two-sided shape; 404 otherwise. */
+export async function retrieveModel(context: RouteContext): Promise<Response> {
+  const { options, key, params } = context;
+  const found = options.catalog.list(key, { messagesEnabled: options.messagesEnabled }).find((model) => model.id === params.model);
+  if (!found) throw new GatewayError({ status: 404, message: `The model '${params.model}' does not exist or you do not have access to it.`, param: 'model', code: 'model_not_found' });
+  return jsonResponse(describe(found));
+}
+
+/** Anthropic's clients send `anthropic-version` (Claude Code also `x-api-key` alone): their auth header and error shape. */
+export function modelsStyle(request: Request): ErrorStyle {
+  const headers = request.headers;
+  return headers.has('anthropic-version') || (headers.has('x-api-key') && !headers.has('authorization')) ? 'anthropic' : 'openai';
+}
+
+function describe(model: ModelListing): Record<string, unknown> {
+  return { ...model, type: 'model', display_name: model.id, created_at: new Date(model.created * 1000).toISOString() };
+}
+
+/** Anthropic's paging: `limit` (1–1000, default 20 there; everything here when absent), `after_id`, `before_id`. */
+function pageOf(models: ModelListing[], query: URLSearchParams): { models: ModelListing[]; hasMore: boolean } {
+  let start = 0;
+  let end = models.length;
+  const after = query.get('after_id');
+  const before = query.get('before_id');
+  if (after !== null) start = indexOf(models, after, 'after_id') + 1;
+  if (before !== null) end = indexOf(models, before, 'before_id');
+  const limitText = query.get('limit');
+  if (limitText === null) return { models: models.slice(start, end), hasMore: false };
+  const limit = Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidRequest(`Invalid 'limit': expected an integer from 1 to 1000.`, 'limit', 'invalid_value');
+  // Paging backwards (`before_id`) takes the models just before it.
+  const slice = before !== null && after === null ? models.slice(Math.max(start, end - limit), end) : models.slice(start, Math.min(end, start + limit));
+  const hasMore = before !== null && after === null ? end - limit > start : start + limit < end;
+  return { models: slice, hasMore };
+}
+
+function indexOf(models: ModelListing[], id: string, param: string): number {
+  const at = models.findIndex((model) => model.id === id);
+  if (at < 0) throw invalidRequest(`Invalid '${param}': no model '${id}' in this listing.`, param, 'invalid_value');
+  return at;
 }

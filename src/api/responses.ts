@@ -5,6 +5,7 @@ import { encodeResponsesStream } from '../protocols/responses/encode-stream.js';
 import { responsesRequestSchema } from '../schemas/responses.js';
 import { responsesTap } from '../protocols/stream-tap.js';
 import { replayableReasoning } from '../protocols/responses/reasoning-opaque.js';
+import { withReadableCompaction } from '../protocols/responses/compaction-item.js';
 import { handleText, type TextBody, type TextEndpoint } from './text.js';
 
 const responses: TextEndpoint = {
@@ -18,9 +19,12 @@ const responses: TextEndpoint = {
   forPassthrough: withoutForeignReasoning,
 };
 
-/** Reasoning items an OpenAI upstream cannot take back are left out (the body is then rebuilt). */
+/**
+ * Reasoning items an OpenAI upstream cannot take back are left out, and the gateway's compaction
+ * items become the user messages they stand for (the body is then rebuilt).
+ */
 function withoutForeignReasoning(body: TextBody): TextBody {
-  const input = replayableReasoning(body.parsed.input, body.parsed.store);
+  const input = withReadableCompaction(replayableReasoning(body.parsed.input, body.parsed.store));
   return input === body.parsed.input ? body : { parsed: { ...body.parsed, input }, text: undefined };
 }
 

@@ -16,10 +16,12 @@ export interface RouteContext {
 }
 
 export interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Path below the base path; `:name` segments are parameters. */
   path: string;
   /** Error body shape, and the auth headers accepted (Anthropic: `x-api-key` or Bearer). */
   style: ErrorStyle;
+  /** For a route both kinds of clients call: the style a request's headers ask for, instead of `style`. */
+  styleFor?(request: Request): ErrorStyle;
   handler: (context: RouteContext) => Promise<Response>;
 }

@@ -51,6 +51,11 @@ export class RequestLedger {
     return this.context.requestId;
   }
 
+  /** The deployment of the current attempt: once the request is answered, the one that answered it. */
+  get answeredBy(): Deployment {
+    return this.deployment;
+  }
+
   /** Headers every answer to this request carries (`x-ratelimit-*`). */
   get headers(): Record<string, string> {
     return this.admission.headers;

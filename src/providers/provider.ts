@@ -49,6 +49,14 @@ export interface PassthroughRequest {
   headers: Headers;
 }
 
+/** What `Provider.storedResponse` is asked: which stored response, and what to do with it. */
+export interface StoredResponseRequest {
+  action: 'retrieve' | 'input_items' | 'delete';
+  id: string;
+  /** The client's query string, forwarded as it is. */
+  query: URLSearchParams;
+}
+
 /**
  * An upstream's successful answer to a passthrough call, piped back to the client byte for byte.
  * Upstream error statuses are thrown as `GatewayError` instead.
@@ -77,6 +85,22 @@ export interface Provider {
   passthrough?(request: PassthroughRequest, call: CallContext): Promise<UpstreamReply>;
   streamText?(request: IRRequest, call: CallContext): AsyncIterable<IRStreamEvent>;
   generateText?(request: IRRequest, call: CallContext): Promise<IRResponse>;
+
+  /**
+   * Counts a request's input tokens at the upstream, in the client's protocol (Anthropic's
+   * `/v1/messages/count_tokens` for `messages`, OpenAI's `/responses/input_tokens` for
+   * `responses`); resolves to the upstream's JSON answer, or undefined when this upstream cannot
+   * count that protocol (the gateway then counts with a tokenizer).
+   */
+  countTokens?(request: PassthroughRequest, call: CallContext): Promise<unknown>;
+  /**
+   * A response the upstream stored (Responses API, `store` true): retrieved, its input items
+   * listed (`query` as the client sent it: `limit`, `order`, `after`, `include`) or deleted.
+   * Resolves to the upstream's JSON answer.
+   */
+  storedResponse?(request: StoredResponseRequest, call: CallContext): Promise<unknown>;
+  /** Codex's remote context compaction (`POST /responses/compact`), the body as the client sent it. */
+  compactResponses?(request: PassthroughRequest, call: CallContext): Promise<unknown>;
 
   // Media (types in `media.ts`). A model whose provider lacks the call answers 501.
   /** Images from a prompt; an `ImageStream` when `request.stream` is true and the upstream streams. */

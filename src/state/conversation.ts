@@ -24,6 +24,8 @@ export interface CompletedResponse {
   id: string;
   output: unknown[];
   status?: string;
+  /** The whole Response object as the client got it. */
+  response: Record<string, unknown>;
 }
 
 /**
@@ -134,7 +136,7 @@ export function recordResponses(response: Response, onCompleted: (completed: Com
 function completedOf(value: unknown): CompletedResponse | undefined {
   if (!isRecord(value) || typeof value.id !== 'string' || !Array.isArray(value.output)) return undefined;
   if (value.status !== undefined && value.status !== 'completed') return undefined;
-  return { id: value.id, output: value.output, ...(typeof value.status === 'string' ? { status: value.status } : {}) };
+  return { id: value.id, output: value.output, ...(typeof value.status === 'string' ? { status: value.status } : {}), response: value };
 }
 
 function watchJson(response: Response, report: (body: unknown) => void): Response {

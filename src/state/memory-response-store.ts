@@ -73,6 +73,13 @@ export class MemoryResponseStore implements ResponseStore {
     this.evict();
   }
 
+  async delete(id: string): Promise<boolean> {
+    const entry = this.entries.get(id);
+    if (!entry) return false;
+    this.remove(id, entry);
+    return entry.expiresAt > Date.now();
+  }
+
   /** Each response holding asked items is parsed once: usually all are in the newest one. */
   async getItems(keyId: string, ids: string[]): Promise<(unknown | undefined)[]> {
     const parsed = new Map<string, Map<string, unknown> | undefined>();

@@ -70,6 +70,12 @@ export class RedisResponseStore implements ResponseStore {
     return found.map((json) => (json ? (JSON.parse(json) as unknown) : undefined));
   }
 
+  /** Only the response's key: its items are shared with the later responses of its conversation. */
+  async delete(id: string): Promise<boolean> {
+    const removed = await this.connection.call((redis) => redis.del(`${this.prefix}response:${id}`));
+    return removed > 0;
+  }
+
   private itemKey(keyId: string, itemId: string): string {
     return `${this.prefix}item:${encodeURIComponent(keyId)}:${itemId}`;
   }

@@ -19,6 +19,19 @@ export interface StoredResponse {
   items: unknown[];
   /** ms since epoch. */
   createdAt: number;
+  /**
+   * The Response object as the client got it, without its `output` (the last `outputCount` of
+   * `items`): what `GET /v1/responses/{id}` answers.
+   */
+  response?: Record<string, unknown>;
+  /** How many of the last `items` are this response's output; the ones before were its input. */
+  outputCount?: number;
+  /**
+   * Set when an upstream keeps the response itself (a Responses upstream answered it on
+   * passthrough with `store` on): `items` is then empty, and reads and deletes go to that
+   * deployment. The record only says which key owns the id and where it lives.
+   */
+  upstream?: { provider: string; deployment: string };
 }
 
 export interface ResponseStore {
@@ -34,6 +47,12 @@ export interface ResponseStore {
    * upstream resolves them itself).
    */
   getItems?(keyId: string, ids: string[]): Promise<(unknown | undefined)[]>;
+  /**
+   * Forgets a response (`DELETE /v1/responses/{id}`); resolves to whether it was there. Its items
+   * stay findable while another kept response holds them. Optional: without it the gateway
+   * answers such deletes with 501.
+   */
+  delete?(id: string): Promise<boolean>;
   close?(): Promise<void>;
 }
 

@@ -29,6 +29,7 @@ import type {
 } from '../ir.js';
 import { ClientTools, CUSTOM_INPUT, isHostedTool } from './client-tools.js';
 import { fromEncryptedContent } from './reasoning-opaque.js';
+import { decodeCompactionItem } from './compaction-item.js';
 
 /**
  * Responses request → IR. Stored state is resolved before this point (`previous_response_id` and
@@ -260,6 +261,9 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
         return;
       case 'reasoning':
         assistantTurn().push(decodeReasoning(item, param));
+        return;
+      case 'compaction':
+        messages.push(decodeCompactionItem(item, param));
         return;
       case 'item_reference':
         throw invalidRequest(

@@ -6,6 +6,7 @@ import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import { expectEventStream, upstreamError } from '../http/upstream-error.js';
 import type { Provider } from '../provider.js';
+import { anthropicTokenCounting } from './anthropic-count-tokens.js';
 
 export interface AnthropicProviderOptions {
   /** Without `/v1`, as in the official SDK. Default `https://api.anthropic.com`. */
@@ -79,6 +80,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       const headers = { 'anthropic-version': version, ...betaHeader() };
       return decodeMessagesResponse(await postJson(client, '/messages', encodeMessagesRequest({ ...ir, stream: false }, encodeOptions), call, headers));
     },
+
+    ...anthropicTokenCounting(client, (headers) => ({ 'anthropic-version': headers.get('anthropic-version') ?? version, ...betaHeader(headers.get('anthropic-beta')) })),
 
     close: () => client.close(),
   };

@@ -84,6 +84,10 @@ export class UpstreamClient {
     return this.send('GET', path, undefined, init);
   }
 
+  async delete(path: string, init: UpstreamCall & { headers?: Record<string, string> }): Promise<UpstreamResult> {
+    return this.send('DELETE', path, undefined, init);
+  }
+
   /**
    * GETs an absolute URL the upstream handed out (e.g. a finished video on a CDN) through the
    * same pooled dispatcher, *without* the provider's credentials: they belong to the API only.
@@ -109,7 +113,7 @@ export class UpstreamClient {
   }
 
   private async send(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     body: UpstreamBody | undefined,
     init: UpstreamCall & { headers?: Record<string, string>; contentType?: string },

@@ -11,6 +11,7 @@ import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.j
 import { expectEventStream, upstreamError } from '../http/upstream-error.js';
 import type { Provider } from '../provider.js';
 import { openAIMedia } from './openai-media.js';
+import { openAIResponsesResources } from './openai-responses-resources.js';
 
 export interface OpenAIProviderOptions {
   /** Includes `/v1`, as in the official SDK. Default `https://api.openai.com/v1`. */
@@ -86,6 +87,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     },
 
     ...openAIMedia(client),
+    ...(responses ? openAIResponsesResources(client) : {}),
 
     close: () => client.close(),
   };

@@ -1,0 +1,142 @@
+import * as v from 'valibot';
+import { GatewayError } from '../errors.js';
+import { addHeaders } from '../http/add-headers.js';
+import { jsonResponse } from '../http/json-response.js';
+import { readJsonBodyWithText } from '../http/read-json.js';
+import type { RouteContext } from '../http/route.js';
+import { newId, unixSeconds } from '../ids.js';
+import { admitRequest } from '../policy/admission.js';
+import { RequestLedger } from '../policy/request-ledger.js';
+import { stickyKeyOf } from '../policy/sticky-key.js';
+import { accumulateStream } from '../protocols/accumulate.js';
+import type { IRRequest, IRResponse } from '../protocols/ir.js';
+import { compactionItem, withReadableCompaction } from '../protocols/responses/compaction-item.js';
+import { decodeResponsesRequest } from '../protocols/responses/decode-request.js';
+import { replayableReasoning } from '../protocols/responses/reasoning-opaque.js';
+import { responsesTap } from '../protocols/stream-tap.js';
+import { toResponsesUsage } from '../protocols/usage.js';
+import type { CallContext, Provider } from '../providers/provider.js';
+import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
+import { looseObj, model } from '../schemas/common.js';
+import { validateBody } from '../schemas/validate.js';
+import { checkItemCount } from './request-limits.js';
+
+const ENDPOINT = '/v1/responses/compact';
+
+/** Codex's `CompactionInput`: `model`, `input`, `instructions`, `tools`, `parallel_tool_calls`, `reasoning`, `text`… */
+const compactSchema = looseObj({ model: model(), input: v.custom<unknown>((value) => value !== null && value !== undefined, 'an input (a string or an array of items)') }, 'a JSON object');
+
+/**
+ * POST /v1/responses/compact: a long conversation replaced by a short one that carries on from
+ * it (Codex's remote compaction, when its provider is OpenAI's). A Responses upstream compacts it
+ * itself; on any other, the model writes a summary through translation, answered in OpenAI's
+ * shape (`response.compaction`): the user's own messages, the most recent first up to about
+ * 20,000 tokens, then a compaction item holding the summary, which any upstream reads when it
+ * comes back in `input` (`compaction-item.ts`). It is a generation: limits, quota and usage
+ * events apply.
+ */
+export async function compactResponse(context: RouteContext): Promise<Response> {
+  const { request, options, key } = context;
+  const { limits } = options;
+  const { body: raw } = await readJsonBodyWithText(request, limits.jsonBodyBytes, limits.requestBodyTimeoutMs);
+  checkItemCount('responses', raw, limits.messages);
+  const body = validateBody(compactSchema, raw) as Record<string, unknown>;
+  const model = options.catalog.resolve(key, body.model as string, 'text', ENDPOINT);
+  const ledger = new RequestLedger(context, model, ENDPOINT, 'text', false, await admitRequest(context));
+  try {
+    const [deployment] = orderDeployments(options.catalog.deployments(model), (candidate) => options.policies.health.isCooling(candidate), stickyKeyOf(body, key));
+    ledger.trying(deployment!, 1);
+    const provider = options.providers[deployment!.provider]!;
+    const call: CallContext = {
+      signal: context.signal,
+      requestId: context.requestId,
+      key,
+      model: modelOnDeployment(model, deployment!),
+      serverContext: context.serverContext,
+      idleTimeoutMs: limits.streamIdleTimeoutMs,
+    };
+    const answer = await compacted(provider, body, deployment!, request, call);
+    const json = answer as { id?: unknown; usage?: unknown };
+    ledger.finish({ status: 'ok', usage: responsesTap.usageOfJson(json), ...(typeof json.id === 'string' ? { responseId: json.id } : {}) });
+    return addHeaders(jsonResponse(answer), ledger.headers);
+  } catch (error) {
+    ledger.finish({ status: 'error', error, cancelled: context.signal.aborted });
+    if (error instanceof GatewayError) Object.assign(error.headers, ledger.headers);
+    throw error;
+  }
+}
+
+/** Compacted by the upstream when it can, else summarized through translation (also when the upstream has no such endpoint). */
+async function compacted(provider: Provider, body: Record<string, unknown>, deployment: Deployment, request: Request, call: CallContext): Promise<unknown> {
+  if (provider.compactResponses) {
+    try {
+      return await forwarded(provider, body, deployment, request, call);
+    } catch (error) {
+      if (!(error instanceof GatewayError && error.status === 404)) throw error;
+    }
+  }
+  return summarized(provider, body, deployment, call);
+}
+
+/** The body as Codex sent it, model mapped; what OpenAI cannot read (the gateway's own items) made readable. */
+function forwarded(provider: Provider, body: Record<string, unknown>, deployment: Deployment, request: Request, call: CallContext): Promise<unknown> {
+  const input = withReadableCompaction(replayableReasoning(body.input, body.store));
+  return provider.compactResponses!({ protocol: 'responses', body: { ...body, input, model: deployment.upstreamModel }, headers: request.headers }, call);
+}
+
+const SUMMARY_REQUEST = [
+  'Write a summary of this conversation so far that lets the work continue from the summary alone:',
+  "the task and the user's goals and constraints, what has been done (files changed, commands run and what they showed),",
+  'the decisions taken and why, the current state, and what remains to be done next.',
+  'Keep names, paths, identifiers and numbers exact. Answer with the summary only.',
+].join(' ');
+
+/** About 20,000 tokens of the user's own messages are kept verbatim, as OpenAI's compaction keeps them. */
+const KEPT_USER_CHARACTERS = 80_000;
+
+async function summarized(provider: Provider, body: Record<string, unknown>, deployment: Deployment, call: CallContext): Promise<unknown> {
+  const ir = decodeResponsesRequest({ ...body, stream: false }, deployment.upstreamModel);
+  const summaryRequest: IRRequest = {
+    ...ir,
+    messages: [...ir.messages, { role: 'user', content: [{ type: 'text', text: SUMMARY_REQUEST }] }],
+    stream: false,
+    // The tools stay declared (the history may call them) but the answer must be text.
+    ...(ir.tools && ir.tools.length > 0 ? { toolChoice: { type: 'none' } } : {}),
+  };
+  delete summaryRequest.responseFormat;
+  const answer = await generate(provider, summaryRequest, call);
+  const summary = answer.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('').trim();
+  if (summary === '') {
+    throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The model answered the compaction request without a summary.', code: 'upstream_invalid_response' });
+  }
+  return {
+    id: newId('resp_'),
+    object: 'response.compaction',
+    created_at: unixSeconds(),
+    output: [...keptUserMessages(body.input), compactionItem(summary)],
+    usage: toResponsesUsage(answer.usage),
+  };
+}
+
+/** The user's messages, the latest first while they fit in `KEPT_USER_CHARACTERS`, in their order. */
+function keptUserMessages(input: unknown): unknown[] {
+  if (typeof input === 'string') return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
+  if (!Array.isArray(input)) return [];
+  const kept: unknown[] = [];
+  let room = KEPT_USER_CHARACTERS;
+  for (let i = input.length - 1; i >= 0; i--) {
+    const item = input[i] as { type?: unknown; role?: unknown } | null;
+    if (typeof item !== 'object' || item === null || item.role !== 'user' || (item.type !== undefined && item.type !== 'message')) continue;
+    const size = JSON.stringify(item).length;
+    if (size > room) break;
+    room -= size;
+    kept.unshift(item);
+  }
+  return kept;
+}
+
+async function generate(provider: Provider, ir: IRRequest, call: CallContext): Promise<IRResponse> {
+  if (provider.generateText) return provider.generateText(ir, call);
+  if (provider.streamText) return accumulateStream(provider.streamText({ ...ir, stream: true }, call));
+  throw new GatewayError({ status: 500, message: `The provider of model \`${call.model.id}\` cannot generate text.` });
+}

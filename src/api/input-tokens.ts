@@ -1,0 +1,41 @@
+import * as v from 'valibot';
+import type { RouteContext } from '../http/route.js';
+import { decodeResponsesRequest } from '../protocols/responses/decode-request.js';
+import { anyValue, arrayOfObjects, looseObj, model, str } from '../schemas/common.js';
+import { expandedConversation } from './conversation-state.js';
+import { handleTokenCount, type TokenCountEndpoint } from './token-count.js';
+
+/**
+ * `POST /v1/responses/input_tokens` takes a Responses body in which everything is optional;
+ * the gateway needs `model` to know whose tokens to count.
+ */
+const inputTokensSchema = looseObj(
+  {
+    model: model(),
+    input: v.optional(anyValue()),
+    instructions: v.optional(v.nullable(str())),
+    tools: v.optional(v.nullable(arrayOfObjects())),
+  },
+  'a JSON object',
+);
+
+const inputTokens: TokenCountEndpoint = {
+  protocol: 'responses',
+  endpoint: '/v1/responses/input_tokens',
+  schema: inputTokensSchema,
+  prepare: expandedConversation,
+  decode: (body, upstreamModel) => decodeResponsesRequest(withoutNulls(body), upstreamModel),
+  answer: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
+};
+
+/** POST /v1/responses/input_tokens: the Responses upstream's count, or a tokenizer's. */
+export function countInputTokens(context: RouteContext): Promise<Response> {
+  return handleTokenCount(context, inputTokens);
+}
+
+/** The SDK sends absent fields as `null`; a count of nothing is a count of an empty input. */
+function withoutNulls(body: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { input: [] };
+  for (const [name, value] of Object.entries(body)) if (value !== null) out[name] = value;
+  return out;
+}

@@ -1,0 +1,75 @@
+import type { GenericSchema } from 'valibot';
+import { isGatewayError } from '../errors.js';
+import { jsonResponse } from '../http/json-response.js';
+import { readJsonBodyWithText } from '../http/read-json.js';
+import { replaceTopLevelFields } from '../http/replace-json-model.js';
+import type { RouteContext } from '../http/route.js';
+import { stickyKeyOf } from '../policy/sticky-key.js';
+import type { IRRequest, TextProtocol } from '../protocols/ir.js';
+import type { CallContext } from '../providers/provider.js';
+import { modelOnDeployment, orderDeployments } from '../routing/deployments.js';
+import { validateBody } from '../schemas/validate.js';
+import { countRequestTokens } from '../tokens/count-request.js';
+import { checkItemCount } from './request-limits.js';
+
+/** What one client protocol brings to the input-token count. */
+export interface TokenCountEndpoint {
+  protocol: Extract<TextProtocol, 'messages' | 'responses'>;
+  /** Path used in messages, e.g. `/v1/messages/count_tokens`. */
+  endpoint: string;
+  schema: GenericSchema;
+  checkHeaders?(request: Request): void;
+  /** The body as it should be counted (e.g. conversation state expanded). */
+  prepare?(context: RouteContext, body: Record<string, unknown>): Promise<Record<string, unknown>>;
+  decode(body: Record<string, unknown>, upstreamModel: string): IRRequest;
+  /** The protocol's answer for a count made here. */
+  answer(tokens: number): Record<string, unknown>;
+}
+
+/**
+ * Input tokens of a request, without generating anything. The model's first deployment (in the
+ * order a generation would try them) decides: an upstream that counts in the client's protocol
+ * counts it (the body as sent, model mapped); any other is counted here with a tokenizer
+ * (`tokens/count-request.ts`), through the same decoding a generation would use, so a request
+ * the model cannot serve is refused the same way. An upstream count that fails for the
+ * upstream's sake (5xx, unreachable) falls back to the local count: an estimate keeps clients
+ * that compact by it working; its 4xx is the client's to see.
+ *
+ * Counting is not a generation: the key's scope applies, but not its rate limits or quota,
+ * and no usage event is sent.
+ */
+export async function handleTokenCount(context: RouteContext, endpoint: TokenCountEndpoint): Promise<Response> {
+  const { request, options, key } = context;
+  endpoint.checkHeaders?.(request);
+  const { limits } = options;
+  const { body: raw, text } = await readJsonBodyWithText(request, limits.jsonBodyBytes, limits.requestBodyTimeoutMs);
+  checkItemCount(endpoint.protocol, raw, limits.messages);
+  const validated = validateBody(endpoint.schema, raw) as Record<string, unknown>;
+  const model = options.catalog.resolve(key, validated.model as string, 'text', endpoint.endpoint);
+  const body = endpoint.prepare ? await endpoint.prepare(context, validated) : validated;
+
+  const [deployment] = orderDeployments(options.catalog.deployments(model), (candidate) => options.policies.health.isCooling(candidate), stickyKeyOf(body, key));
+  const provider = options.providers[deployment!.provider]!;
+  const call: CallContext = {
+    signal: context.signal,
+    requestId: context.requestId,
+    key,
+    model: modelOnDeployment(model, deployment!),
+    serverContext: context.serverContext,
+    idleTimeoutMs: limits.streamIdleTimeoutMs,
+  };
+  if (provider.countTokens) {
+    const upstreamModel = deployment!.upstreamModel;
+    try {
+      const counted = await provider.countTokens(
+        { protocol: endpoint.protocol, body: { ...body, model: upstreamModel }, ...(body === validated && text !== undefined ? { rawBody: replaceTopLevelFields(text, { model: upstreamModel }) } : {}), headers: request.headers },
+        call,
+      );
+      if (counted !== undefined) return jsonResponse(counted);
+    } catch (error) {
+      if (context.signal.aborted || (isGatewayError(error) && error.status < 500)) throw error;
+      options.logger.warn('upstream token count failed; counting locally', { requestId: context.requestId, message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return jsonResponse(endpoint.answer(await countRequestTokens(endpoint.decode(body, deployment!.upstreamModel))));
+}
