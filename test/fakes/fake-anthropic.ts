@@ -28,7 +28,8 @@ export const ANTHROPIC_MODELS = ['claude-sonnet-4-5'];
  * alternating user/assistant turns (system messages may sit between them), no empty text, tool results right after their tool uses (all
  * of them, ids matching), tool id syntax, signed thinking. Fields it does not know are accepted
  * and recorded, so passthrough of unknown fields can be checked; fields of the OpenAI protocols
- * are rejected, as a translation that leaks them would be by the real API.
+ * are rejected, as a translation that leaks them would be by the real API. It also counts
+ * tokens (`POST /v1/messages/count_tokens`, see `fakeTokenCount`), as strict about the body.
  */
 export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeUpstream> {
   return startFake(anthropicProtocol(options));
@@ -66,14 +67,22 @@ function anthropicProtocol(options: FakeAnthropicOptions): FakeProtocol {
   const headers = (extra?: Record<string, string>) => ({ 'request-id': requestId(), 'anthropic-organization-id': 'org-fake', ...extra });
 
   return {
+    serve(request: RecordedRequest): Rendered | undefined {
+      if (request.method !== 'POST' || request.path !== '/v1/messages/count_tokens') return undefined;
+      checkCaller(request, apiKey);
+      const body = request.body;
+      if (!isObject(body)) throw invalid('The request body is not valid JSON.');
+      for (const field of [...OPENAI_ONLY, 'max_tokens', 'stream']) if (field in body) throw invalid(`${field}: Extra inputs are not permitted`);
+      if (!models.includes(body.model)) throw new Rejection(404, `model: ${body.model}`);
+      if (body.system !== undefined) checkSystem(body.system);
+      checkTools(body);
+      checkMessages(body.messages);
+      return { status: 200, headers: { 'content-type': 'application/json', ...headers() }, json: { input_tokens: fakeTokenCount(body) } };
+    },
+
     validate(request: RecordedRequest): string {
       if (request.method !== 'POST' || request.path !== '/v1/messages') throw new Rejection(404, `Not found: ${request.method} ${request.path}`);
-      // `x-api-key`, or a Bearer token (what the SDK sends since 1.x).
-      const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-      const key = request.headers['x-api-key'] ?? bearer;
-      if (!key) throw new Rejection(401, 'x-api-key header is required');
-      if (key !== apiKey) throw new Rejection(401, 'invalid x-api-key');
-      if (!request.headers['anthropic-version']) throw invalid('anthropic-version: header is required');
+      checkCaller(request, apiKey);
       const body = request.body;
       if (!isObject(body)) throw invalid('The request body is not valid JSON.');
       for (const field of OPENAI_ONLY) if (field in body) throw invalid(`${field}: Extra inputs are not permitted`);
@@ -126,7 +135,21 @@ function errorType(status: number): string {
   return types[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 
+/** What the fake's count_tokens answers: a stand-in for Anthropic's tokenizer, a pure function of the body. */
+export function fakeTokenCount(body: Json): number {
+  return 7 + Math.ceil(JSON.stringify([body.system ?? null, body.messages, body.tools ?? null]).length / 4);
+}
+
 // ---- validation ---------------------------------------------------------------------------
+
+/** The key (`x-api-key`, or a Bearer token as the SDK sends since 1.x) and the version header. */
+function checkCaller(request: RecordedRequest, apiKey: string): void {
+  const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+  const key = request.headers['x-api-key'] ?? bearer;
+  if (!key) throw new Rejection(401, 'x-api-key header is required');
+  if (key !== apiKey) throw new Rejection(401, 'invalid x-api-key');
+  if (!request.headers['anthropic-version']) throw invalid('anthropic-version: header is required');
+}
 
 function invalid(message: string): Rejection {
   return new Rejection(400, message, { type: 'invalid_request_error' });

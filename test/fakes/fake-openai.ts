@@ -13,6 +13,7 @@ import {
   type Reply,
   type UpstreamErrorSpec,
 } from './fake-server.js';
+import { FAKE_COMPACTION, FakeResponsesResources } from './fake-openai-resources.js';
 
 type Json = Record<string, any>;
 type Endpoint = 'chat' | 'responses';
@@ -32,7 +33,8 @@ export const OPENAI_MODELS = ['gpt-4.1', 'gpt-5'];
  * A fake OpenAI API: `/v1/chat/completions` and `/v1/responses`, JSON and SSE, as strict as the
  * real API about what it understands (auth, models, roles, tool call ids, fields of the other
  * protocol). Fields it does not know are accepted and recorded, as OpenAI-compatible servers do
- * with vendor extensions, so passthrough of unknown fields can be checked.
+ * with vendor extensions, so passthrough of unknown fields can be checked. A Responses server
+ * also keeps what it answers and counts and compacts (`fake-openai-resources.ts`).
  */
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeUpstream> {
   return startFake(openaiProtocol(options));
@@ -50,25 +52,21 @@ function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
 
   const headers = (extra?: Record<string, string>) => ({ 'x-request-id': requestId(), 'openai-processing-ms': '42', ...extra });
 
+  const resources = new FakeResponsesResources(models);
+
   return {
+    serve(request: RecordedRequest): Rendered | undefined {
+      if (!endpoints.includes('responses')) return undefined;
+      return resources.serve(request, () => checkAuth(request, apiKey));
+    },
+
     validate(request: RecordedRequest): string {
       const endpoint: Endpoint | undefined =
         request.path === '/v1/chat/completions' ? 'chat' : request.path === '/v1/responses' ? 'responses' : undefined;
       if (request.method !== 'POST' || !endpoint || !endpoints.includes(endpoint)) {
         throw new Rejection(404, `Invalid URL (${request.method} ${request.path})`, { type: 'invalid_request_error', code: null });
       }
-      const auth = request.headers.authorization;
-      if (!auth) {
-        throw new Rejection(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", {
-          type: 'invalid_request_error',
-        });
-      }
-      if (auth !== `Bearer ${apiKey}`) {
-        throw new Rejection(401, `Incorrect API key provided: ${auth.slice(7, 10)}***. You can find your API key at https://platform.openai.com/account/api-keys.`, {
-          type: 'invalid_request_error',
-          code: 'invalid_api_key',
-        });
-      }
+      checkAuth(request, apiKey);
       if (!(request.headers['content-type'] ?? '').startsWith('application/json')) throw invalid('Content-Type must be application/json.');
       const body = request.body;
       if (!isObject(body)) throw invalid('We could not parse the JSON body of your request.');
@@ -89,6 +87,7 @@ function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
       const calls = (reply.toolCalls ?? []).map((call) => ({ ...call, id: call.id ?? callId() }));
       const usage = reply.usage ?? { input: 12, output: 4 };
       const rendered = endpoint === 'chat' ? renderChat(body, reply, calls, usage, chatId()) : renderResponses(body, reply, calls, usage, respId(), itemId);
+      if (endpoint === 'responses') resources.remember(body, rendered);
       return { ...rendered, headers: { ...rendered.headers, ...headers() } };
     },
 
@@ -117,6 +116,21 @@ function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
 }
 
 // ---- validation ---------------------------------------------------------------------------
+
+function checkAuth(request: RecordedRequest, apiKey: string): void {
+  const auth = request.headers.authorization;
+  if (!auth) {
+    throw new Rejection(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", {
+      type: 'invalid_request_error',
+    });
+  }
+  if (auth !== `Bearer ${apiKey}`) {
+    throw new Rejection(401, `Incorrect API key provided: ${auth.slice(7, 10)}***. You can find your API key at https://platform.openai.com/account/api-keys.`, {
+      type: 'invalid_request_error',
+      code: 'invalid_api_key',
+    });
+  }
+}
 
 function invalid(message: string, param: string | null = null, code: string | null = null): Rejection {
   return new Rejection(400, message, { type: 'invalid_request_error', param, code });
@@ -325,6 +339,12 @@ function validateResponses(body: Json): void {
         if (!calls.has(item.call_id)) throw invalid(`No tool call found for function call output with call_id ${item.call_id}.`, 'input');
         if (typeof item.output !== 'string' && !Array.isArray(item.output)) throw missing(`${at}.output`);
         answered.add(item.call_id);
+        break;
+      case 'compaction':
+        // Only OpenAI's own compaction items can be decrypted.
+        if (typeof item.encrypted_content !== 'string' || !item.encrypted_content.startsWith(FAKE_COMPACTION)) {
+          throw invalid('The encrypted content could not be decrypted or parsed.', `${at}.encrypted_content`, 'invalid_encrypted_content');
+        }
         break;
       case 'reasoning':
         if (!Array.isArray(item.summary)) throw missing(`${at}.summary`);

@@ -53,7 +53,10 @@ export interface UpstreamErrorSpec {
 
 export interface RecordedRequest {
   method: string;
+  /** The path without the query string. */
   path: string;
+  /** The request target as sent, query string included. */
+  url: string;
   headers: Record<string, string>;
   /** The parsed JSON body (undefined when it was not JSON). */
   body: any;
@@ -89,6 +92,11 @@ export class Rejection extends Error {
 
 /** One protocol family served by a fake: validation, rendering and error shapes. */
 export interface FakeProtocol {
+  /**
+   * Answers a request outside the scripted generations (token counts, stored resources) without
+   * taking a reply from the script; undefined hands it to `validate`. Throws `Rejection`.
+   */
+  serve?(request: RecordedRequest): Rendered | undefined;
   /** Checks a request as the real API does; throws `Rejection`. Returns the endpoint it serves. */
   validate(request: RecordedRequest): string;
   render(endpoint: string, body: Json, reply: Reply): Rendered;
@@ -150,6 +158,7 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
     const record: RecordedRequest = {
       method: req.method ?? '',
       path: (req.url ?? '').split('?')[0]!,
+      url: req.url ?? '',
       headers,
       body,
       closedEarly: false,
@@ -166,6 +175,8 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
     let endpoint: string;
     try {
       if (text !== '' && body === undefined) throw new Rejection(400, 'We could not parse the JSON body of your request.');
+      const served = protocol.serve?.(record);
+      if (served) return send(res, served);
       endpoint = protocol.validate(record);
     } catch (error) {
       if (!(error instanceof Rejection)) throw error;

@@ -256,7 +256,7 @@ describe('recordResponses on JSON', () => {
     const seen: CompletedResponse[] = [];
     const recorded = recordResponses(original, (completed) => seen.push(completed));
     // Synchronous: stored before the client can ask for the next turn.
-    expect(seen).toEqual([{ id: 'resp_42', output: body.output, status: 'completed' }]);
+    expect(seen).toEqual([{ id: 'resp_42', output: body.output, status: 'completed', response: body }]);
     expect(recorded).toBe(original);
     expect(recorded.headers.get('x-request-id')).toBe('req_1');
     expect(await recorded.json()).toEqual(body);
@@ -272,7 +272,7 @@ describe('recordResponses on JSON', () => {
     expect(recorded.headers.get('x-a')).toBe('b');
     expect(await bytesOf(recorded)).toEqual(bytes);
     expect(onCompleted).toHaveBeenCalledTimes(1);
-    expect(onCompleted).toHaveBeenCalledWith({ id: 'resp_42', output: completedResponse().output });
+    expect(onCompleted).toHaveBeenCalledWith({ id: 'resp_42', output: completedResponse().output, response: JSON.parse(text) });
   });
 
   it.each(['failed', 'incomplete', 'in_progress', 'queued', 'cancelled'])('does not report a %s response', async (status) => {
@@ -315,7 +315,7 @@ describe('recordResponses on SSE', () => {
     expect(recorded.status).toBe(200);
     expect(Object.fromEntries(recorded.headers)).toMatchObject(SSE_HEADERS);
     expect(await bytesOf(recorded)).toEqual(bytes);
-    expect(seen).toEqual([{ id: 'resp_42', output: completedResponse().output, status: 'completed' }]);
+    expect(seen).toEqual([{ id: 'resp_42', output: completedResponse().output, status: 'completed', response: completedResponse() }]);
   });
 
   it('splits the completed event at every byte and still reports it before the client reads its end', async () => {
@@ -338,7 +338,7 @@ describe('recordResponses on SSE', () => {
       const onCompleted = vi.fn();
       const text = sseText(streamEvents(terminal), options);
       await recordResponses(new Response(text, { headers: SSE_HEADERS }), onCompleted).text();
-      expect(onCompleted).toHaveBeenCalledWith({ id: 'resp_42', output: completedResponse().output, status: 'completed' });
+      expect(onCompleted).toHaveBeenCalledWith({ id: 'resp_42', output: completedResponse().output, status: 'completed', response: completedResponse() });
     }
   });
 

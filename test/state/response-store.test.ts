@@ -107,6 +107,17 @@ function storeSuite(name: string, open: (options?: { shortTtl?: boolean }) => Re
       await put;
     });
 
+    it('deletes a response: gone for get, true once, false for an unknown id; the response, output count and upstream fields round-trip', async () => {
+      const id = uniqueId();
+      const full = stored(id, { response: { object: 'response', instructions: null }, outputCount: 1, upstream: { provider: 'oai', deployment: 'oai/gpt-5' } });
+      await store.put(full);
+      expect(await store.get(id)).toEqual(full);
+      expect(await store.delete!(id)).toBe(true);
+      expect(await store.get(id)).toBeUndefined();
+      expect(await store.delete!(id)).toBe(false);
+      expect(await store.delete!(uniqueId())).toBe(false);
+    });
+
     it('forgets responses after their time to live', async () => {
       const short = open({ shortTtl: true });
       try {
