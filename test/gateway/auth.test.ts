@@ -123,7 +123,8 @@ describe.each(routes)('auth on $name ($method $path)', (route) => {
     expect(String(error.message)).toMatch(/disabled/);
   });
 
-  if (route.anthropic) {
+  if (route.anthropic || route.path === '/v1/models') {
+    // The models listing serves Anthropic's clients too (Claude Code sends x-api-key alone).
     it('takes x-api-key and also Authorization: Bearer (as @anthropic-ai/sdk 1.x sends it)', async () => {
       expect((await send(route, { 'x-api-key': 'sk-all' })).status).toBe(200);
       expect((await send(route, { authorization: 'Bearer sk-all' })).status).toBe(200);
