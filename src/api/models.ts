@@ -12,9 +12,10 @@ import type { ModelListing } from '../routing/catalog.js';
  * with `limit`, `after_id` and `before_id`. Each entry carries both sets of fields.
  */
 export async function listModels(context: RouteContext): Promise<Response> {
-  const { options, key, url } = context;
+  const { options, key, url, request } = context;
   const all = options.catalog.list(key, { messagesEnabled: options.messagesEnabled });
-  const page = pageOf(all, url.searchParams);
+  // OpenAI's listing has no query parameters (it ignores any); Anthropic's pages.
+  const page = modelsStyle(request) === 'anthropic' ? pageOf(all, url.searchParams) : { models: all, hasMore: false };
   const data = page.models.map(describe);
   return jsonResponse({ object: 'list', data, has_more: page.hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
 }
