@@ -159,6 +159,8 @@ export function describeUpstream(kind: UpstreamKind, fake: FakeUpstream): string
     .join('\n');
 }
 
+const GENERATION_PATHS = ['/v1/messages', '/v1/chat/completions', '/v1/responses'];
+
 /**
  * The strict upstream took part in the whole loop: it rejected nothing (it rejects what the real
  * API would) and received the token in a tool result, so the client's tool really ran.
@@ -166,9 +168,11 @@ export function describeUpstream(kind: UpstreamKind, fake: FakeUpstream): string
 export function expectUpstreamSawToolResult(kind: UpstreamKind, fake: FakeUpstream, token: string): void {
   const upstream = describeUpstream(kind, fake);
   expect(fake.requests.filter((request) => request.rejected), `requests the upstream rejected\n${upstream}`).toEqual([]);
-  const carried = fake.accepted().some((request) => toolOutputs(kind, request.body).some((output) => output.includes(token)));
+  // In a generation request: a token count or a compaction carrying it would not prove the model got it.
+  const generations = fake.accepted().filter((request) => GENERATION_PATHS.includes(request.path));
+  const carried = generations.some((request) => toolOutputs(kind, request.body).some((output) => output.includes(token)));
   expect(carried, `the upstream never received the file's token in a tool result\n${upstream}`).toBe(true);
-  if (kind === 'anthropic') for (const request of fake.accepted()) expectThinkingBeforeToolUse(request.body);
+  if (kind === 'anthropic') for (const request of generations) expectThinkingBeforeToolUse(request.body);
 }
 
 /**
