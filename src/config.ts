@@ -270,6 +270,7 @@ const ModelSchema = strictObject({
   ownedBy: v.optional(text),
   previousResponseId: v.optional(flag),
   serviceTierAuto: v.optional(flag),
+  reasoning: v.optional(flag),
 });
 
 const ConfigSchema = strictObject({

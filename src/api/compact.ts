@@ -17,6 +17,7 @@ import { responsesTap } from '../protocols/stream-tap.js';
 import { toResponsesUsage } from '../protocols/usage.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
+import { takesReasoning } from '../routing/reasoning-support.js';
 import { looseObj, model } from '../schemas/common.js';
 import { validateBody } from '../schemas/validate.js';
 import { checkItemCount } from './request-limits.js';
@@ -96,6 +97,7 @@ const KEPT_USER_CHARACTERS = 80_000;
 
 async function summarized(provider: Provider, body: Record<string, unknown>, deployment: Deployment, call: CallContext): Promise<unknown> {
   const ir = decodeResponsesRequest({ ...body, stream: false }, deployment.upstreamModel);
+  if (ir.reasoning && !takesReasoning(call.model, deployment.upstreamModel)) delete ir.reasoning;
   const summaryRequest: IRRequest = {
     ...ir,
     messages: [...ir.messages, { role: 'user', content: [{ type: 'text', text: SUMMARY_REQUEST }] }],

@@ -19,6 +19,7 @@ import { tapStreamUsage } from '../policy/usage-report.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { ModelEntry } from '../routing/catalog.js';
 import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
+import { takesReasoning } from '../routing/reasoning-support.js';
 import { validateBody } from '../schemas/validate.js';
 import type { StreamTap } from '../protocols/stream-tap.js';
 import { passthroughText } from './passthrough.js';
@@ -135,6 +136,7 @@ async function attempt(
   }
 
   const ir = endpoint.decode(body, deployment.upstreamModel);
+  if (ir.reasoning && !takesReasoning(model, deployment.upstreamModel)) delete ir.reasoning;
   const encodeContext: EncodeContext = {
     model: publicModel.id,
     request: body,

@@ -32,6 +32,11 @@ export interface ModelEntry {
   previousResponseId?: boolean;
   /** Whether the model accepts `service_tier: "auto"`. Default false (400, as the spec says). */
   serviceTierAuto?: boolean;
+  /**
+   * Whether the upstream model takes reasoning options (effort, thinking budget) translated from
+   * another protocol. Default: true, except for names known not to reason (`gpt-4*`, `claude-3-5*`…).
+   */
+  reasoning?: boolean;
 }
 
 /** The endpoints of each kind, named with new-api's `supported_endpoint_types` values. */

@@ -183,7 +183,8 @@ describe.each(TRANSLATED)('Claude Code on a %s upstream (translated)', (kind) =>
     if (kind === 'chat') {
       expect(received.body.messages.map((m: Json) => m.role)).toEqual(['system', 'user', 'system']);
       expect(received.body.messages[2].content).toMatch(/^# Environment/);
-      expect(received.body.reasoning_effort).toBe('high');
+      // The chat upstream's model is gpt-4.1, which refuses reasoning options: the effort is left out.
+      expect(received.body).not.toHaveProperty('reasoning_effort');
     } else {
       expect(received.body.instructions).toMatch(/Claude Agent SDK/);
       expect(received.body.input.map((item: Json) => item.role)).toEqual(['user', 'system']);

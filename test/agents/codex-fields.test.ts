@@ -153,7 +153,8 @@ describe.each(['chat', 'anthropic'] as const)('Codex through a %s upstream (tran
     expect(upstreamTool(kind, body, 'tool_search').schema).toEqual(search.parameters);
     if (kind === 'chat') {
       expect(body.verbosity).toBe('low');
-      expect(body.reasoning_effort).toBe('medium');
+      // gpt-4.1 refuses reasoning options (test/routing/reasoning-support.test.ts has a model that takes them).
+      expect(body).not.toHaveProperty('reasoning_effort');
     } else {
       expect(body).not.toHaveProperty('verbosity');
       expect(body.thinking).toMatchObject({ type: 'enabled' });

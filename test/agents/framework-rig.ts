@@ -44,7 +44,7 @@ export async function startFrameworkRig(): Promise<FrameworkRig> {
   ]);
   const upstream: Record<UpstreamKind, FakeUpstream> = { chat, responses, anthropic };
   const providers: Record<UpstreamKind, { provider: Provider; upstreamModel: string }> = {
-    chat: { provider: createOpenAIProvider({ baseURL: chat.url + '/v1', apiKey: 'up-key', responses: false }), upstreamModel: 'gpt-4.1' },
+    chat: { provider: createOpenAIProvider({ baseURL: chat.url + '/v1', apiKey: 'up-key', responses: false }), upstreamModel: 'gpt-5' },
     responses: { provider: createOpenAIProvider({ baseURL: responses.url + '/v1', apiKey: 'up-key', responses: true, chat: false }), upstreamModel: 'gpt-5' },
     anthropic: { provider: createAnthropicProvider({ baseURL: anthropic.url, apiKey: 'up-key' }), upstreamModel: 'claude-sonnet-4-5' },
   };

@@ -78,6 +78,7 @@ function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
         });
       }
       if (body.stream !== undefined && typeof body.stream !== 'boolean') throw invalidType('stream', 'a boolean');
+      checkReasoningSupport(endpoint, body);
       if (endpoint === 'chat') validateChat(body);
       else validateResponses(body);
       return endpoint;
@@ -130,6 +131,13 @@ function checkAuth(request: RecordedRequest, apiKey: string): void {
       code: 'invalid_api_key',
     });
   }
+}
+
+/** GPT-4 and GPT-3.5 models do not reason; the live API refuses reasoning options for them. */
+function checkReasoningSupport(endpoint: Endpoint, body: Json): void {
+  if (!/^(gpt-4|gpt-3\.5)/.test(String(body.model))) return;
+  const param = endpoint === 'chat' ? (body.reasoning_effort !== undefined ? 'reasoning_effort' : undefined) : isObject(body.reasoning) && body.reasoning.effort != null ? 'reasoning.effort' : undefined;
+  if (param) throw invalid(`Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter');
 }
 
 function invalid(message: string, param: string | null = null, code: string | null = null): Rejection {
