@@ -7,7 +7,6 @@ import type { RouteContext } from '../http/route.js';
 import { newId, unixSeconds } from '../ids.js';
 import { admitRequest } from '../policy/admission.js';
 import { RequestLedger } from '../policy/request-ledger.js';
-import { stickyKeyOf } from '../policy/sticky-key.js';
 import { accumulateStream } from '../protocols/accumulate.js';
 import type { IRRequest, IRResponse } from '../protocols/ir.js';
 import { compactionItem, withReadableCompaction } from '../protocols/responses/compaction-item.js';
@@ -16,11 +15,12 @@ import { replayableReasoning } from '../protocols/responses/reasoning-opaque.js'
 import { responsesTap } from '../protocols/stream-tap.js';
 import { toResponsesUsage } from '../protocols/usage.js';
 import type { CallContext, Provider } from '../providers/provider.js';
-import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
+import type { Deployment } from '../routing/deployments.js';
 import { takesReasoning } from '../routing/reasoning-support.js';
 import { looseObj, model } from '../schemas/common.js';
 import { validateBody } from '../schemas/validate.js';
 import { checkItemCount } from './request-limits.js';
+import { firstDeployment } from './upstream-call.js';
 
 const ENDPOINT = '/v1/responses/compact';
 
@@ -45,18 +45,9 @@ export async function compactResponse(context: RouteContext): Promise<Response> 
   const model = options.catalog.resolve(key, body.model as string, 'text', ENDPOINT);
   const ledger = new RequestLedger(context, model, ENDPOINT, 'text', false, await admitRequest(context));
   try {
-    const [deployment] = orderDeployments(options.catalog.deployments(model), (candidate) => options.policies.health.isCooling(candidate), stickyKeyOf(body, key));
-    ledger.trying(deployment!, 1);
-    const provider = options.providers[deployment!.provider]!;
-    const call: CallContext = {
-      signal: context.signal,
-      requestId: context.requestId,
-      key,
-      model: modelOnDeployment(model, deployment!),
-      serverContext: context.serverContext,
-      idleTimeoutMs: limits.streamIdleTimeoutMs,
-    };
-    const answer = await compacted(provider, body, deployment!, request, call);
+    const { deployment, provider, call } = firstDeployment(context, model, body);
+    ledger.trying(deployment, 1);
+    const answer = await compacted(provider, body, deployment, request, call);
     const json = answer as { id?: unknown; usage?: unknown };
     ledger.finish({ status: 'ok', usage: responsesTap.usageOfJson(json), ...(typeof json.id === 'string' ? { responseId: json.id } : {}) });
     return addHeaders(jsonResponse(answer), ledger.headers);

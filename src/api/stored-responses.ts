@@ -1,9 +1,10 @@
 import { GatewayError, invalidRequest } from '../errors.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
-import type { CallContext, StoredResponseRequest } from '../providers/provider.js';
+import type { StoredResponseRequest } from '../providers/provider.js';
 import type { ModelEntry } from '../routing/catalog.js';
 import type { StoredResponse } from '../state/response-store.js';
+import { callContext } from './upstream-call.js';
 
 /**
  * `GET /v1/responses/{id}`, `GET /v1/responses/{id}/input_items` and `DELETE /v1/responses/{id}`:
@@ -84,8 +85,7 @@ async function atUpstream(context: RouteContext, record: StoredResponse, action:
     throw new GatewayError({ status: 404, message: `Response with id '${record.id}' not found: the upstream that stored it is no longer configured.`, param: 'response_id', code: 'response_not_found' });
   }
   const model: ModelEntry = options.catalog.get(record.model) ?? { id: record.model, provider: where.provider };
-  const call: CallContext = { signal: context.signal, requestId: context.requestId, key: context.key, model, serverContext: context.serverContext, idleTimeoutMs: options.limits.streamIdleTimeoutMs };
-  return provider.storedResponse({ action, id: record.id, query: context.url.searchParams }, call);
+  return provider.storedResponse({ action, id: record.id, query: context.url.searchParams }, callContext(context, model));
 }
 
 /** An input item as the API lists it: a `type` and an `id`, message content as parts. */

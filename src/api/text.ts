@@ -23,6 +23,7 @@ import { takesReasoning } from '../routing/reasoning-support.js';
 import { validateBody } from '../schemas/validate.js';
 import type { StreamTap } from '../protocols/stream-tap.js';
 import { passthroughText } from './passthrough.js';
+import { callContext } from './upstream-call.js';
 import { conversationOf, type Conversation } from './conversation-state.js';
 
 /** What one client protocol brings to the shared text pipeline. */
@@ -123,14 +124,7 @@ async function attempt(
   const body = requestBody.parsed;
   const model = modelOnDeployment(publicModel, deployment);
   const provider = options.providers[deployment.provider]!;
-  const call: CallContext = {
-    signal: context.signal,
-    requestId: context.requestId,
-    key: context.key,
-    model,
-    serverContext: context.serverContext,
-    idleTimeoutMs: options.limits.streamIdleTimeoutMs,
-  };
+  const call = callContext(context, model);
   if (provider.passthrough && provider.nativeProtocols?.includes(endpoint.protocol)) {
     return passthroughText(provider, endpoint.tap, endpoint.forPassthrough?.(requestBody) ?? requestBody, context, call, ledger);
   }

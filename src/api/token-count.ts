@@ -4,13 +4,11 @@ import { jsonResponse } from '../http/json-response.js';
 import { readJsonBodyWithText } from '../http/read-json.js';
 import { replaceTopLevelFields } from '../http/replace-json-model.js';
 import type { RouteContext } from '../http/route.js';
-import { stickyKeyOf } from '../policy/sticky-key.js';
 import type { IRRequest, TextProtocol } from '../protocols/ir.js';
-import type { CallContext } from '../providers/provider.js';
-import { modelOnDeployment, orderDeployments } from '../routing/deployments.js';
 import { validateBody } from '../schemas/validate.js';
 import { countRequestTokens } from '../tokens/count-request.js';
 import { checkItemCount } from './request-limits.js';
+import { firstDeployment } from './upstream-call.js';
 
 /** What one client protocol brings to the input-token count. */
 export interface TokenCountEndpoint {
@@ -48,18 +46,9 @@ export async function handleTokenCount(context: RouteContext, endpoint: TokenCou
   const model = options.catalog.resolve(key, validated.model as string, 'text', endpoint.endpoint);
   const body = endpoint.prepare ? await endpoint.prepare(context, validated) : validated;
 
-  const [deployment] = orderDeployments(options.catalog.deployments(model), (candidate) => options.policies.health.isCooling(candidate), stickyKeyOf(body, key));
-  const provider = options.providers[deployment!.provider]!;
-  const call: CallContext = {
-    signal: context.signal,
-    requestId: context.requestId,
-    key,
-    model: modelOnDeployment(model, deployment!),
-    serverContext: context.serverContext,
-    idleTimeoutMs: limits.streamIdleTimeoutMs,
-  };
+  const { deployment, provider, call } = firstDeployment(context, model, body);
   if (provider.countTokens) {
-    const upstreamModel = deployment!.upstreamModel;
+    const upstreamModel = deployment.upstreamModel;
     try {
       const counted = await provider.countTokens(
         { protocol: endpoint.protocol, body: { ...body, model: upstreamModel }, ...(body === validated && text !== undefined ? { rawBody: replaceTopLevelFields(text, { model: upstreamModel }) } : {}), headers: request.headers },
@@ -71,5 +60,5 @@ export async function handleTokenCount(context: RouteContext, endpoint: TokenCou
       options.logger.warn('upstream token count failed; counting locally', { requestId: context.requestId, message: error instanceof Error ? error.message : String(error) });
     }
   }
-  return jsonResponse(endpoint.answer(await countRequestTokens(endpoint.decode(body, deployment!.upstreamModel))));
+  return jsonResponse(endpoint.answer(await countRequestTokens(endpoint.decode(body, deployment.upstreamModel))));
 }
