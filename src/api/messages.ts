@@ -5,7 +5,8 @@ import { encodeMessagesResponse } from '../protocols/messages/encode-response.js
 import { encodeMessagesStream } from '../protocols/messages/encode-stream.js';
 import { messagesRequestSchema } from '../schemas/messages.js';
 import { messagesTap } from '../protocols/stream-tap.js';
-import { handleText, type TextEndpoint } from './text.js';
+import { signedThinkingOnly } from '../protocols/messages/thinking-opaque.js';
+import { handleText, type TextBody, type TextEndpoint } from './text.js';
 
 const messages: TextEndpoint = {
   protocol: 'messages',
@@ -16,7 +17,14 @@ const messages: TextEndpoint = {
   tap: messagesTap,
   encodeStream: encodeMessagesStream,
   checkHeaders: requireVersionHeader,
+  forPassthrough: withoutForeignThinking,
 };
+
+/** Thinking Anthropic did not sign (the gateway's answers from other upstreams) is left out; the body is then rebuilt. */
+function withoutForeignThinking(body: TextBody): TextBody {
+  const messages = signedThinkingOnly(body.parsed.messages);
+  return messages === body.parsed.messages ? body : { parsed: { ...body.parsed, messages }, text: undefined };
+}
 
 /** POST /v1/messages */
 export function createMessage(context: RouteContext): Promise<Response> {

@@ -148,6 +148,34 @@ describe('Claude Code on an Anthropic upstream (passthrough)', () => {
     expect((await send(body)).status).toBe(200);
     expect(h.upstreams.anthropic.fake.last().body.messages).toEqual(body.messages);
   });
+
+  it('leaves out the thinking another upstream answered earlier, which Anthropic never signed', async () => {
+    // What the gateway answered Claude Code from an OpenAI upstream: reasoning text with no
+    // signature, and encrypted reasoning carried in the signature behind the gateway's prefix.
+    const foreign = [
+      { type: 'thinking', thinking: 'Reading the file first.', signature: '' },
+      { type: 'thinking', thinking: '', signature: 'infergate-encrypted:gAAAAABencrypted' },
+    ];
+    const signed = { type: 'thinking', thinking: 'Claude thought.', signature: 'EqQBCgIYAhIMsig' };
+    const history = [
+      ...FIRST_TURN,
+      { role: 'assistant', content: [...foreign, { type: 'text', text: 'The token is 42.' }] },
+      { role: 'assistant', content: foreign },
+      { role: 'user', content: 'Thanks. And again?' },
+      { role: 'assistant', content: [signed, { type: 'text', text: 'Still 42.' }] },
+      { role: 'user', content: 'Sure?' },
+    ];
+    h.upstreams.anthropic.fake.reply({ text: ['Yes.'] });
+    const { status } = await send(claudeCodeBody('claude', { messages: history }));
+    expect(status).toBe(200);
+    expect(h.upstreams.anthropic.fake.last().body.messages).toEqual([
+      ...FIRST_TURN,
+      { role: 'assistant', content: [{ type: 'text', text: 'The token is 42.' }] },
+      { role: 'user', content: 'Thanks. And again?' },
+      { role: 'assistant', content: [signed, { type: 'text', text: 'Still 42.' }] },
+      { role: 'user', content: 'Sure?' },
+    ]);
+  });
 });
 
 /** The conversation after the model searched for CronCreate: the result is a `tool_reference`. */

@@ -41,3 +41,37 @@ export function thinkingBlocks(part: IRReasoningPart, omitted: boolean): Json[] 
   if (part.redacted !== undefined) blocks.push({ type: 'redacted_thinking', data: part.redacted });
   return blocks;
 }
+
+/**
+ * The messages to forward to Anthropic as they are: without the thinking blocks Anthropic did not
+ * sign, which it would refuse with a 400. Such blocks are the gateway's own answers from another
+ * upstream replayed by the client (a model with several deployments, or a conversation moved to
+ * another model): OpenAI's encrypted reasoning behind the gateway's prefix, or reasoning text
+ * with an empty signature. They are dropped, never forged; an assistant turn left empty goes too.
+ * Returns the same array when nothing is dropped, after one pass over the assistant turns.
+ */
+export function signedThinkingOnly(messages: unknown): unknown {
+  if (!Array.isArray(messages) || !messages.some(hasForeignThinking)) return messages;
+  const kept: unknown[] = [];
+  for (const message of messages) {
+    if (!hasForeignThinking(message)) {
+      kept.push(message);
+      continue;
+    }
+    const content = (message as { content: unknown[] }).content.filter((block) => !isForeignThinking(block));
+    if (content.length > 0) kept.push({ ...(message as Json), content });
+  }
+  return kept;
+}
+
+function hasForeignThinking(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const { role, content } = message as Json;
+  return role === 'assistant' && Array.isArray(content) && content.some(isForeignThinking);
+}
+
+function isForeignThinking(block: unknown): boolean {
+  if (typeof block !== 'object' || block === null || (block as Json).type !== 'thinking') return false;
+  const signature = (block as Json).signature;
+  return signature === '' || (typeof signature === 'string' && signature.startsWith(ENCRYPTED_PREFIX));
+}
