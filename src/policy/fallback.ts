@@ -1,4 +1,4 @@
-import { GatewayError, isAbortError } from '../errors.js';
+import { GatewayError, isAbortError, toPublicError } from '../errors.js';
 import type { Deployment } from '../routing/deployments.js';
 import type { DeploymentHealth } from './deployment-health.js';
 import { retryAfterMsOf, retryAfterSeconds } from './retry-after.js';
@@ -88,14 +88,19 @@ export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result:
       run.onAttempt({ deployment, attempt, startedAt, willRetry: false });
       return { result, deployment, attempts: attempt };
     } catch (caught) {
-      if (isAbortError(caught) && run.signal.aborted) throw caught;
-      if (!(caught instanceof GatewayError)) throw caught;
+      // A client that left, or a failure that is no answer of the upstream (a bug, masked as a
+      // 500 for the observers): reported, never retried, and no mark against the deployment.
+      if ((isAbortError(caught) && run.signal.aborted) || !(caught instanceof GatewayError)) {
+        run.onAttempt({ deployment, attempt, startedAt, error: toPublicError(caught), willRetry: false });
+        throw caught;
+      }
       const error = caught;
-      const retryable = isRetryable(error) && (run.replaySafe || neverProcessed(error));
       const retryAfterMs = error.status === 429 || error.status === 503 ? retryAfterMsOf(error.headers) : undefined;
       if (error.status !== 429) allRateLimited = false;
       if (retryAfterMs !== undefined) readyAt.set(deployment.id, Date.now() + retryAfterMs);
-      if (retryable) run.health.failed(deployment, retryAfterMs);
+      // The upstream failed whether or not this request may be replayed: its health hears of it.
+      if (isRetryable(error)) run.health.failed(deployment, retryAfterMs);
+      const retryable = isRetryable(error) && (run.replaySafe || neverProcessed(error));
 
       let delayMs: number | undefined;
       if (retryable && attempt <= retries) {

@@ -77,12 +77,12 @@ describe('the catalog’s deployments', () => {
 
 describe('runWithFallback', () => {
   const plan: Deployment[] = three;
-  const run = (fail: (deployment: Deployment, attempt: number) => GatewayError | undefined, extra: { replaySafe?: boolean; retries?: number } = {}) => {
+  const run = (fail: (deployment: Deployment, attempt: number) => Error | undefined, extra: { replaySafe?: boolean; retries?: number; health?: DeploymentHealth } = {}) => {
     const outcomes: AttemptOutcome[] = [];
     const promise = runWithFallback({
       plan,
       policy: { ...DEFAULT_RETRY_POLICY, backoffMs: 1, retries: extra.retries ?? 2 },
-      health: new DeploymentHealth(3, 1000),
+      health: extra.health ?? new DeploymentHealth(3, 1000),
       replaySafe: extra.replaySafe ?? true,
       signal: new AbortController().signal,
       attempt: async (deployment, attempt) => {
@@ -125,6 +125,25 @@ describe('runWithFallback', () => {
     await expect(run((d) => (d.id === 'a/x' ? serverError() : undefined), { replaySafe: false }).promise).rejects.toMatchObject({ status: 500 });
   });
 
+  it('counts a 5xx against the deployment even when the request may not be replayed', async () => {
+    const health = new DeploymentHealth(1, 60_000);
+    await expect(run((d) => (d.id === 'a/x' ? serverError() : undefined), { replaySafe: false, health }).promise).rejects.toMatchObject({ status: 500 });
+    expect(health.isCooling(plan[0]!)).toBe(true);
+    expect(health.isCooling(plan[1]!)).toBe(false);
+  });
+
+  it('reports a failure that is not a GatewayError to onAttempt, masked, and rethrows it as it is', async () => {
+    const bug = new TypeError('provider bug');
+    const health = new DeploymentHealth(1, 60_000);
+    const { promise, outcomes } = run(() => bug, { health });
+    await expect(promise).rejects.toBe(bug);
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]).toMatchObject({ deployment: plan[0], attempt: 1, willRetry: false, error: { status: 500 } });
+    expect(outcomes[0]!.error!.message).not.toContain('provider bug');
+    // A bug in the gateway or a provider says nothing of the upstream's health.
+    expect(health.isCooling(plan[0]!)).toBe(false);
+  });
+
   it('waits out a short retry-after before coming back to the same deployment', async () => {
     const single = [plan[0]!];
     const outcomes: AttemptOutcome[] = [];
@@ -147,21 +166,25 @@ describe('runWithFallback', () => {
     expect(outcomes[0]!.delayMs!).toBeGreaterThanOrEqual(150);
   });
 
-  it('stops at once on an abort', async () => {
+  it('stops at once on an abort, and still reports the attempt', async () => {
     const controller = new AbortController();
+    const outcomes: AttemptOutcome[] = [];
+    const health = new DeploymentHealth(1, 60_000);
     const promise = runWithFallback({
       plan,
       policy: DEFAULT_RETRY_POLICY,
-      health: new DeploymentHealth(3, 1000),
+      health,
       replaySafe: true,
       signal: controller.signal,
       attempt: async () => {
         controller.abort();
         throw Object.assign(new Error('aborted'), { name: 'AbortError' });
       },
-      onAttempt: () => {},
+      onAttempt: (outcome) => void outcomes.push(outcome),
     });
     await expect(promise).rejects.toMatchObject({ name: 'AbortError' });
+    expect(outcomes).toMatchObject([{ deployment: plan[0], willRetry: false, error: { status: 500 } }]);
+    expect(health.isCooling(plan[0]!)).toBe(false);
   });
 });
 

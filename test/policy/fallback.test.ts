@@ -198,6 +198,22 @@ describe('fallback between deployments', () => {
     expect(attempts.map((event) => event.deployment)).toEqual(['secondary']);
   });
 
+  it('5xx answers to requests marked not replayable still cool the deployment down', async () => {
+    const key = cacheKeyStartingWith('primary');
+    for (let i = 0; i < 3; i++) {
+      primary.reply({ error: { status: 500, message: 'internal', type: 'server_error' } });
+      await expect(
+        openai.chat.completions.create({ model: 'mixed', messages: [{ role: 'user', content: 'Hi' }], prompt_cache_key: key }, { headers: { 'x-infergate-retry': 'off' } }),
+      ).rejects.toMatchObject({ status: 500 });
+    }
+    expect(secondary.accepted()).toHaveLength(0);
+    attempts.length = 0;
+    secondary.reply({ text: ['straight to the secondary'] });
+    const completion = await openai.chat.completions.create({ model: 'mixed', messages: [{ role: 'user', content: 'Hi' }], prompt_cache_key: key });
+    expect(completion.choices[0]!.message.content).toBe('straight to the secondary');
+    expect(attempts.map((event) => event.deployment)).toEqual(['secondary']);
+  });
+
   it('the Anthropic SDK gets the same fallback on /v1/messages', async () => {
     primary.reply({ error: { status: 500, message: 'internal', type: 'server_error' } });
     claude.reply({ text: ['Fine.'] });
