@@ -14,10 +14,11 @@ import { callContext } from './upstream-call.js';
  */
 export async function retrieveResponse(context: RouteContext): Promise<Response> {
   const record = await ownRecord(context);
-  if (record.upstream) return jsonResponse(await atUpstream(context, record, 'retrieve'));
+  // Neither the store nor the upstream call (which reads a JSON answer) can replay the events.
   if (context.url.searchParams.get('stream') === 'true') {
     throw invalidRequest('Streaming a stored response is not supported: it is complete; retrieve it without `stream`.', 'stream', 'unsupported_parameter');
   }
+  if (record.upstream) return jsonResponse(await atUpstream(context, record, 'retrieve'));
   const outputCount = record.outputCount ?? 0;
   const output = record.items.slice(record.items.length - outputCount);
   return jsonResponse({

@@ -40,6 +40,14 @@ describe('stored responses held by a Responses upstream (passthrough, store on)'
     expect((await rig.openai().responses.retrieve(id)).id).toBe(id);
   });
 
+  it('refuses to stream a stored response back (a 400 naming stream, not an upstream error), without asking the upstream', async () => {
+    const created = await rig.openai().responses.create({ model: 'gpt-resp', input: 'Say hi.' });
+    const response = await fetch(`${rig.url}/v1/responses/${created.id}?stream=true`, { headers: { authorization: 'Bearer sk-a' } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { param: 'stream' } });
+    expect(rig.responses.requests.map((request) => request.method)).toEqual(['POST']);
+  });
+
   it('keeps nothing for store: false, and 404s an id it never saw', async () => {
     const created = await rig.openai().responses.create({ model: 'gpt-resp', input: 'Say hi.', store: false });
     await expect(rig.openai().responses.retrieve(created.id)).rejects.toMatchObject(notFound);
