@@ -22,6 +22,8 @@ export interface StreamTap {
 
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 const FINISH_REASON = /"finish_reason"\s*:\s*"/;
+/** A key (not a string's text, where its quotes would be escaped). */
+const ERROR_KEY = /"error"\s*:/;
 
 const parse = (data: string): Record<string, unknown> | undefined => {
   try {
@@ -36,13 +38,14 @@ export const chatTap: StreamTap = {
   protocol: 'chat',
   observe(_event, data) {
     if (data === '[DONE]') return { terminal: true };
-    if (data.startsWith('{"error"')) return { terminal: true, failed: true };
+    // An error frame in any spacing or key order (`{ "error": …}` from some servers); only a frame
+    // with an `"error":` key is parsed, and a null `error` is none.
+    if (ERROR_KEY.test(data) && parse(data)?.error) return { terminal: true, failed: true };
     // Some OpenAI-compatible servers end the stream after the finish chunk without `[DONE]`: the
     // answer is whole then (as the Chat decoder also holds), so a clean end there is no cut.
     const finished = FINISH_REASON.test(data) ? { terminal: true } : {};
     if (!USAGE_OBJECT.test(data)) return finished;
     const json = parse(data);
-    if (json?.error) return { terminal: true, failed: true };
     return json?.usage ? { ...finished, usage: fromChatUsage(json.usage) } : finished;
   },
   usageOfJson: (json) => fromChatUsage((json as { usage?: unknown })?.usage),

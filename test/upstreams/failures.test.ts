@@ -141,6 +141,18 @@ describe('what a stream reports', () => {
     expect(h.usage[0]!.status).toBe('error');
   });
 
+  it.each([false, true])('a Chat upstream’s error frame written `{ "error": … }` fails the passed-through stream (then [DONE]: %s)', async (done) => {
+    const delta = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1', choices: [{ index: 0, delta: { role: 'assistant', content: 'Once' }, finish_reason: null }] };
+    const spacedError = '{ "error": { "message": "boom", "type": "server_error", "param": null, "code": null } }';
+    h.upstreams.chat.fake.reply({ raw: `data: ${JSON.stringify(delta)}\n\ndata: ${spacedError}\n\n` + (done ? 'data: [DONE]\n\n' : '') });
+    const text = await (await rawRequest(h.url, 'chat', 'gpt-chat', { stream: true })).text();
+    // The upstream's own error is the end: no second error frame claiming a cut stream.
+    const errors = parseSse(text).filter((frame) => frame.data !== '[DONE]' && JSON.parse(frame.data).error);
+    expect(errors.map((frame) => JSON.parse(frame.data).error.message)).toEqual(['boom']);
+    await expect.poll(() => h.usage.length).toBe(1);
+    expect(h.usage[0]!.status).toBe('error');
+  });
+
   it.each(cells)('%s client → %s upstream: an answer cut by max tokens says so', async (client, kind) => {
     for (const stream of [false, true]) {
       h.upstreams[kind].fake.reply({ text: ['Once upon'], finish: 'length' });
