@@ -7,8 +7,7 @@ import type { RouteContext } from '../http/route.js';
 import { newId, unixSeconds } from '../ids.js';
 import { admitRequest } from '../policy/admission.js';
 import { RequestLedger } from '../policy/request-ledger.js';
-import { accumulateStream } from '../protocols/accumulate.js';
-import type { IRRequest, IRResponse } from '../protocols/ir.js';
+import type { IRRequest } from '../protocols/ir.js';
 import { compactionItem, withReadableCompaction } from '../protocols/responses/compaction-item.js';
 import { decodeResponsesRequest } from '../protocols/responses/decode-request.js';
 import { replayableReasoning } from '../protocols/responses/reasoning-opaque.js';
@@ -20,6 +19,7 @@ import { takesReasoning } from '../routing/reasoning-support.js';
 import { looseObj, model } from '../schemas/common.js';
 import { validateBody } from '../schemas/validate.js';
 import { checkItemCount } from './request-limits.js';
+import { generate } from './text.js';
 import { firstDeployment } from './upstream-call.js';
 
 const ENDPOINT = '/v1/responses/compact';
@@ -126,10 +126,4 @@ function keptUserMessages(input: unknown): unknown[] {
     kept.unshift(item);
   }
   return kept;
-}
-
-async function generate(provider: Provider, ir: IRRequest, call: CallContext): Promise<IRResponse> {
-  if (provider.generateText) return provider.generateText(ir, call);
-  if (provider.streamText) return accumulateStream(provider.streamText({ ...ir, stream: true }, call));
-  throw new GatewayError({ status: 500, message: `The provider of model \`${call.model.id}\` cannot generate text.` });
 }

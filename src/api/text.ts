@@ -171,7 +171,8 @@ function checkModelRules(model: ModelEntry, body: Record<string, unknown>): void
   }
 }
 
-async function generate(provider: Provider, ir: IRRequest, call: CallContext): Promise<IRResponse> {
+/** A whole answer: the provider's own, or its stream accumulated. */
+export async function generate(provider: Provider, ir: IRRequest, call: CallContext): Promise<IRResponse> {
   if (provider.generateText) return provider.generateText(ir, call);
   return accumulateStream(providerStream(provider, ir, call));
 }

@@ -36,11 +36,12 @@ export function fromEncryptedContent(value: string): Opaque {
  */
 export function replayableReasoning(input: unknown, store: unknown): unknown {
   if (!Array.isArray(input)) return input;
-  const kept = input.filter((item) => {
+  const replayable = (item: unknown) => {
     if (typeof item !== 'object' || item === null || (item as { type?: unknown }).type !== 'reasoning') return true;
     const opaque = (item as { encrypted_content?: unknown }).encrypted_content;
     if (typeof opaque === 'string') return !opaque.startsWith(SIGNATURE_PREFIX) && !opaque.startsWith(REDACTED_PREFIX);
     return store !== false;
-  });
-  return kept.length === input.length ? input : kept;
+  };
+  // Every passthrough request comes here: no copy unless something is dropped.
+  return input.every(replayable) ? input : input.filter(replayable);
 }
