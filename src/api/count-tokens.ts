@@ -3,7 +3,7 @@ import type { RouteContext } from '../http/route.js';
 import { decodeMessagesRequest } from '../protocols/messages/decode-request.js';
 import { anyValue, looseObj, model, obj } from '../schemas/common.js';
 import { anthropicMessageSchema, anthropicToolSchema } from '../schemas/messages.js';
-import { requireVersionHeader } from './messages.js';
+import { requireVersionHeader, withoutForeignThinking } from './messages.js';
 import { handleTokenCount, type TokenCountEndpoint } from './token-count.js';
 
 /** A Messages body without `max_tokens`, which counting does not take. */
@@ -26,6 +26,7 @@ const countTokens: TokenCountEndpoint = {
   checkHeaders: requireVersionHeader,
   decode: decodeMessagesRequest,
   answer: (tokens) => ({ input_tokens: tokens }),
+  forPassthrough: withoutForeignThinking,
 };
 
 /** POST /v1/messages/count_tokens: Anthropic's count, or a tokenizer's for other upstreams. */

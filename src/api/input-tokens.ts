@@ -3,6 +3,7 @@ import type { RouteContext } from '../http/route.js';
 import { decodeResponsesRequest } from '../protocols/responses/decode-request.js';
 import { anyValue, arrayOfObjects, looseObj, model, str } from '../schemas/common.js';
 import { expandedConversation } from './conversation-state.js';
+import { withoutForeignReasoning } from './responses.js';
 import { handleTokenCount, type TokenCountEndpoint } from './token-count.js';
 
 /**
@@ -15,6 +16,7 @@ const inputTokensSchema = looseObj(
     input: v.optional(anyValue()),
     instructions: v.optional(v.nullable(str())),
     tools: v.optional(v.nullable(arrayOfObjects())),
+    previous_response_id: v.optional(v.nullable(str())),
   },
   'a JSON object',
 );
@@ -26,6 +28,7 @@ const inputTokens: TokenCountEndpoint = {
   prepare: expandedConversation,
   decode: (body, upstreamModel) => decodeResponsesRequest(withoutNulls(body), upstreamModel),
   answer: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
+  forPassthrough: withoutForeignReasoning,
 };
 
 /** POST /v1/responses/input_tokens: the Responses upstream's count, or a tokenizer's. */

@@ -21,7 +21,7 @@ const messages: TextEndpoint = {
 };
 
 /** Thinking Anthropic did not sign (the gateway's answers from other upstreams) is left out; the body is then rebuilt. */
-function withoutForeignThinking(body: TextBody): TextBody {
+export function withoutForeignThinking(body: TextBody): TextBody {
   const messages = signedThinkingOnly(body.parsed.messages);
   return messages === body.parsed.messages ? body : { parsed: { ...body.parsed, messages }, text: undefined };
 }

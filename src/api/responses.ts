@@ -23,7 +23,7 @@ const responses: TextEndpoint = {
  * Reasoning items an OpenAI upstream cannot take back are left out, and the gateway's compaction
  * items become the user messages they stand for (the body is then rebuilt).
  */
-function withoutForeignReasoning(body: TextBody): TextBody {
+export function withoutForeignReasoning(body: TextBody): TextBody {
   const input = withReadableCompaction(replayableReasoning(body.parsed.input, body.parsed.store));
   return input === body.parsed.input ? body : { parsed: { ...body.parsed, input }, text: undefined };
 }

@@ -8,6 +8,7 @@ import type { IRRequest, TextProtocol } from '../protocols/ir.js';
 import { validateBody } from '../schemas/validate.js';
 import { countRequestTokens } from '../tokens/count-request.js';
 import { checkItemCount } from './request-limits.js';
+import type { TextBody } from './text.js';
 import { firstDeployment } from './upstream-call.js';
 
 /** What one client protocol brings to the input-token count. */
@@ -22,6 +23,8 @@ export interface TokenCountEndpoint {
   decode(body: Record<string, unknown>, upstreamModel: string): IRRequest;
   /** The protocol's answer for a count made here. */
   answer(tokens: number): Record<string, unknown>;
+  /** The body an upstream counts, as a generation's passthrough would send it (see `TextEndpoint`). */
+  forPassthrough?(body: TextBody): TextBody;
 }
 
 /**
@@ -49,9 +52,16 @@ export async function handleTokenCount(context: RouteContext, endpoint: TokenCou
   const { deployment, provider, call } = firstDeployment(context, model, body);
   if (provider.countTokens) {
     const upstreamModel = deployment.upstreamModel;
+    const clientBody: TextBody = { parsed: body, text: body === validated ? text : undefined };
+    const sent = endpoint.forPassthrough?.(clientBody) ?? clientBody;
     try {
       const counted = await provider.countTokens(
-        { protocol: endpoint.protocol, body: { ...body, model: upstreamModel }, ...(body === validated && text !== undefined ? { rawBody: replaceTopLevelFields(text, { model: upstreamModel }) } : {}), headers: request.headers },
+        {
+          protocol: endpoint.protocol,
+          body: { ...sent.parsed, model: upstreamModel },
+          ...(sent.text !== undefined ? { rawBody: replaceTopLevelFields(sent.text, { model: upstreamModel }) } : {}),
+          headers: request.headers,
+        },
         call,
       );
       if (counted !== undefined) return jsonResponse(counted);

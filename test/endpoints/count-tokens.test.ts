@@ -42,6 +42,26 @@ describe('POST /v1/messages/count_tokens on an Anthropic upstream', () => {
     expect(error).toMatchObject({ status: 400, error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('first message') } } });
   });
 
+  it('leaves out thinking Anthropic never signed (answered earlier by another upstream), as a generation would', async () => {
+    const replayed = [
+      messages[0]!,
+      {
+        role: 'assistant' as const,
+        content: [
+          { type: 'thinking' as const, thinking: 'From an OpenAI upstream.', signature: 'infergate-encrypted:gAAAAB-opaque' },
+          { type: 'thinking' as const, thinking: 'From a chat upstream, unsigned.', signature: '' },
+          messages[1]!.content[0]!,
+        ],
+      },
+      messages[2]!,
+    ];
+    await rig.claude().messages.countTokens({ model: 'claude', messages: replayed as never, tools });
+    const sent = JSON.stringify(rig.anthropic.last().body);
+    expect(sent).not.toContain('infergate-encrypted');
+    expect(sent).not.toContain('unsigned');
+    expect(rig.anthropic.last().body.messages[1].content).toEqual([messages[1]!.content[0]]);
+  });
+
   it('counts with the tokenizer when the Anthropic upstream cannot be reached', async () => {
     const counted = await rig.claude().messages.countTokens({ model: 'claude-down', messages });
     expect(counted.input_tokens).toBeGreaterThan(20);
