@@ -13,8 +13,9 @@ import { createSpeech } from './speech.js';
 import { createVideo, getVideo, getVideoContent } from './video.js';
 
 /**
- * Every endpoint of the spec's section 4, and those agent clients call besides (token counts,
- * stored responses, compaction, one model), paths below the base path.
+ * Every endpoint of the user's specification (models, text in three protocols, images, video,
+ * speech) and those agent clients call besides (token counts, stored responses, compaction, one
+ * model), paths below the base path.
  */
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/models', style: 'openai', styleFor: modelsStyle, handler: listModels },
