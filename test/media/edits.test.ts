@@ -1,3 +1,4 @@
+import { crc32, deflateSync } from 'node:zlib';
 import OpenAI, { toFile } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { decodePng, encodePng, type RgbaImage } from '../../src/providers/codecs/png.js';
@@ -10,6 +11,25 @@ function solid(width: number, height: number, rgba: [number, number, number, num
   const pixels = new Uint8Array(width * height * 4);
   for (let p = 0; p < pixels.length; p += 4) pixels.set(rgba, p);
   return { width, height, pixels };
+}
+
+/** A PNG bomb: a header declaring `side`×`side` RGBA pixels, and zlib data that really inflates to all of them (zeros). */
+function pngBomb(side: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(side, 0);
+  header.writeUInt32BE(side, 4);
+  header.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, no interlace
+  const rows = deflateSync(Buffer.alloc((side * 4 + 1) * side), { level: 9 });
+  const chunk = (type: string, body: Buffer) => {
+    const typed = Buffer.concat([Buffer.from(type, 'latin1'), body]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(body.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(typed));
+    return Buffer.concat([length, typed, crc]);
+  };
+  const signature = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);
+  return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', rows), chunk('IEND', Buffer.alloc(0))]);
 }
 
 const red = Buffer.from(encodePng(solid(8, 8, [255, 0, 0, 255])));
@@ -117,8 +137,8 @@ describe('edits: the local model', () => {
       image: await toFile(source, 'house.png', { type: 'image/png' }),
       mask: await toFile(Buffer.from(encodePng(mask)), 'mask.png', { type: 'image/png' }),
     });
-    const before = decodePng(source);
-    const after = decodePng(Buffer.from(edited.data![0]!.b64_json!, 'base64'));
+    const before = decodePng(source, { maxSide: 32 });
+    const after = decodePng(Buffer.from(edited.data![0]!.b64_json!, 'base64'), { maxSide: 32 });
     expect([after.width, after.height]).toEqual([32, 16]);
     let changedLeft = 0;
     let changedRight = 0;
@@ -139,7 +159,16 @@ describe('edits: the local model', () => {
     const events: { type: string; b64_json: string }[] = [];
     for await (const event of stream) events.push(event);
     expect(events.map((event) => event.type)).toEqual(['image_edit.partial_image', 'image_edit.completed']);
-    for (const event of events) expect(decodePng(Buffer.from(event.b64_json, 'base64')).width).toBe(8);
+    for (const event of events) expect(decodePng(Buffer.from(event.b64_json, 'base64'), { maxSide: 8 }).width).toBe(8);
+  });
+
+  it('refuses a PNG bomb from its header: 4096x4096 pixels in ~70 KB is a 400 naming the file, like a generation over 2048 a side', async () => {
+    const bomb = pngBomb(4096);
+    expect(bomb.length).toBeLessThan(100_000);
+    const refused = rig.client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(bomb, 'bomb.png', { type: 'image/png' }) });
+    await expect(refused).rejects.toMatchObject({ status: 400, param: 'image', code: 'invalid_image', message: expect.stringContaining('4096x4096 is larger than 2048 pixels a side') });
+    const mask = rig.client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(red, 'r.png', { type: 'image/png' }), mask: await toFile(bomb, 'm.png', { type: 'image/png' }) });
+    await expect(mask).rejects.toMatchObject({ status: 400, param: 'mask', code: 'invalid_image' });
   });
 
   it('says which file it cannot read', async () => {

@@ -9,7 +9,7 @@ const rig = useMediaRig();
 function png(b64: string | undefined) {
   const bytes = Buffer.from(b64 ?? '', 'base64');
   expect([...bytes.subarray(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
-  return decodePng(bytes);
+  return decodePng(bytes, { maxSide: 2048 });
 }
 
 describe('images: the local model', () => {

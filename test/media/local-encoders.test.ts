@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { decodePng, encodePng } from '../../src/providers/codecs/png.js';
 import { drawPicture } from '../../src/providers/local/local-images.js';
@@ -25,7 +26,20 @@ describe('local encoders', () => {
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
     expect(png.toString('latin1', 12, 16)).toBe('IHDR');
     expect([png.readUInt32BE(16), png.readUInt32BE(20), png[24], png[25]]).toEqual([40, 30, 8, 6]);
-    expect(decodePng(png)).toEqual(picture);
+    expect(decodePng(png, { maxSide: 40 })).toEqual(picture);
+  });
+
+  it('PNG: the size comes from the first chunk alone and is bounded before anything is inflated', () => {
+    const small = Buffer.from(encodePng(drawPicture('header', 4, 4)));
+    const header = small.subarray(8, 33); // length, type, 13 bytes, CRC
+    const huge = Buffer.from(header);
+    huge.writeUInt32BE(4096, 8);
+    huge.writeUInt32BE(4096, 12);
+    huge.writeUInt32BE(crc32(huge.subarray(4, 21)), 21);
+    const hugeHeader = Buffer.concat([small.subarray(0, 8), huge, small.subarray(33)]);
+    expect(() => decodePng(hugeHeader, { maxSide: 2048 })).toThrow('4096x4096 is larger than 2048 pixels a side');
+    const secondHeader = Buffer.concat([small.subarray(0, 33), huge, small.subarray(33)]);
+    expect(() => decodePng(secondHeader, { maxSide: 2048 })).toThrow('IHDR is not the first chunk');
   });
 
   it('MP4: the box tree a player needs, one IDR per second', () => {

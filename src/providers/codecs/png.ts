@@ -40,9 +40,11 @@ export function pngSize(bytes: Uint8Array): { width: number; height: number } | 
 
 /**
  * Decodes a non-interlaced 8-bit PNG (grey, grey+alpha, RGB, RGBA or palette) to RGBA; throws a
- * `RangeError` naming what it cannot read. CRCs are checked.
+ * `RangeError` naming what it cannot read. CRCs are checked. A width or height over `maxSide` is
+ * refused from the header, before anything is inflated: a few hundred KB of zlib can declare
+ * gigabytes of pixels.
  */
-export function decodePng(bytes: Uint8Array): RgbaImage {
+export function decodePng(bytes: Uint8Array, { maxSide }: { maxSide: number }): RgbaImage {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (!pngSize(data)) throw new RangeError('not a PNG file');
   let offset = 8;
@@ -61,8 +63,12 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
       throw new RangeError(`bad CRC in the ${type} chunk`);
     }
     if (type === 'IHDR') {
+      // Only the first chunk may be the header: a second one must not change the size checked here.
+      if (offset !== 8) throw new RangeError('IHDR is not the first chunk');
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
+      if (width === 0 || height === 0) throw new RangeError(`unsupported size ${width}x${height}`);
+      if (width > maxSide || height > maxSide) throw new RangeError(`${width}x${height} is larger than ${maxSide} pixels a side`);
       colorType = body[9]!;
       if (body[8] !== 8) throw new RangeError(`bit depth ${body[8]} is not supported (8 only)`);
       if (body[12] !== 0) throw new RangeError('interlaced PNGs are not supported');
@@ -75,10 +81,9 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
   const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[colorType];
   if (channels === undefined) throw new RangeError(`colour type ${colorType} is not supported`);
   if (colorType === 3 && !palette) throw new RangeError('palette PNG without a PLTE chunk');
-  if (width === 0 || height === 0 || width * height > 50_000_000) throw new RangeError(`unsupported size ${width}x${height}`);
 
   const stride = width * channels;
-  // Capped at what the header promises: a small upload must not inflate into gigabytes.
+  // Capped at what the header promises (at most `maxSide`² pixels): extra data is not inflated.
   let raw: Buffer;
   try {
     raw = inflateSync(Buffer.concat(idat), { maxOutputLength: (stride + 1) * height });

@@ -4,7 +4,7 @@ import type { GeneratedImage, ImageEditRequest, ImageGenerationRequest, ImageRes
 import { mix, paletteOf, seedBytes } from './palette.js';
 import { decodePng, encodePng, type RgbaImage } from '../codecs/png.js';
 
-/** The local image model draws at most this many pixels per side. */
+/** The local image model draws, and edits, at most this many pixels per side. */
 const MAX_SIDE = 2048;
 const DEFAULT_SIZE = { width: 1024, height: 1024 };
 /** OpenAI's range for `partial_images`. */
@@ -137,7 +137,7 @@ function partialCount(value: number | undefined): number {
 
 function readPng(file: UploadedFile, param: string): RgbaImage {
   try {
-    return decodePng(file.data);
+    return decodePng(file.data, { maxSide: MAX_SIDE });
   } catch (error) {
     throw new GatewayError({ status: 400, param, code: 'invalid_image', message: `The local image model edits PNG images; '${param}' (${file.filename}) could not be read: ${(error as Error).message}.` });
   }
