@@ -4,7 +4,7 @@ import { GatewayError, isAbortError, isGatewayError } from './errors.js';
 import { addHeaders } from './http/add-headers.js';
 import { checkHeaderSize } from './http/header-limit.js';
 import { errorResponse, type ErrorStyle } from './http/error-response.js';
-import { Router } from './http/router.js';
+import { Router, type RouteMatch } from './http/router.js';
 import { newId } from './ids.js';
 import { resolveOptions, type GatewayOptions, type ResolvedOptions } from './options.js';
 import { routes } from './api/routes.js';
@@ -98,12 +98,12 @@ export class GatewayCore {
     const match = this.router.match(request.method, path);
     if (!url) {
       // A Host header that makes no URL (`a b`, `[::1`, port 99999) is the client's mistake.
-      if (match.kind !== 'not-found') setStyle(match.kind === 'found' ? match.route.style : match.style);
+      if (match.kind !== 'not-found') setStyle(styleOf(match, request));
       throw new GatewayError({ status: 400, message: 'The request URL (its Host header and target) is not valid.', code: 'invalid_url' });
     }
     if (match.kind === 'not-found') throw notFound(pathname);
     if (match.kind === 'method-not-allowed') {
-      setStyle(match.style);
+      setStyle(styleOf(match, request));
       throw new GatewayError({
         status: 405,
         message: `Method ${request.method} is not allowed on ${pathname}; use ${match.allow.join(' or ')}.`,
@@ -113,7 +113,7 @@ export class GatewayCore {
     }
 
     const { route, params } = match;
-    const style = route.styleFor?.(request) ?? route.style;
+    const style = styleOf(match, request);
     setStyle(style);
     checkHeaderSize(request, this.options.limits.headerBytes);
     if (route.style === 'anthropic' && !this.options.messagesEnabled) {
@@ -155,6 +155,12 @@ export function createGateway(options: GatewayOptions): Gateway {
 /** The path of a URL that does not parse: what follows its scheme and authority. */
 function rawPathOf(url: string): string {
   return /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/[^?#]*)?/i.exec(url)?.[1] ?? '/';
+}
+
+/** The error shape of a matched path: its route's, or the one the request's headers ask for (a route both kinds of clients call). */
+function styleOf(match: Exclude<RouteMatch, { kind: 'not-found' }>, request: Request): ErrorStyle {
+  const route = match.kind === 'found' ? match.route : match;
+  return route.styleFor?.(request) ?? route.style;
 }
 
 function notFound(path: string): GatewayError {

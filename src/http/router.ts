@@ -2,7 +2,7 @@ import type { Route } from './route.js';
 
 export type RouteMatch =
   | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allow: string[]; style: Route['style'] }
+  | { kind: 'method-not-allowed'; allow: string[]; style: Route['style']; styleFor?: Route['styleFor'] }
   | { kind: 'not-found' };
 
 /**
@@ -44,6 +44,7 @@ export class Router {
       kind: 'method-not-allowed',
       allow: candidates.map((candidate) => candidate.route.method),
       style: candidates[0]!.route.style,
+      ...(candidates[0]!.route.styleFor ? { styleFor: candidates[0]!.route.styleFor } : {}),
     };
   }
 }
