@@ -16,7 +16,8 @@ import { toResponsesUsage } from '../protocols/usage.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { Deployment } from '../routing/deployments.js';
 import { takesReasoning } from '../routing/reasoning-support.js';
-import { looseObj, model } from '../schemas/common.js';
+import { looseObj } from '../schemas/common.js';
+import { responsesRequestFields } from '../schemas/responses.js';
 import { validateBody } from '../schemas/validate.js';
 import { checkItemCount } from './request-limits.js';
 import { generate } from './text.js';
@@ -24,8 +25,15 @@ import { firstDeployment } from './upstream-call.js';
 
 const ENDPOINT = '/v1/responses/compact';
 
-/** Codex's `CompactionInput`: `model`, `input`, `instructions`, `tools`, `parallel_tool_calls`, `reasoning`, `text`… */
-const compactSchema = looseObj({ model: model(), input: v.custom<unknown>((value) => value !== null && value !== undefined, 'an input (a string or an array of items)') }, 'a JSON object');
+/**
+ * Codex's `CompactionInput`: `model`, `input`, `instructions`, `tools`, `parallel_tool_calls`,
+ * `reasoning`, `text`… Fields a Responses request also has are typed as there: the summary is
+ * generated from them (`max_output_tokens: 0` would leave it empty).
+ */
+const compactSchema = looseObj(
+  { ...responsesRequestFields, input: v.custom<unknown>((value) => value !== null && value !== undefined, 'an input (a string or an array of items)') },
+  'a JSON object',
+);
 
 /**
  * POST /v1/responses/compact: a long conversation replaced by a short one that carries on from
