@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/index.js';
+import { createArkProvider } from '../../src/providers/ark/ark-provider.js';
+import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import { MemoryTaskStore } from '../../src/tasks/task-store.js';
 import { startFakeArk, type FakeArk } from '../fakes/fake-ark.js';
 import { FAKE_VIDEO, requestsTo, startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
@@ -159,6 +161,51 @@ describe('video: OpenAI Videos upstream', () => {
   it('rejects what the Videos API cannot express', async () => {
     expect((await createTask({ model: 'sora', prompt: 'x', images: ['a', 'b'] })).body.error.param).toBe('images');
     expect((await createTask({ model: 'sora', prompt: 'x', metadata: { ratio: '16:9' } })).body.error.param).toBe('metadata.ratio');
+  });
+});
+
+describe('video: upstream status answers out of the ordinary', () => {
+  const call = { signal: new AbortController().signal, model: { id: 'video', provider: 'upstream', kind: 'video' as const } };
+
+  it('a status the API does not define, even an Object key such as "constructor", is unknown', async () => {
+    const openai = createOpenAIProvider({ baseURL: openaiFake.baseURL, apiKey: 'sk-upstream-openai' });
+    const ark = createArkProvider({ baseURL: `${arkFake.url}/api/v3`, apiKey: 'ark-upstream-key' });
+    try {
+      for (const status of ['constructor', 'toString', '__proto__']) {
+        openaiFake.videoStatuses = [{ status }];
+        arkFake.taskStatuses = [status];
+        expect(await openai.getVideo!({ id: 'video_upstream_1' }, call)).toEqual({ status: 'unknown' });
+        expect(await ark.getVideo!({ id: 'cgt-20250101-abcd' }, call)).toMatchObject({ status: 'unknown' });
+      }
+    } finally {
+      await openai.close?.();
+      await ark.close?.();
+    }
+  });
+
+  it('an upstream that sends the status headers and then stalls ends in a 504 after the idle limit; the task read answers the task as it was', async () => {
+    const openai = createOpenAIProvider({ baseURL: openaiFake.baseURL, apiKey: 'sk-upstream-openai' });
+    try {
+      openaiFake.stallVideoStatus = true;
+      await expect(openai.getVideo!({ id: 'video_upstream_1' }, { ...call, idleTimeoutMs: 100 })).rejects.toMatchObject({ status: 504, code: 'upstream_timeout' });
+    } finally {
+      await openai.close?.();
+    }
+
+    const warnings: [string, Record<string, unknown> | undefined][] = [];
+    const logger = { info() {}, error() {}, warn: (message: string, fields?: Record<string, unknown>) => void warnings.push([message, fields]) };
+    const upstreams = { openaiBaseURL: openaiFake.baseURL, arkBaseURL: arkFake.baseURL, speechBaseURL: arkFake.url };
+    const impatient = await served(mediaGateway(upstreams, { limits: { streamIdleTimeoutMs: 100 }, logger }));
+    try {
+      openaiFake.videoStatuses = [{ status: 'in_progress', progress: 40 }];
+      const { body: task } = await createTask({ model: 'sora', prompt: 'x' }, impatient.server.url);
+      openaiFake.stallVideoStatus = true;
+      expect((await readTask(task.id, KEY, impatient.server.url)).body).toMatchObject({ status: 'queued', progress: 0 });
+      expect(warnings).toContainEqual(['video task refresh failed', { taskId: task.id, message: 'The upstream did not answer in time.' }]);
+      expect((await readTask(task.id, KEY, impatient.server.url)).body).toMatchObject({ status: 'in_progress', progress: 40 });
+    } finally {
+      await impatient.close();
+    }
   });
 });
 

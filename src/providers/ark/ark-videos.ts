@@ -3,7 +3,7 @@ import { getJson } from '../http/get-json.js';
 import { postJson } from '../http/json-call.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import { videoContentOf } from '../http/video-content.js';
-import type { VideoJob, VideoJobStatus, VideoRequest } from '../media.js';
+import type { TaskCallContext, VideoJob, VideoJobStatus, VideoRequest } from '../media.js';
 import type { Provider } from '../provider.js';
 import type { TaskStatus } from '../../tasks/task-store.js';
 
@@ -20,8 +20,8 @@ const RESOLUTIONS = ['480p', '720p', '1080p'];
  * tasks get an estimate that grows with time and stays below 100 until they succeed.
  */
 export function arkVideos(client: UpstreamClient, now: () => number = Date.now): Pick<Provider, 'createVideo' | 'getVideo' | 'videoContent'> {
-  const fetchTask = async (id: string, signal: AbortSignal) =>
-    (await getJson(client, `/contents/generations/tasks/${encodeURIComponent(id)}`, signal)) as Record<string, unknown>;
+  const fetchTask = async (id: string, call: TaskCallContext) =>
+    (await getJson(client, `/contents/generations/tasks/${encodeURIComponent(id)}`, call)) as Record<string, unknown>;
 
   return {
     async createVideo(request, call) {
@@ -31,12 +31,12 @@ export function arkVideos(client: UpstreamClient, now: () => number = Date.now):
     },
 
     async getVideo(job, call) {
-      return taskStatus(await fetchTask(job.id, call.signal), now());
+      return taskStatus(await fetchTask(job.id, call), now());
     },
 
     async videoContent(job, { range }, call) {
       let url = videoUrl(job);
-      if (!url) url = videoUrl({ id: job.id, ...taskStatus(await fetchTask(job.id, call.signal), now()) });
+      if (!url) url = videoUrl({ id: job.id, ...taskStatus(await fetchTask(job.id, call), now()) });
       if (!url) throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream task has no video URL.', code: 'upstream_invalid_response' });
       return videoContentOf(await client.download(url, { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, ...(range ? { headers: { range } } : {}) }));
     },
@@ -90,18 +90,19 @@ function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
 
-const STATUSES: Record<string, TaskStatus> = {
-  queued: 'queued',
-  running: 'in_progress',
-  succeeded: 'completed',
-  failed: 'failed',
-  cancelled: 'failed',
-  expired: 'failed',
-};
+/** A Map, not an object: an upstream status such as `constructor` must not find an inherited key. */
+const STATUSES = new Map<string, TaskStatus>([
+  ['queued', 'queued'],
+  ['running', 'in_progress'],
+  ['succeeded', 'completed'],
+  ['failed', 'failed'],
+  ['cancelled', 'failed'],
+  ['expired', 'failed'],
+]);
 
 function taskStatus(task: Record<string, unknown>, nowMs: number): VideoJobStatus {
   const upstream = String(task.status);
-  const status = STATUSES[upstream] ?? 'unknown';
+  const status = STATUSES.get(upstream) ?? 'unknown';
   const content = task.content as { video_url?: unknown } | undefined;
   const createdAt = typeof task.created_at === 'number' ? task.created_at : undefined;
   if (status === 'completed') {

@@ -1,10 +1,13 @@
 import { GatewayError } from '../../errors.js';
-import { readText, type UpstreamClient, type UpstreamResult } from './upstream-client.js';
+import { readText, type UpstreamCall, type UpstreamClient, type UpstreamResult } from './upstream-client.js';
 import { errorInAnswer, upstreamError } from './upstream-error.js';
 
-/** GETs a JSON resource; the upstream's error statuses are thrown as `GatewayError`s. */
-export async function getJson(client: UpstreamClient, path: string, signal: AbortSignal): Promise<unknown> {
-  return readJson(await client.get(path, { signal, headers: { accept: 'application/json' } }));
+/**
+ * GETs a JSON resource with the call's abort signal and idle limit; the upstream's error statuses
+ * are thrown as `GatewayError`s.
+ */
+export async function getJson(client: UpstreamClient, path: string, call: UpstreamCall): Promise<unknown> {
+  return readJson(await client.get(path, { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, headers: { accept: 'application/json' } }));
 }
 
 /** Reads a JSON answer, or throws the upstream's error (status ≥ 400) or a 502 for a body that is not JSON. */

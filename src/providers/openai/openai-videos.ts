@@ -26,7 +26,7 @@ export function openAIVideos(client: UpstreamClient): Pick<Provider, 'createVide
     },
 
     async getVideo(job, call) {
-      return videoStatus((await getJson(client, `/videos/${encodeURIComponent(job.id)}`, call.signal)) as Record<string, unknown>);
+      return videoStatus((await getJson(client, `/videos/${encodeURIComponent(job.id)}`, call)) as Record<string, unknown>);
     },
 
     async videoContent(job, { range }, call) {
@@ -64,10 +64,16 @@ function createBody(request: VideoRequest): Record<string, unknown> {
   };
 }
 
-const STATUSES: Record<string, TaskStatus> = { queued: 'queued', in_progress: 'in_progress', completed: 'completed', failed: 'failed' };
+/** A Map, not an object: an upstream status such as `constructor` must not find an inherited key. */
+const STATUSES = new Map<string, TaskStatus>([
+  ['queued', 'queued'],
+  ['in_progress', 'in_progress'],
+  ['completed', 'completed'],
+  ['failed', 'failed'],
+]);
 
 function videoStatus(video: Record<string, unknown>): VideoJobStatus {
-  const status = STATUSES[String(video.status)] ?? 'unknown';
+  const status = STATUSES.get(String(video.status)) ?? 'unknown';
   const error = video.error as { message?: unknown; code?: unknown } | null | undefined;
   return {
     status,
