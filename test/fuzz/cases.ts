@@ -7,10 +7,17 @@
 /** The routes of `src/api/routes.ts`, plus `unrouted` for paths that match none. */
 export type RouteName =
   | 'models'
+  | 'model-get'
   | 'responses'
   | 'responses-alias'
   | 'chat'
   | 'messages'
+  | 'count-tokens'
+  | 'input-tokens'
+  | 'compact'
+  | 'response-get'
+  | 'response-items'
+  | 'response-delete'
   | 'images'
   | 'edits'
   | 'video-create'
@@ -60,7 +67,8 @@ export interface FuzzCase {
   method?: string;
   /**
    * Request target, sent as written; default the route's path. `{completed}`, `{queued}` and
-   * `{foreign}` stand for video task ids made at start (finished, never finishing, another key's).
+   * `{foreign}` stand for video task ids made at start (finished, never finishing, another key's),
+   * `{response}` and `{foreignResponse}` for stored response ids (the caller's, another key's).
    * Here, in header values and in multipart dispositions, `{{20000×g}}` stands for 20 000 `g`s.
    */
   target?: string;
@@ -83,7 +91,13 @@ export interface FuzzCase {
   /** The body field the case corrupted (`messages[0].role`): a 400 must name it in `param`. */
   field?: string;
   /** Checks beyond the oracle's, for hand-written cases. */
-  expect?: { status?: number | number[]; param?: string | null; code?: string };
+  expect?: {
+    status?: number | number[];
+    param?: string | null;
+    code?: string;
+    /** Words the error message must contain: Anthropic's error body has no `param`, its message names the field. */
+    message?: string;
+  };
   /**
    * The id of a failure already known (`known-issues.ts`, which says where the fix goes): while the
    * case fails that way it is reported loudly at every run instead of failing it; failing any

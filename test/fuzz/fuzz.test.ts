@@ -24,12 +24,15 @@ const generators: { name: string; weight: number; cases: fc.Arbitrary<FuzzCase> 
   { name: '/responses alias body', weight: 0.5, cases: jsonRouteCases('responses-alias') },
   { name: 'chat body', weight: 2, cases: jsonRouteCases('chat') },
   { name: 'messages body', weight: 2, cases: jsonRouteCases('messages') },
+  { name: 'count_tokens body', weight: 1.5, cases: jsonRouteCases('count-tokens') },
+  { name: 'input_tokens body', weight: 1, cases: jsonRouteCases('input-tokens') },
+  { name: 'compact body', weight: 1, cases: jsonRouteCases('compact') },
   { name: 'images body', weight: 1, cases: jsonRouteCases('images') },
   { name: 'video body', weight: 1, cases: jsonRouteCases('video-create') },
   { name: 'speech body', weight: 1, cases: jsonRouteCases('speech') },
   { name: 'edits multipart', weight: 2, cases: multipartCases() },
   { name: 'request heads', weight: 2, cases: wireCases() },
-  { name: 'GET ids, queries, ranges', weight: 1, cases: getCases() },
+  { name: 'ids, queries, paging, ranges', weight: 1.5, cases: getCases() },
 ];
 const totalWeight = generators.reduce((sum, generator) => sum + generator.weight, 0);
 const corpus = loadCorpus();

@@ -6,8 +6,12 @@ import type { WireRequest } from './wire.js';
 
 export const DEFAULT_BOUNDARY = 'fuzzboundary';
 
-/** Video task ids made at start, substituted for `{completed}`, `{queued}` and `{foreign}` in targets. */
-export type TaskIds = Record<'completed' | 'queued' | 'foreign', string>;
+/**
+ * Ids made at start, substituted for their `{name}` in targets: video tasks (`{completed}`,
+ * `{queued}`, another key's `{foreign}`) and stored responses (`{response}`, another key's
+ * `{foreignResponse}`).
+ */
+export type PreparedIds = Record<'completed' | 'queued' | 'foreign' | 'response' | 'foreignResponse', string>;
 
 const utf8 = new TextEncoder();
 
@@ -64,7 +68,7 @@ function defaultHeaders(testCase: FuzzCase, body: Buffer): Record<string, string
 }
 
 /** Turns a case into the bytes to send. */
-export function materialize(testCase: FuzzCase, tasks: TaskIds): WireRequest {
+export function materialize(testCase: FuzzCase, ids: PreparedIds): WireRequest {
   const route = routeOf(testCase.route);
   const body = bodyBytes(testCase.body);
   const boundary = testCase.body && 'multipart' in testCase.body ? (testCase.body.multipart.boundary ?? DEFAULT_BOUNDARY) : DEFAULT_BOUNDARY;
@@ -79,7 +83,7 @@ export function materialize(testCase: FuzzCase, tasks: TaskIds): WireRequest {
   for (let i = 0; i < (testCase.extraHeaders ?? 0); i++) headers.push([`x-fuzz-${i}`, String(i)]);
 
   const declared = Number(merged['content-length']);
-  const target = expandRuns(testCase.target ?? route.path).replace(/\{(completed|queued|foreign)\}/g, (_, name: keyof TaskIds) => tasks[name]);
+  const target = expandRuns(testCase.target ?? route.path).replace(/\{(completed|queued|foreign|response|foreignResponse)\}/g, (_, name: keyof PreparedIds) => ids[name]);
   return {
     method: testCase.method ?? route.method,
     target,

@@ -1,8 +1,7 @@
 import type { FuzzCase } from './cases.js';
 import type { LogLine } from './child.js';
-import { expandRuns } from './materialize.js';
 import { routeOf } from './routes.js';
-import type { WireOutcome, WireResponse } from './wire.js';
+import { headBytes, type WireOutcome, type WireRequest, type WireResponse } from './wire.js';
 
 /**
  * The rules every fuzz case is held to; each returned string is one broken rule.
@@ -11,22 +10,25 @@ import type { WireOutcome, WireResponse } from './wire.js';
  *    only a head over Node's 16 KiB limit may get a reset instead of Node's 431 (see below).
  * 2. Its status is 2xx (the mutation happened to stay valid) or 4xx; never 5xx, never anything else.
  * 3. A 4xx from the gateway (it carries `x-request-id`) has the route's error body: OpenAI's
- *    `{"error":{"message","type","param","code"}}`, or on `/v1/messages` Anthropic's
+ *    `{"error":{"message","type","param","code"}}`, or on `/v1/messages` and its `count_tokens`
+ *    (and the model routes, to a client sending Anthropic's headers) Anthropic's
  *    `{"type":"error","error":{"type","message"}}`. A 4xx without that header came from Node's
  *    HTTP parser before the gateway saw the request (400 bad request, 431 headers too large): its
  *    status is all there is to check.
- * 4. A 400 for a corrupted body field names that field in `param` (OpenAI shape).
+ * 4. A 400 for a corrupted body field names that field in `param` (OpenAI shape; Anthropic's
+ *    body has none, and its messages name the field only where validation does: hand-written
+ *    cases check it with `expect.message`).
  * 5. A 2xx body is what its content type says: JSON parses; an SSE stream has no error event.
  * 6. The gateway logged no error for the request, and did not crash.
  */
-export function judge(testCase: FuzzCase, outcome: WireOutcome, logs: readonly LogLine[], crashed: string | undefined, headBytes: number): string[] {
+export function judge(testCase: FuzzCase, outcome: WireOutcome, logs: readonly LogLine[], crashed: string | undefined, request: WireRequest): string[] {
   const problems: string[] = [];
   if (crashed) problems.push(`the gateway process crashed (${crashed})`);
   problems.push(...judgeLogs(logs));
   if (outcome.kind === 'timeout') return [...problems, `hang: ${outcome.detail}`];
   // Node answers a head over its limit with 431 and closes at once: a client still sending the
   // head sees the reset before the answer. Node's doing, before the gateway sees anything.
-  if (outcome.kind === 'closed' && headBytes > NODE_MAX_HEAD_BYTES) return problems;
+  if (outcome.kind === 'closed' && headBytes(request) > NODE_MAX_HEAD_BYTES) return problems;
   if (outcome.kind === 'closed') return [...problems, `no response: ${outcome.detail}`];
 
   const { response } = outcome;
@@ -36,9 +38,10 @@ export function judge(testCase: FuzzCase, outcome: WireOutcome, logs: readonly L
 
   const fromGateway = response.headers['x-request-id'] !== undefined;
   const isHead = (testCase.method ?? routeOf(testCase.route).method) === 'HEAD';
-  if (status >= 400 && status < 500 && fromGateway && !isHead) problems.push(...checkErrorBody(testCase, response));
+  const style = styleFor(request);
+  if (status >= 400 && status < 500 && fromGateway && !isHead) problems.push(...checkErrorBody(testCase, response, style));
   if (status >= 200 && status < 300 && !isHead) problems.push(...checkSuccessBody(response));
-  problems.push(...checkExpectations(testCase, response));
+  problems.push(...checkExpectations(testCase, response, style));
   return problems;
 }
 
@@ -58,8 +61,7 @@ function isFailureLog(line: LogLine): boolean {
   return typeof line.status !== 'number' || line.status >= 500;
 }
 
-function checkErrorBody(testCase: FuzzCase, response: WireResponse): string[] {
-  const style = styleFor(testCase);
+function checkErrorBody(testCase: FuzzCase, response: WireResponse, style: ErrorStyle): string[] {
   const problems: string[] = [];
   if (!/^application\/json/.test(response.headers['content-type'] ?? '')) {
     problems.push(`error content-type is ${JSON.stringify(response.headers['content-type'])}, not application/json`);
@@ -110,20 +112,28 @@ function topLevel(path: string): string {
   return /^[^.[]*/.exec(path)![0];
 }
 
+type ErrorStyle = 'openai' | 'anthropic';
+
 /**
- * The error shape a path answers with: Anthropic's on `/v1/messages` (whatever the method), else
- * OpenAI's. The path is the one the gateway sees: whatwg-node appends the target to the Host, so
- * an absolute-form target `http://h/v1/messages` arrives as the path `//h/v1/messages`.
+ * The error shape a request is answered with: Anthropic's on `/v1/messages` and
+ * `/v1/messages/count_tokens` (whatever the method); on the model routes, Anthropic's to a
+ * client that sends `anthropic-version`, or `x-api-key` without `authorization`, as Claude Code
+ * does; else OpenAI's. The path is the one the gateway sees: whatwg-node appends the target to
+ * the Host, so an absolute-form target `http://h/v1/messages` arrives as the path `//h/v1/messages`.
  */
-function styleFor(testCase: FuzzCase): 'openai' | 'anthropic' {
-  const target = expandRuns(testCase.target ?? routeOf(testCase.route).path);
+function styleFor(request: WireRequest): ErrorStyle {
   let path: string;
   try {
-    path = new URL(`http://127.0.0.1${target}`).pathname;
+    path = new URL(`http://127.0.0.1${request.target}`).pathname;
   } catch {
-    path = target;
+    path = request.target;
   }
-  return path === '/v1/messages' ? 'anthropic' : 'openai';
+  if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
+  if (path === '/v1/models' || /^\/v1\/models\/[^/]+$/.test(path)) {
+    const has = (name: string) => request.headers.some(([header]) => header.toLowerCase() === name);
+    if (has('anthropic-version') || (has('x-api-key') && !has('authorization'))) return 'anthropic';
+  }
+  return 'openai';
 }
 
 function checkSuccessBody(response: WireResponse): string[] {
@@ -146,13 +156,13 @@ function checkSuccessBody(response: WireResponse): string[] {
   return [];
 }
 
-function checkExpectations(testCase: FuzzCase, response: WireResponse): string[] {
+function checkExpectations(testCase: FuzzCase, response: WireResponse, style: ErrorStyle): string[] {
   const { expect } = testCase;
   if (!expect) return [];
   const problems: string[] = [];
   const statuses = expect.status === undefined ? undefined : Array.isArray(expect.status) ? expect.status : [expect.status];
   if (statuses && !statuses.includes(response.status)) problems.push(`expected status ${statuses.join(' or ')}, got ${response.status}: ${preview(response)}`);
-  if (expect.param !== undefined || expect.code !== undefined) {
+  if (expect.param !== undefined || expect.code !== undefined || expect.message !== undefined) {
     let error: Record<string, unknown> | undefined;
     try {
       const body = JSON.parse(response.body.toString('utf8')) as unknown;
@@ -160,8 +170,15 @@ function checkExpectations(testCase: FuzzCase, response: WireResponse): string[]
     } catch {
       error = undefined;
     }
-    if (expect.param !== undefined && error?.param !== expect.param) problems.push(`expected param ${JSON.stringify(expect.param)}: ${preview(response)}`);
-    if (expect.code !== undefined && error?.code !== expect.code) problems.push(`expected code ${JSON.stringify(expect.code)}: ${preview(response)}`);
+    // Anthropic's error body has neither `param` nor `code`: a case expecting them is mistaken.
+    if (style === 'anthropic' && (expect.param !== undefined || expect.code !== undefined)) problems.push('expect.param and expect.code do not apply to an Anthropic error body; use expect.message');
+    else {
+      if (expect.param !== undefined && error?.param !== expect.param) problems.push(`expected param ${JSON.stringify(expect.param)}: ${preview(response)}`);
+      if (expect.code !== undefined && error?.code !== expect.code) problems.push(`expected code ${JSON.stringify(expect.code)}: ${preview(response)}`);
+    }
+    if (expect.message !== undefined && !(typeof error?.message === 'string' && error.message.includes(expect.message))) {
+      problems.push(`expected the message to contain ${JSON.stringify(expect.message)}: ${preview(response)}`);
+    }
   }
   return problems;
 }

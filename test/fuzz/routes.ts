@@ -1,22 +1,32 @@
 import type { MultipartPart, RouteName } from './cases.js';
-import { SLOW_VIDEO_MODEL } from './settings.js';
+import { SLOW_VIDEO_MODEL, STATEFUL_MODEL } from './settings.js';
 
 /** A route as the fuzzer sees it: where it is, how its body is sent, and which error shape it answers. */
 export interface FuzzRoute {
   name: RouteName;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
-  /** `/v1/messages` answers Anthropic's error body; everything else OpenAI's. */
+  /**
+   * `/v1/messages` and its `count_tokens` answer Anthropic's error body; everything else OpenAI's
+   * (the model routes answer Anthropic's to a client that sends Anthropic's headers: `oracle.ts`).
+   */
   style: 'openai' | 'anthropic';
   body: 'json' | 'multipart' | 'none';
 }
 
 export const fuzzRoutes: readonly FuzzRoute[] = [
   { name: 'models', method: 'GET', path: '/v1/models', style: 'openai', body: 'none' },
+  { name: 'model-get', method: 'GET', path: '/v1/models/local-chat', style: 'openai', body: 'none' },
   { name: 'responses', method: 'POST', path: '/v1/responses', style: 'openai', body: 'json' },
   { name: 'responses-alias', method: 'POST', path: '/responses', style: 'openai', body: 'json' },
   { name: 'chat', method: 'POST', path: '/v1/chat/completions', style: 'openai', body: 'json' },
   { name: 'messages', method: 'POST', path: '/v1/messages', style: 'anthropic', body: 'json' },
+  { name: 'count-tokens', method: 'POST', path: '/v1/messages/count_tokens', style: 'anthropic', body: 'json' },
+  { name: 'input-tokens', method: 'POST', path: '/v1/responses/input_tokens', style: 'openai', body: 'json' },
+  { name: 'compact', method: 'POST', path: '/v1/responses/compact', style: 'openai', body: 'json' },
+  { name: 'response-get', method: 'GET', path: '/v1/responses/{response}', style: 'openai', body: 'none' },
+  { name: 'response-items', method: 'GET', path: '/v1/responses/{response}/input_items', style: 'openai', body: 'none' },
+  { name: 'response-delete', method: 'DELETE', path: '/v1/responses/{response}', style: 'openai', body: 'none' },
   { name: 'images', method: 'POST', path: '/v1/images/generations', style: 'openai', body: 'json' },
   { name: 'edits', method: 'POST', path: '/v1/images/edits', style: 'openai', body: 'multipart' },
   { name: 'video-create', method: 'POST', path: '/v1/video/generations', style: 'openai', body: 'json' },
@@ -157,6 +167,89 @@ export const validBodies: Partial<Record<RouteName, readonly Record<string, unkn
       metadata: { user_id: 'fuzzer' },
     },
     { model: 'local-chat', max_tokens: 32, messages: [{ role: 'user', content: 'Hello there' }], stream: true },
+  ],
+  'count-tokens': [
+    {
+      model: 'local-reasoner',
+      system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather in Paris? Use the get_weather tool.' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          ],
+        },
+        // Claude Code sends system turns inside `messages`.
+        { role: 'system', content: 'Reminder: be brief.' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig' },
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: '21' }], is_error: false }] },
+      ],
+      tools: [{ name: 'get_weather', description: 'Weather by city', input_schema: weatherSchema, cache_control: { type: 'ephemeral' } }],
+      tool_choice: { type: 'auto' },
+      thinking: { type: 'adaptive', display: 'omitted' },
+    },
+    { model: 'local-chat', messages: [{ role: 'user', content: 'Hello there' }] },
+  ],
+  'input-tokens': [
+    {
+      model: 'local-chat',
+      instructions: 'Be brief.',
+      input: [
+        { role: 'user', content: [{ type: 'input_text', text: 'Weather in Paris?' }, { type: 'input_image', image_url: dataUrl, detail: 'low' }] },
+        { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: '{"temperature":21}' },
+      ],
+      tools: [{ type: 'function', name: 'get_weather', description: 'Weather by city', parameters: weatherSchema, strict: true }],
+      tool_choice: 'auto',
+      reasoning: { effort: 'low' },
+      text: { format: { type: 'text' } },
+      parallel_tool_calls: true,
+      truncation: 'disabled',
+      max_output_tokens: 64,
+      temperature: 0.5,
+      top_p: 1,
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      metadata: { purpose: 'fuzz' },
+      prompt_cache_key: 'fuzz',
+    },
+    // The SDK sends the fields it was not given as null.
+    { model: STATEFUL_MODEL, input: 'Hello there', instructions: null, tools: null, previous_response_id: null, conversation: null },
+  ],
+  compact: [
+    {
+      model: 'local-chat',
+      instructions: 'You are a coding agent.',
+      input: [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Fix the failing test.' }] },
+        { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Look at the test first.' }], encrypted_content: null },
+        { type: 'function_call', call_id: 'call_1', name: 'exec_command', arguments: '{"cmd":"npm test"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: '1 failing' },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'One test fails.' }] },
+      ],
+      tools: [{ type: 'function', name: 'exec_command', description: 'Runs a command', parameters: { type: 'object', properties: { cmd: { type: 'string' } } }, strict: false }],
+      parallel_tool_calls: false,
+      reasoning: { effort: 'low', summary: 'auto' },
+      text: { verbosity: 'low' },
+      service_tier: 'auto',
+      prompt_cache_key: 'fuzz',
+      // Not among Codex's fields, but Responses fields a client may add; the summary is generated with them.
+      max_output_tokens: 256,
+      temperature: 0.5,
+      top_p: 1,
+      tool_choice: 'auto',
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      metadata: { purpose: 'fuzz' },
+    },
+    { model: 'local-reasoner', input: 'Summarize: we fixed the bug.' },
   ],
   images: [
     {

@@ -1,9 +1,9 @@
 import type { FuzzCase, RouteName } from './cases.js';
 import type { GatewayProcess, LogLine } from './child.js';
-import { materialize, type TaskIds } from './materialize.js';
+import { materialize, type PreparedIds } from './materialize.js';
 import { judge, judgeLogs } from './oracle.js';
-import { CASE_DEADLINE_MS, CASE_HEADER, FUZZ_KEY, OTHER_KEY, SLOW_VIDEO_MODEL } from './settings.js';
-import { headBytes, sendRaw, type WireOutcome } from './wire.js';
+import { CASE_DEADLINE_MS, CASE_HEADER, FUZZ_KEY, OTHER_KEY, SLOW_VIDEO_MODEL, STATEFUL_MODEL } from './settings.js';
+import { sendRaw, type WireOutcome } from './wire.js';
 
 export type CaseSource = 'corpus' | 'generated';
 
@@ -21,11 +21,11 @@ export interface LateProblem {
 
 /**
  * Runs cases against the child gateway one at a time, judges each, and keeps the tally the run
- * reports at the end. After a crash the child is restarted (and its video tasks made again), so
- * one crash does not hide the rest of the run.
+ * reports at the end. After a crash the child is restarted (and its video tasks and stored
+ * responses made again), so one crash does not hide the rest of the run.
  */
 export class FuzzRunner {
-  private tasks: TaskIds = { completed: '', queued: '', foreign: '' };
+  private ids: PreparedIds = { completed: '', queued: '', foreign: '', response: '', foreignResponse: '' };
   /** Every case run so far, by number (the `x-fuzz-case` tag), for late log lines to name. */
   private readonly casesByNumber: FuzzCase[] = [];
   readonly counts = new Map<CaseSource, Map<RouteName, number>>([
@@ -42,7 +42,7 @@ export class FuzzRunner {
   constructor(private readonly gateway: GatewayProcess) {}
 
   async prepare(): Promise<void> {
-    this.tasks = await createTasks(this.gateway.url);
+    this.ids = { ...(await createTasks(this.gateway.url)), ...(await createResponses(this.gateway.url)) };
   }
 
   /** Runs one case; what the oracle found wrong, or nothing. */
@@ -52,7 +52,7 @@ export class FuzzRunner {
       await this.prepare();
     }
     const number = this.casesByNumber.push(testCase) - 1;
-    const request = materialize(testCase, this.tasks);
+    const request = materialize(testCase, this.ids);
     const outcome = await sendRaw(this.gateway.url, { ...request, headers: [...request.headers, [CASE_HEADER, String(number)]] }, CASE_DEADLINE_MS);
     // A dropped connection may be the child dying: give it a moment to be seen as such.
     if (outcome.kind !== 'response') await this.gateway.exitWithin(300);
@@ -63,8 +63,10 @@ export class FuzzRunner {
     await new Promise((resolve) => (failed ? setTimeout(resolve, FAILURE_LOG_WAIT_MS) : setImmediate(resolve)));
     const logs = this.ownLogs(number);
     const crashed = this.gateway.alive ? undefined : this.gateway.exitReason;
-    const problems = judge(testCase, outcome, logs, crashed, headBytes(request));
+    const problems = judge(testCase, outcome, logs, crashed, request);
     this.tally(testCase, source, outcome);
+    // A DELETE may have removed a stored response: the next cases get fresh ones to read.
+    if (request.method.toUpperCase() === 'DELETE' && this.gateway.alive) Object.assign(this.ids, await createResponses(this.gateway.url));
     return problems;
   }
 
@@ -114,28 +116,46 @@ export class FuzzRunner {
   }
 }
 
+/** POSTs a JSON body as `key` and answers the `id` of what it made. */
+async function createdId(origin: string, target: string, key: string, json: Record<string, unknown>): Promise<string> {
+  const body = Buffer.from(JSON.stringify(json));
+  const outcome = await sendRaw(
+    origin,
+    {
+      method: 'POST',
+      target,
+      headers: [
+        ['host', '127.0.0.1'],
+        ['authorization', `Bearer ${key}`],
+        ['content-type', 'application/json'],
+        ['content-length', String(body.byteLength)],
+      ],
+      body,
+    },
+    CASE_DEADLINE_MS,
+  );
+  if (outcome.kind !== 'response' || outcome.response.status !== 200) throw new Error(`could not POST ${target}: ${JSON.stringify(outcome).slice(0, 500)}`);
+  return (JSON.parse(outcome.response.body.toString('utf8')) as { id: string }).id;
+}
+
+/**
+ * Stored responses the stored-response cases read: the caller's, the second of a conversation
+ * (so it has several input items to page through), and another key's.
+ */
+async function createResponses(origin: string): Promise<Pick<PreparedIds, 'response' | 'foreignResponse'>> {
+  const first = await createdId(origin, '/v1/responses', FUZZ_KEY, { model: STATEFUL_MODEL, input: 'My name is Ada.' });
+  const input = [
+    { role: 'user', content: 'What is my name?' },
+    { role: 'user', content: 'Answer in one word.' },
+  ];
+  const response = await createdId(origin, '/v1/responses', FUZZ_KEY, { model: STATEFUL_MODEL, previous_response_id: first, input });
+  const foreignResponse = await createdId(origin, '/v1/responses', OTHER_KEY, { model: STATEFUL_MODEL, input: 'Hello.' });
+  return { response, foreignResponse };
+}
+
 /** Video tasks the GET cases read: a finished one, one that never finishes, and another key's. */
-async function createTasks(origin: string): Promise<TaskIds> {
-  const create = async (model: string, key: string): Promise<string> => {
-    const body = Buffer.from(JSON.stringify({ model, prompt: 'a fuzzy cat', seconds: 1, size: '32x32' }));
-    const outcome = await sendRaw(
-      origin,
-      {
-        method: 'POST',
-        target: '/v1/video/generations',
-        headers: [
-          ['host', '127.0.0.1'],
-          ['authorization', `Bearer ${key}`],
-          ['content-type', 'application/json'],
-          ['content-length', String(body.byteLength)],
-        ],
-        body,
-      },
-      CASE_DEADLINE_MS,
-    );
-    if (outcome.kind !== 'response' || outcome.response.status !== 200) throw new Error(`could not create a video task: ${JSON.stringify(outcome).slice(0, 500)}`);
-    return (JSON.parse(outcome.response.body.toString('utf8')) as { id: string }).id;
-  };
+async function createTasks(origin: string): Promise<Pick<PreparedIds, 'completed' | 'queued' | 'foreign'>> {
+  const create = (model: string, key: string) => createdId(origin, '/v1/video/generations', key, { model, prompt: 'a fuzzy cat', seconds: 1, size: '32x32' });
   const completed = await create('local-video', FUZZ_KEY);
   // The local model's tasks finish at once (render time 0); reading the status records that.
   await sendRaw(

@@ -1,7 +1,7 @@
 import { createGateway } from '../../src/index.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
 import { serve } from '../helpers/serve.js';
-import { CASE_HEADER, FUZZ_KEY, FUZZ_LIMITS, OTHER_KEY, SLOW_VIDEO_MODEL } from './settings.js';
+import { CASE_HEADER, FUZZ_KEY, FUZZ_LIMITS, OTHER_KEY, SLOW_VIDEO_MODEL, STATEFUL_MODEL } from './settings.js';
 
 /**
  * The gateway under fuzz, run in its own process (`node --import tsx test/fuzz/server.ts`) so that
@@ -35,7 +35,12 @@ const gateway = createGateway({
     // A video model whose tasks never finish, for the 409 of the content download.
     slow: createLocalProvider({ chunkDelayMs: 0, videoRenderMs: 24 * 3600 * 1000 }),
   },
-  models: [...localModels('local'), { id: SLOW_VIDEO_MODEL, provider: 'slow', kind: 'video', upstreamModel: 'local-video' }],
+  models: [
+    ...localModels('local'),
+    { id: SLOW_VIDEO_MODEL, provider: 'slow', kind: 'video', upstreamModel: 'local-video' },
+    // Keeps its responses in the gateway's store: the stored-response routes have something to read.
+    { id: STATEFUL_MODEL, provider: 'local', upstreamModel: 'local-chat', previousResponseId: true },
+  ],
   videoRefreshIntervalMs: 0,
   limits: FUZZ_LIMITS,
   hooks: {

@@ -3,7 +3,7 @@
  * oversize cases are built from these limits).
  */
 export const FUZZ_KEY = 'sk-fuzz';
-/** A second caller: its video task must be invisible to the first. */
+/** A second caller: its video task and stored response must be invisible to the first. */
 export const OTHER_KEY = 'sk-fuzz-other';
 
 /** Small limits, so the 413 cases cost kilobytes instead of the default megabytes. */
@@ -15,6 +15,9 @@ export const FUZZ_LIMITS = {
 
 /** A video model whose tasks stay queued: its content download answers 409. */
 export const SLOW_VIDEO_MODEL = 'slow-video';
+
+/** A text model whose responses the gateway stores (`previousResponseId`), for the stored-response routes. */
+export const STATEFUL_MODEL = 'local-state';
 
 /** A case that takes longer than this to answer (or to finish its stream) is a hang. */
 export const CASE_DEADLINE_MS = 5_000;
