@@ -188,17 +188,31 @@ function readable(data: string): boolean {
   return text === '[DONE]' || (text.startsWith('{') && text.endsWith('}'));
 }
 
-/** Index just past the last blank line (`\n\n` or `\r\n\r\n`) in the chunk: the end of its last whole frame. */
+const LF = 10;
+const CR = 13;
+const isLineEnd = (byte: number | undefined) => byte === LF || byte === CR;
+
+/**
+ * Index just past the last blank line in the chunk: the end of its last whole frame, or 0. SSE
+ * lines end in LF, CRLF or a lone CR, so a blank line is two line ends in a row, in any mix
+ * (`\n\n`, `\r\n\r\n`, `\r\r`). A CR that ends the chunk waits for the next read: it may be
+ * the first half of a CRLF, which must not be cut in two (a client's parser waits for the next
+ * byte there too, so this costs it nothing).
+ */
 function lastFrameEnd(chunk: Uint8Array): number {
   for (let i = chunk.length - 1; i >= 1; i--) {
-    if (chunk[i] === 10 && (chunk[i - 1] === 10 || (chunk[i - 1] === 13 && i >= 3 && chunk[i - 2] === 10))) return i + 1;
+    const byte = chunk[i];
+    if (!isLineEnd(byte) || (byte === CR && i === chunk.length - 1)) continue;
+    // A CRLF is one line end: the one before it ends before its CR.
+    const previous = byte === LF && chunk[i - 1] === CR ? i - 2 : i - 1;
+    if (previous >= 0 && isLineEnd(chunk[previous])) return i + 1;
   }
   return 0;
 }
 
 /**
  * Index in `chunk` just past its last frame end, or 0. The held bytes hold no frame end, but
- * their last three may start one (a blank line split across two reads), so they are looked at too.
+ * their last bytes may start one (a blank line split across two reads), so they are looked at too.
  */
 function frameEndIn(held: readonly Uint8Array[], chunk: Uint8Array): number {
   const tail: number[] = [];

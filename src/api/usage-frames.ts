@@ -12,13 +12,14 @@ export function withUsageRequested(body: Record<string, unknown>): { body: Recor
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** A frame and the blank line that ends it (lines end in CRLF, LF or a lone CR), or the unended rest. */
+const FRAME = /[^]*?(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)|[^]+/g;
 
 /** Whole SSE frames without the usage the client did not ask for; the bytes as they were when there is none. */
 export function dropUsageFrames(frames: Uint8Array): Uint8Array {
   const text = decoder.decode(frames);
   if (!text.includes('"usage"')) return frames;
-  const kept = text
-    .split(/(?<=\r?\n\r?\n)/)
+  const kept = (text.match(FRAME) ?? [])
     .filter((frame) => !isUsageOnly(frame))
     // Inside a JSON string a quote is always escaped, so this text can only be the field itself.
     .map((frame) => frame.replaceAll(',"usage":null', '').replaceAll('"usage":null,', ''));

@@ -479,6 +479,68 @@ describe('a frame whose blank line is split across two reads is forwarded at onc
   });
 });
 
+describe('an upstream whose lines end in a lone CR (valid SSE) is passed through', () => {
+  const clientOf = { chat: 'chat', responses: 'responses', anthropic: 'messages' } as const;
+  /**
+   * The upstream's frames with CR line ends: through the first text delta and the start of the
+   * next frame at once (a CR at the end of a read may be half a CRLF, so the byte after it tells),
+   * the rest 300 ms later.
+   */
+  const crScript = (kind: UpstreamKind, sentRest: (at: number) => void) => async (exchange: RawExchange) => {
+    const text = streamFrames(kind, TEXT)
+      .map((frame) => frame.replace(/\n/g, '\r'))
+      .join('');
+    const firstDeltaEnd = streamFrames(kind, TEXT)
+      .slice(0, BEFORE_TEXT[kind] + 1)
+      .join('').length;
+    exchange.sseHead();
+    exchange.chunk(text.slice(0, firstDeltaEnd + 5));
+    await sleep(300);
+    sentRest(performance.now());
+    exchange.chunk(text.slice(firstDeltaEnd + 5));
+    exchange.endChunked();
+  };
+
+  it.each(UPSTREAMS)('%s upstream: each frame is forwarded as it comes, not held as one endless event', async (kind) => {
+    let restAt = Infinity;
+    raw.script = crScript(kind, (at) => (restAt = at));
+    try {
+      const client = clientOf[kind];
+      const response = await send(served.url, client, bodyOf(client, MODELS[kind], 'cr', true), KEY);
+      const reader = response.body!.getReader();
+      let seen = '';
+      while (!seen.includes('Once')) seen += new TextDecoder().decode((await reader.read()).value);
+      expect(performance.now()).toBeLessThan(restAt);
+      for (let read = await reader.read(); !read.done; read = await reader.read()) seen += new TextDecoder().decode(read.value);
+      expect(seen).not.toMatch(/"error":\{|event: error/);
+      expect(deltas(client, seen.replace(/\r/g, '\n'))).toBe(TEXT.join(''));
+    } finally {
+      raw.script = dispatch;
+    }
+  });
+
+  it.each(UPSTREAMS)('%s upstream: the official SDK reads the whole answer, and a Chat client gets no usage it did not ask for', async (kind) => {
+    raw.script = crScript(kind, () => {});
+    try {
+      let text = '';
+      if (kind === 'chat') {
+        const chunks = [];
+        for await (const chunk of await sdk.openai.chat.completions.create({ model: MODELS.chat, messages: [{ role: 'user', content: 'cr' }], stream: true })) chunks.push(chunk);
+        text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+        expect(chunks.filter((chunk) => chunk.choices.length === 0 || chunk.usage != null)).toEqual([]);
+      } else if (kind === 'responses') {
+        text = (await sdk.openai.responses.stream({ model: MODELS.responses, input: 'cr' }).finalResponse()).output_text;
+      } else {
+        const message = await sdk.anthropic.messages.stream({ model: MODELS.anthropic, max_tokens: 64, messages: [{ role: 'user', content: 'cr' }] }).finalMessage();
+        text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+      }
+      expect(text).toBe(TEXT.join(''));
+    } finally {
+      raw.script = dispatch;
+    }
+  });
+});
+
 describe('after the whole matrix', () => {
   it('no upstream connection or timer is left behind', async () => {
     // Every connection that carried a request is closed. (Spare connections undici opened after
