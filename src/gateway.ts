@@ -34,11 +34,14 @@ export class GatewayCore {
   handle = async (request: Request, serverContext: Record<string, unknown>): Promise<Response> => {
     const requestId = newId('req_');
     const { hooks } = this.options;
-    // The error shape follows the matched route; set by `route` once it knows.
-    const state: { style: ErrorStyle } = { style: 'openai' };
+    // The error shape of the matched route, known before the hooks run: a hook's failure on
+    // `/v1/messages` is answered as Anthropic's clients parse it.
+    let style: ErrorStyle = 'openai';
     let response: Response | undefined;
 
     try {
+      const target = this.locate(request);
+      style = target.style;
       if (hooks.onRequest) {
         await hooks.onRequest({
           request,
@@ -49,16 +52,14 @@ export class GatewayCore {
           },
         });
       }
-      response ??= await this.route(request, requestId, serverContext, (routeStyle) => {
-        state.style = routeStyle;
-      });
+      response ??= await this.route(request, target, requestId, serverContext);
     } catch (error) {
-      response = this.failure(error, state.style, requestId, request);
+      response = this.failure(error, style, requestId, request);
     }
 
     response = addHeaders(response, {
       'x-request-id': requestId,
-      ...(state.style === 'anthropic' ? { 'request-id': requestId } : {}),
+      ...(style === 'anthropic' ? { 'request-id': requestId } : {}),
       'x-contract-version': this.options.contractVersion,
     });
 
@@ -80,30 +81,23 @@ export class GatewayCore {
     return response;
   };
 
-  private async route(
-    request: Request,
-    requestId: string,
-    serverContext: Record<string, unknown>,
-    setStyle: (style: ErrorStyle) => void,
-  ): Promise<Response> {
+  /** The route a request's path (under `basePath`) matches, and the error shape its clients parse. */
+  private locate(request: Request): Target {
     const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
     const pathname = url?.pathname ?? rawPathOf(request.url);
     const { basePath } = this.options;
-    let path = pathname;
-    if (basePath) {
-      if (path !== basePath && !path.startsWith(basePath + '/')) throw notFound(pathname);
-      path = path.slice(basePath.length) || '/';
-    }
+    const underBase = !basePath || pathname === basePath || pathname.startsWith(basePath + '/');
+    const path = basePath ? pathname.slice(basePath.length) || '/' : pathname;
+    const match: RouteMatch = underBase ? this.router.match(request.method, path) : { kind: 'not-found' };
+    return { url, pathname, match, style: match.kind === 'not-found' ? 'openai' : styleOf(match, request) };
+  }
 
-    const match = this.router.match(request.method, path);
-    if (!url) {
-      // A Host header that makes no URL (`a b`, `[::1`, port 99999) is the client's mistake.
-      if (match.kind !== 'not-found') setStyle(styleOf(match, request));
-      throw new GatewayError({ status: 400, message: 'The request URL (its Host header and target) is not valid.', code: 'invalid_url' });
-    }
+  private async route(request: Request, target: Target, requestId: string, serverContext: Record<string, unknown>): Promise<Response> {
+    const { url, pathname, match, style } = target;
+    // A Host header that makes no URL (`a b`, `[::1`, port 99999) is the client's mistake.
+    if (!url) throw new GatewayError({ status: 400, message: 'The request URL (its Host header and target) is not valid.', code: 'invalid_url' });
     if (match.kind === 'not-found') throw notFound(pathname);
     if (match.kind === 'method-not-allowed') {
-      setStyle(styleOf(match, request));
       throw new GatewayError({
         status: 405,
         message: `Method ${request.method} is not allowed on ${pathname}; use ${match.allow.join(' or ')}.`,
@@ -113,8 +107,6 @@ export class GatewayCore {
     }
 
     const { route, params } = match;
-    const style = styleOf(match, request);
-    setStyle(style);
     checkHeaderSize(request, this.options.limits.headerBytes);
     if (route.style === 'anthropic' && !this.options.messagesEnabled) {
       throw new GatewayError({ status: 404, message: 'The Messages endpoint is not available on this gateway (coming soon).' });
@@ -150,6 +142,14 @@ export class GatewayCore {
 export function createGateway(options: GatewayOptions): Gateway {
   const core = new GatewayCore(resolveOptions(options));
   return createServerAdapter<Record<string, unknown>, GatewayCore>(core, { plugins: [{ onDispose: core.dispose }] });
+}
+
+/** Where a request goes: its URL (none when its Host header makes none), its path as sent, the route match. */
+interface Target {
+  url: URL | undefined;
+  pathname: string;
+  match: RouteMatch;
+  style: ErrorStyle;
 }
 
 /** The path of a URL that does not parse: what follows its scheme and authority. */

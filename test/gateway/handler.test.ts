@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway.js';
 import type { GatewayOptions, Logger, UsageEvent } from '../../src/options.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
@@ -166,6 +167,30 @@ describe('hooks and host context', () => {
     expect(await health.text()).toBe('ok');
     expect(health.headers.get('x-host')).toBe('yes');
     expect((await gateway.fetch('http://gw.test/v1/models', { headers: bearer })).headers.get('x-host')).toBe('yes');
+  });
+
+  it("an onRequest failure is answered in the route's error shape: Anthropic's on /v1/messages, OpenAI's on chat", async () => {
+    const gateway = make({
+      hooks: {
+        onRequest({ request }) {
+          if (request.headers.get('x-tenant') === 'blocked') throw new GatewayError({ status: 403, message: 'This tenant is blocked.', code: 'tenant_blocked' });
+          throw new Error('hook bug');
+        },
+      },
+    });
+    const blocked = { ...bearer, 'x-tenant': 'blocked' };
+    const messages = await gateway.fetch('http://gw.test/v1/messages', { method: 'POST', headers: blocked, body: '{}' });
+    expect(messages.status).toBe(403);
+    expect(await messages.json()).toEqual({ type: 'error', error: { type: 'permission_error', message: 'This tenant is blocked.' } });
+    expect(messages.headers.get('request-id')).toBe(messages.headers.get('x-request-id'));
+
+    const crashed = await gateway.fetch('http://gw.test/v1/messages', { method: 'POST', headers: bearer, body: '{}' });
+    expect(crashed.status).toBe(500);
+    expect(await crashed.json()).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+
+    const chat = await gateway.fetch('http://gw.test/v1/chat/completions', { method: 'POST', headers: blocked, body: chatBody });
+    expect(chat.status).toBe(403);
+    expect(await chat.json()).toEqual({ error: { message: 'This tenant is blocked.', type: 'permission_error', param: null, code: 'tenant_blocked' } });
   });
 
   it('onUsage reports one event per request with the normalized usage', async () => {
