@@ -19,8 +19,8 @@ export interface FakeOpenAIMedia extends MediaServer {
   speechGate?: Promise<void>;
   /** When set, the next speech answer sends its first chunk, then drops the connection. */
   cutSpeech?: boolean;
-  /** When set, the next video retrieve sends its headers, then nothing until the client hangs up. */
-  stallVideoStatus?: boolean;
+  /** When set, the next request is answered with headers (200, JSON), then nothing until the client hangs up. */
+  stallNext?: boolean;
 }
 
 /**
@@ -35,6 +35,13 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
       const { status, body } = fake.failNext;
       fake.failNext = undefined;
       return sendJson(response, body, status);
+    }
+    if (fake.stallNext) {
+      fake.stallNext = false;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.flushHeaders();
+      await once(response, 'close');
+      return;
     }
     const { method, path } = request;
     if (method === 'POST' && (path === '/v1/images/generations' || path === '/v1/images/edits')) {
@@ -70,13 +77,6 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
     if (method === 'GET' && video) {
       if (video[1] !== 'video_upstream_1') return sendJson(response, { error: { message: 'Video not found', type: 'invalid_request_error', code: 'not_found' } }, 404);
       if (video[2]) return serveBytes(request, response, FAKE_VIDEO);
-      if (fake.stallVideoStatus) {
-        fake.stallVideoStatus = false;
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.flushHeaders();
-        await once(response, 'close');
-        return;
-      }
       const status = fake.videoStatuses.length > 1 ? fake.videoStatuses.shift()! : fake.videoStatuses[0]!;
       return sendJson(response, { id: 'video_upstream_1', object: 'video', model: 'sora-2', created_at: 1_700_000_000, ...status });
     }

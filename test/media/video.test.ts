@@ -183,10 +183,10 @@ describe('video: upstream status answers out of the ordinary', () => {
     }
   });
 
-  it('an upstream that sends the status headers and then stalls ends in a 504 after the idle limit; the task read answers the task as it was', async () => {
+  it('an upstream that sends headers and then stalls ends in a 504 after the idle limit: on create to the client, on a status read as the task it was', async () => {
     const openai = createOpenAIProvider({ baseURL: openaiFake.baseURL, apiKey: 'sk-upstream-openai' });
     try {
-      openaiFake.stallVideoStatus = true;
+      openaiFake.stallNext = true;
       await expect(openai.getVideo!({ id: 'video_upstream_1' }, { ...call, idleTimeoutMs: 100 })).rejects.toMatchObject({ status: 504, code: 'upstream_timeout' });
     } finally {
       await openai.close?.();
@@ -197,9 +197,12 @@ describe('video: upstream status answers out of the ordinary', () => {
     const upstreams = { openaiBaseURL: openaiFake.baseURL, arkBaseURL: arkFake.baseURL, speechBaseURL: arkFake.url };
     const impatient = await served(mediaGateway(upstreams, { limits: { streamIdleTimeoutMs: 100 }, logger }));
     try {
+      openaiFake.stallNext = true;
+      expect(await createTask({ model: 'sora', prompt: 'x' }, impatient.server.url)).toMatchObject({ status: 504, body: { error: { type: 'timeout_error', code: 'upstream_timeout' } } });
+
       openaiFake.videoStatuses = [{ status: 'in_progress', progress: 40 }];
       const { body: task } = await createTask({ model: 'sora', prompt: 'x' }, impatient.server.url);
-      openaiFake.stallVideoStatus = true;
+      openaiFake.stallNext = true;
       expect((await readTask(task.id, KEY, impatient.server.url)).body).toMatchObject({ status: 'queued', progress: 0 });
       expect(warnings).toContainEqual(['video task refresh failed', { taskId: task.id, message: 'The upstream did not answer in time.' }]);
       expect((await readTask(task.id, KEY, impatient.server.url)).body).toMatchObject({ status: 'in_progress', progress: 40 });

@@ -19,7 +19,7 @@ export function openAIVideos(client: UpstreamClient): Pick<Provider, 'createVide
   return {
     async createVideo(request, call) {
       const body = createBody(request);
-      const result = await client.post('/videos', JSON.stringify(body), { signal: call.signal });
+      const result = await client.post('/videos', JSON.stringify(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs });
       const video = (await readJson(result)) as { id?: unknown };
       if (typeof video.id !== 'string') throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream video answer has no id.', code: 'upstream_invalid_response' });
       return { id: video.id };
