@@ -1,4 +1,5 @@
 import type { RouteContext } from '../http/route.js';
+import type { RequestLedger } from '../policy/request-ledger.js';
 import type { ModelEntry } from '../routing/catalog.js';
 import type { Deployment } from '../routing/deployments.js';
 import { continueConversation, recordResponses, storedItemsOf, type CompletedResponse } from '../state/conversation.js';
@@ -9,10 +10,11 @@ export interface Conversation {
   /** The body with `previous_response_id` replaced by the whole history in `input`. */
   body: Record<string, unknown>;
   /**
-   * Watches the answer of `deployment` and records it once completed: the whole conversation on
-   * a model that keeps state, or only where it lives when a Responses upstream stored it itself.
+   * Records the answer: the whole conversation once completed, on a model that keeps state; or,
+   * when a Responses upstream stored it itself, only where it lives, as soon as the ledger learns
+   * its id (the passthrough tap reads it anyway, so nothing more is parsed).
    */
-  record(response: Response, deployment: Deployment): Response;
+  record(response: Response, ledger: RequestLedger): Response;
 }
 
 /**
@@ -29,7 +31,14 @@ export async function conversationOf(context: RouteContext, model: ModelEntry, b
   if (!store) return undefined;
   if (!model.previousResponseId) {
     if (body.store === false) return undefined;
-    return { body, record: (response, deployment) => (storesUpstream(context, deployment) ? recordWith(context, response, (completed) => locatorOf(context, model, deployment, completed)) : response) };
+    return {
+      body,
+      record: (response, ledger) => {
+        const deployment = ledger.answeredBy;
+        if (storesUpstream(context, deployment)) ledger.whenIdentified((id) => put(context, locatorOf(context, model, deployment, id)));
+        return response;
+      },
+    };
   }
   const { body: expanded, history } = await continueConversation(store, context.key.id, body);
   if (body.store === false) return { body: expanded, record: (response) => response };
@@ -68,14 +77,17 @@ function storesUpstream(context: RouteContext, deployment: Deployment): boolean 
   return Boolean(provider?.passthrough && provider.nativeProtocols?.includes('responses') && provider.storedResponse);
 }
 
-function locatorOf(context: RouteContext, model: ModelEntry, deployment: Deployment, completed: CompletedResponse): StoredResponse {
-  return { id: completed.id, keyId: context.key.id, model: model.id, items: [], createdAt: Date.now(), upstream: { provider: deployment.provider, deployment: deployment.id } };
+function locatorOf(context: RouteContext, model: ModelEntry, deployment: Deployment, id: string): StoredResponse {
+  return { id, keyId: context.key.id, model: model.id, items: [], createdAt: Date.now(), upstream: { provider: deployment.provider, deployment: deployment.id } };
 }
 
-/** Stores what `toRecord` makes of the completed answer; a failed write is logged, never the client's problem. */
+/** Stores what `toRecord` makes of the completed answer. */
 function recordWith(context: RouteContext, response: Response, toRecord: (completed: CompletedResponse) => StoredResponse): Response {
+  return recordResponses(response, (completed) => put(context, toRecord(completed)));
+}
+
+/** A failed write is logged, never the client's problem. */
+function put(context: RouteContext, record: StoredResponse): void {
   const { responseStore: store, logger } = context.options;
-  return recordResponses(response, (completed) => {
-    store!.put(toRecord(completed)).catch((error: unknown) => logger.error('response store write failed', { requestId: context.requestId, message: error instanceof Error ? error.message : String(error) }));
-  });
+  store!.put(record).catch((error: unknown) => logger.error('response store write failed', { requestId: context.requestId, message: error instanceof Error ? error.message : String(error) }));
 }

@@ -91,6 +91,9 @@ function tappedStream(
       if (seen.usage) usage = mergeUsage(usage, seen.usage);
       if (seen.terminal) terminal = true;
       if (seen.failed) failed = true;
+      // Announced as the frame is read, before it is passed on: a client that asks for the
+      // response next finds it recorded.
+      if (seen.responseId) ledger.identified(seen.responseId);
     },
   });
   const report = (status: 'ok' | 'error', error?: GatewayError) => {

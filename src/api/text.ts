@@ -73,7 +73,7 @@ export async function handleText(context: RouteContext, endpoint: TextEndpoint):
       }
     }
     const response = await answer(context, endpoint, model, { parsed: body, text: clientText }, ledger);
-    return addHeaders(conversation ? conversation.record(response, ledger.answeredBy) : response, ledger.headers);
+    return addHeaders(conversation ? conversation.record(response, ledger) : response, ledger.headers);
   } catch (error) {
     ledger.finish({ status: 'error', error, cancelled: context.signal.aborted, ...(context.signal.aborted ? { httpStatus: 499 } : {}) });
     if (error instanceof GatewayError) Object.assign(error.headers, ledger.headers);

@@ -35,6 +35,8 @@ export class RequestLedger {
   private reportedAttempt = 0;
   private firstByteAt: number | undefined;
   private finished = false;
+  private responseId: string | undefined;
+  private readonly identifiedListeners: ((responseId: string) => void)[] = [];
 
   constructor(
     private readonly context: RouteContext,
@@ -97,6 +99,19 @@ export class RequestLedger {
     }
   }
 
+  /** The answer's id is known (a passthrough JSON body, or a stream's terminal event as it is read). */
+  identified(responseId: string): void {
+    if (this.responseId !== undefined) return;
+    this.responseId = responseId;
+    for (const listener of this.identifiedListeners) listener(responseId);
+  }
+
+  /** Calls `listener` with the answer's id: now if it is known, else once it is. */
+  whenIdentified(listener: (responseId: string) => void): void {
+    if (this.responseId !== undefined) listener(this.responseId);
+    else this.identifiedListeners.push(listener);
+  }
+
   /** The first byte of a streamed answer left (time to first token). */
   firstByte(): void {
     this.firstByteAt ??= Date.now();
@@ -105,6 +120,7 @@ export class RequestLedger {
   finish(end: LedgerEnd): void {
     if (this.finished) return;
     this.finished = true;
+    if (end.status === 'ok' && end.responseId) this.identified(end.responseId);
     // An answer completed inside its attempt (a whole JSON body): the attempt succeeded, and
     // observers hear of it before the request's end, as they expect.
     if (this.attempts > this.reportedAttempt && end.status === 'ok') {
@@ -131,7 +147,7 @@ export class RequestLedger {
       ...(error ? { error: eventError(error) } : {}),
       ...(end.cancelled ? { cancelled: true } : {}),
       ...(end.finishReason ? { finishReason: end.finishReason } : {}),
-      ...(end.responseId ? { responseId: end.responseId } : {}),
+      ...(end.responseId || this.responseId ? { responseId: end.responseId ?? this.responseId } : {}),
       attempts: Math.max(1, this.attempts),
       startedAt: this.startedAt,
       latencyMs: Date.now() - this.startedAt,

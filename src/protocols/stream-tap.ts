@@ -15,7 +15,7 @@ export interface StreamTap {
    * `failed` marks a terminal error event: the stream ends as the protocol says, but the request
    * failed (and is reported so).
    */
-  observe(event: string | undefined, data: string): { usage?: IRUsage; terminal?: boolean; failed?: boolean };
+  observe(event: string | undefined, data: string): { usage?: IRUsage; terminal?: boolean; failed?: boolean; responseId?: string };
   usageOfJson(json: unknown): IRUsage;
   errorFrame(error: GatewayError): string;
 }
@@ -60,11 +60,12 @@ export const responsesTap: StreamTap = {
     const type = event ?? (parse(data)?.type as string | undefined);
     if (!type || !RESPONSES_TERMINAL.has(type)) return {};
     if (type === 'error') return { terminal: true, failed: true };
-    const response = parse(data)?.response as { usage?: unknown } | undefined;
+    const response = parse(data)?.response as { usage?: unknown; id?: unknown } | undefined;
     return {
       terminal: true,
       ...(type === 'response.failed' ? { failed: true } : {}),
       ...(response?.usage ? { usage: fromResponsesUsage(response.usage) } : {}),
+      ...(typeof response?.id === 'string' ? { responseId: response.id } : {}),
     };
   },
   usageOfJson: (json) => fromResponsesUsage((json as { usage?: unknown })?.usage),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeInputTokens } from '../fakes/fake-openai-resources.js';
-import { startEndpointRig, type EndpointRig } from './rig.js';
+import { settle, startEndpointRig, type EndpointRig } from './rig.js';
 
 let rig: EndpointRig;
 beforeAll(async () => {
@@ -38,6 +38,9 @@ describe('stored responses held by a Responses upstream (passthrough, store on)'
     await expect(rig.openai('sk-b').responses.delete(id)).rejects.toMatchObject(notFound);
     expect(rig.responses.requests.map((request) => request.method)).toEqual(['POST']);
     expect((await rig.openai().responses.retrieve(id)).id).toBe(id);
+    // The id the passthrough tap read for the record is in the usage event too.
+    await settle();
+    expect(rig.usage.find((event) => event.endpoint === '/v1/responses')?.responseId).toBe(id);
   });
 
   it('refuses to stream a stored response back (a 400 naming stream, not an upstream error), without asking the upstream', async () => {
