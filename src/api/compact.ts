@@ -1,8 +1,7 @@
 import * as v from 'valibot';
-import { GatewayError } from '../errors.js';
+import { GatewayError, isGatewayError } from '../errors.js';
 import { addHeaders } from '../http/add-headers.js';
 import { jsonResponse } from '../http/json-response.js';
-import { readJsonBodyWithText } from '../http/read-json.js';
 import type { RouteContext } from '../http/route.js';
 import { newId, unixSeconds } from '../ids.js';
 import { admitRequest } from '../policy/admission.js';
@@ -18,9 +17,8 @@ import type { Deployment } from '../routing/deployments.js';
 import { takesReasoning } from '../routing/reasoning-support.js';
 import { looseObj } from '../schemas/common.js';
 import { responsesRequestFields } from '../schemas/responses.js';
-import { validateBody } from '../schemas/validate.js';
-import { checkItemCount } from './request-limits.js';
 import { generate } from './text.js';
+import { readTextRequest } from './text-request.js';
 import { firstDeployment } from './upstream-call.js';
 
 const ENDPOINT = '/v1/responses/compact';
@@ -45,12 +43,8 @@ const compactSchema = looseObj(
  * events apply.
  */
 export async function compactResponse(context: RouteContext): Promise<Response> {
-  const { request, options, key } = context;
-  const { limits } = options;
-  const { body: raw } = await readJsonBodyWithText(request, limits.jsonBodyBytes, limits.requestBodyTimeoutMs);
-  checkItemCount('responses', raw, limits.messages);
-  const body = validateBody(compactSchema, raw) as Record<string, unknown>;
-  const model = options.catalog.resolve(key, body.model as string, 'text', ENDPOINT);
+  const { request } = context;
+  const { body, model } = await readTextRequest(context, { protocol: 'responses', endpoint: ENDPOINT, schema: compactSchema });
   const ledger = new RequestLedger(context, model, ENDPOINT, 'text', false, await admitRequest(context));
   try {
     const { deployment, provider, call } = firstDeployment(context, model, body);
@@ -61,7 +55,7 @@ export async function compactResponse(context: RouteContext): Promise<Response> 
     return addHeaders(jsonResponse(answer), ledger.headers);
   } catch (error) {
     ledger.finish({ status: 'error', error, cancelled: context.signal.aborted });
-    if (error instanceof GatewayError) Object.assign(error.headers, ledger.headers);
+    if (isGatewayError(error)) Object.assign(error.headers, ledger.headers);
     throw error;
   }
 }
@@ -72,7 +66,7 @@ async function compacted(provider: Provider, body: Record<string, unknown>, depl
     try {
       return await forwarded(provider, body, deployment, request, call);
     } catch (error) {
-      if (!(error instanceof GatewayError && error.status === 404)) throw error;
+      if (!(isGatewayError(error) && error.status === 404)) throw error;
     }
   }
   return summarized(provider, body, deployment, call);

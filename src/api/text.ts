@@ -1,15 +1,12 @@
-import type { GenericSchema } from 'valibot';
-import { GatewayError } from '../errors.js';
+import { GatewayError, isGatewayError } from '../errors.js';
 import { addHeaders } from '../http/add-headers.js';
 import { jsonResponse } from '../http/json-response.js';
-import { readJsonBodyWithText } from '../http/read-json.js';
-import { checkItemCount } from './request-limits.js';
 import type { RouteContext } from '../http/route.js';
 import { sseResponse } from '../http/sse-response.js';
 import { startIterable } from '../http/first-item.js';
 import { accumulateStream } from '../protocols/accumulate.js';
 import type { EncodeContext } from '../protocols/codec.js';
-import type { IRRequest, IRResponse, IRStreamEvent, TextProtocol } from '../protocols/ir.js';
+import type { IRRequest, IRResponse, IRStreamEvent } from '../protocols/ir.js';
 import { admitRequest } from '../policy/admission.js';
 import { runWithFallback } from '../policy/fallback.js';
 import { isReplaySafe } from '../policy/replay-safety.js';
@@ -20,25 +17,19 @@ import type { CallContext, Provider } from '../providers/provider.js';
 import type { ModelEntry } from '../routing/catalog.js';
 import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
 import { takesReasoning } from '../routing/reasoning-support.js';
-import { validateBody } from '../schemas/validate.js';
 import type { StreamTap } from '../protocols/stream-tap.js';
 import { passthroughText } from './passthrough.js';
+import { readTextRequest, type TextRoute } from './text-request.js';
 import { callContext } from './upstream-call.js';
 import { conversationOf, type Conversation } from './conversation-state.js';
 
 /** What one client protocol brings to the shared text pipeline. */
-export interface TextEndpoint {
-  protocol: TextProtocol;
-  /** Path used in messages and usage events, e.g. `/v1/chat/completions`. */
-  endpoint: string;
-  schema: GenericSchema;
+export interface TextEndpoint extends TextRoute {
   decode(body: Record<string, unknown>, upstreamModel: string): IRRequest;
   encodeResponse(response: IRResponse, context: EncodeContext): Record<string, unknown>;
   encodeStream(events: AsyncIterable<IRStreamEvent>, context: EncodeContext): AsyncIterable<string>;
   /** How the passthrough path reads usage and ends a cut stream in this protocol. */
   tap: StreamTap;
-  /** Checks the route must make before the body is read (e.g. the Messages version header). */
-  checkHeaders?(request: Request): void;
   /** The body a passthrough upstream gets, when some of what the client sent cannot go there. */
   forPassthrough?(body: TextBody): TextBody;
 }
@@ -51,13 +42,9 @@ export interface TextEndpoint {
  * through the IR. Whatever ends the request settles its ledger exactly once.
  */
 export async function handleText(context: RouteContext, endpoint: TextEndpoint): Promise<Response> {
-  const { request, options, key } = context;
-  endpoint.checkHeaders?.(request);
-  const { limits } = options;
-  const { body: raw, text } = await readJsonBodyWithText(request, limits.jsonBodyBytes, limits.requestBodyTimeoutMs);
-  checkItemCount(endpoint.protocol, raw, limits.messages);
-  let body = validateBody(endpoint.schema, raw) as Record<string, unknown>;
-  const model = options.catalog.resolve(key, body.model as string, 'text', endpoint.endpoint);
+  const read = await readTextRequest(context, endpoint);
+  const { model, text } = read;
+  let body = read.body;
   checkModelRules(model, body);
 
   const ledger = new RequestLedger(context, model, endpoint.endpoint, 'text', body.stream === true, await admitRequest(context));
@@ -76,7 +63,7 @@ export async function handleText(context: RouteContext, endpoint: TextEndpoint):
     return addHeaders(conversation ? conversation.record(response, ledger) : response, ledger.headers);
   } catch (error) {
     ledger.finish({ status: 'error', error, cancelled: context.signal.aborted, ...(context.signal.aborted ? { httpStatus: 499 } : {}) });
-    if (error instanceof GatewayError) Object.assign(error.headers, ledger.headers);
+    if (isGatewayError(error)) Object.assign(error.headers, ledger.headers);
     throw error;
   }
 }

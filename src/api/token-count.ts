@@ -1,23 +1,16 @@
-import type { GenericSchema } from 'valibot';
 import { isGatewayError } from '../errors.js';
 import { jsonResponse } from '../http/json-response.js';
-import { readJsonBodyWithText } from '../http/read-json.js';
 import { replaceTopLevelFields } from '../http/replace-json-model.js';
 import type { RouteContext } from '../http/route.js';
 import type { IRRequest, TextProtocol } from '../protocols/ir.js';
-import { validateBody } from '../schemas/validate.js';
 import { countRequestTokens } from '../tokens/count-request.js';
-import { checkItemCount } from './request-limits.js';
 import type { TextBody } from './text.js';
+import { readTextRequest, type TextRoute } from './text-request.js';
 import { firstDeployment } from './upstream-call.js';
 
 /** What one client protocol brings to the input-token count. */
-export interface TokenCountEndpoint {
+export interface TokenCountEndpoint extends TextRoute {
   protocol: Extract<TextProtocol, 'messages' | 'responses'>;
-  /** Path used in messages, e.g. `/v1/messages/count_tokens`. */
-  endpoint: string;
-  schema: GenericSchema;
-  checkHeaders?(request: Request): void;
   /** The body as it should be counted (e.g. conversation state expanded). */
   prepare?(context: RouteContext, body: Record<string, unknown>): Promise<Record<string, unknown>>;
   decode(body: Record<string, unknown>, upstreamModel: string): IRRequest;
@@ -40,13 +33,8 @@ export interface TokenCountEndpoint {
  * and no usage event is sent.
  */
 export async function handleTokenCount(context: RouteContext, endpoint: TokenCountEndpoint): Promise<Response> {
-  const { request, options, key } = context;
-  endpoint.checkHeaders?.(request);
-  const { limits } = options;
-  const { body: raw, text } = await readJsonBodyWithText(request, limits.jsonBodyBytes, limits.requestBodyTimeoutMs);
-  checkItemCount(endpoint.protocol, raw, limits.messages);
-  const validated = validateBody(endpoint.schema, raw) as Record<string, unknown>;
-  const model = options.catalog.resolve(key, validated.model as string, 'text', endpoint.endpoint);
+  const { request, options } = context;
+  const { body: validated, text, model } = await readTextRequest(context, endpoint);
   const body = endpoint.prepare ? await endpoint.prepare(context, validated) : validated;
 
   const { deployment, provider, call } = firstDeployment(context, model, body);

@@ -1,0 +1,35 @@
+import type { GenericSchema } from 'valibot';
+import { readJsonBodyWithText } from '../http/read-json.js';
+import type { RouteContext } from '../http/route.js';
+import type { TextProtocol } from '../protocols/ir.js';
+import type { ModelEntry } from '../routing/catalog.js';
+import { validateBody } from '../schemas/validate.js';
+import { checkItemCount } from './request-limits.js';
+
+/** What a text route checks a request against before anything else. */
+export interface TextRoute {
+  protocol: TextProtocol;
+  /** Path used in messages and usage events, e.g. `/v1/chat/completions`. */
+  endpoint: string;
+  schema: GenericSchema;
+  /** Checks the route must make before the body is read (e.g. the Messages version header). */
+  checkHeaders?(request: Request): void;
+}
+
+/** A text request read within the limits, validated, and its model resolved in the key's scope. */
+export interface TextRequest {
+  body: Record<string, unknown>;
+  /** The client's JSON text, for a passthrough that changes only `model`. */
+  text: string;
+  model: ModelEntry;
+}
+
+export async function readTextRequest(context: RouteContext, route: TextRoute): Promise<TextRequest> {
+  const { request, options, key } = context;
+  route.checkHeaders?.(request);
+  const { limits } = options;
+  const { body: raw, text } = await readJsonBodyWithText(request, limits.jsonBodyBytes, limits.requestBodyTimeoutMs);
+  checkItemCount(route.protocol, raw, limits.messages);
+  const body = validateBody(route.schema, raw) as Record<string, unknown>;
+  return { body, text, model: options.catalog.resolve(key, body.model as string, 'text', route.endpoint) };
+}
