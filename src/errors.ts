@@ -3,6 +3,9 @@
  * HTTP status and the OpenAI-style fields; `http/error-response.ts` renders it in the shape the
  * route's clients expect (OpenAI or Anthropic). Anything else that reaches the top is a bug and
  * is masked as a 500.
+ *
+ * It is recognized by a brand, not `instanceof`: a custom provider built against another copy of
+ * the package throws that copy's class, and its 404 must still be answered as a 404.
  */
 export interface GatewayErrorInit {
   status: number;
@@ -16,6 +19,9 @@ export interface GatewayErrorInit {
   headers?: Record<string, string>;
   cause?: unknown;
 }
+
+/** Registered symbol: every copy of the package (another version, another bundle) has the same key. */
+const BRAND = Symbol.for('infergate.GatewayError');
 
 export class GatewayError extends Error {
   readonly status: number;
@@ -35,6 +41,9 @@ export class GatewayError extends Error {
   }
 }
 
+// On the prototype, not the instance: no own property for equality checks and logs to show.
+Object.defineProperty(GatewayError.prototype, BRAND, { value: true });
+
 function defaultType(status: number): string {
   if (status === 401 || status === 400 || status === 404 || status === 405 || status === 409 || status === 413) {
     return 'invalid_request_error';
@@ -49,8 +58,9 @@ export function invalidRequest(message: string, param: string | null = null, cod
   return new GatewayError({ status: 400, message, param, code });
 }
 
+/** True for a `GatewayError` of any copy of the package (see the brand above). */
 export function isGatewayError(error: unknown): error is GatewayError {
-  return error instanceof GatewayError;
+  return typeof error === 'object' && error !== null && (error as { [BRAND]?: unknown })[BRAND] === true;
 }
 
 /** Aborts are their own category: a client that left is not a failure to log or wrap. */

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.js';
+import { GatewayError, isGatewayError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import { admitRequest } from '../policy/admission.js';
 import { runWithFallback } from '../policy/fallback.js';
@@ -52,7 +52,7 @@ export async function runMediaCall<C extends MediaCapability, T>(
     return { result, ledger };
   } catch (error) {
     ledger.finish({ status: 'error', error, cancelled: signal.aborted, ...(signal.aborted ? { httpStatus: 499 } : {}) });
-    if (error instanceof GatewayError) Object.assign(error.headers, ledger.headers);
+    if (isGatewayError(error)) Object.assign(error.headers, ledger.headers);
     throw error;
   }
 }

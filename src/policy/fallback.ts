@@ -1,4 +1,4 @@
-import { GatewayError, isAbortError, toPublicError } from '../errors.js';
+import { GatewayError, isGatewayError, isAbortError, toPublicError } from '../errors.js';
 import type { Deployment } from '../routing/deployments.js';
 import type { DeploymentHealth } from './deployment-health.js';
 import { retryAfterMsOf, retryAfterSeconds } from './retry-after.js';
@@ -90,7 +90,7 @@ export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result:
     } catch (caught) {
       // A client that left, or a failure that is no answer of the upstream (a bug, masked as a
       // 500 for the observers): reported, never retried, and no mark against the deployment.
-      if ((isAbortError(caught) && run.signal.aborted) || !(caught instanceof GatewayError)) {
+      if ((isAbortError(caught) && run.signal.aborted) || !(isGatewayError(caught))) {
         run.onAttempt({ deployment, attempt, startedAt, error: toPublicError(caught), willRetry: false });
         throw caught;
       }

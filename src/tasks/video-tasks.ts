@@ -1,4 +1,4 @@
-import { GatewayError, isAbortError } from '../errors.js';
+import { GatewayError, isGatewayError, isAbortError } from '../errors.js';
 import { newId, unixSeconds } from '../ids.js';
 import type { Logger } from '../options.js';
 import type { TaskCallContext, VideoContent, VideoJob, VideoJobStatus, VideoRequest } from '../providers/media.js';
@@ -90,7 +90,7 @@ export class VideoTasks {
       status = await provider.getVideo(jobOf(claimed), this.callContext(claimed, signal));
     } catch (error) {
       if (isAbortError(error)) throw error;
-      if (error instanceof GatewayError && error.status === 404) {
+      if (isGatewayError(error) && error.status === 404) {
         status = { status: 'failed', error: { message: 'The upstream no longer knows this video task.', code: 'upstream_task_not_found' } };
       } else {
         this.options.logger.warn('video task refresh failed', { taskId: task.id, message: error instanceof Error ? error.message : String(error) });

@@ -149,6 +149,41 @@ describe('unexpected errors', () => {
   });
 });
 
+describe('a GatewayError from a second copy of the package', () => {
+  // A custom provider built against another install of infergate throws that copy's class;
+  // the `?copy` query makes vitest load src/errors.ts again as a separate module instance.
+  const copyPath = '../../src/errors.js?copy';
+
+  it('is answered with its own status and message, not masked as a 500', async () => {
+    const copy = (await import(copyPath)) as typeof import('../../src/errors.js');
+    expect(copy.GatewayError).not.toBe(GatewayError);
+    const thrown = new copy.GatewayError({ status: 404, message: 'This tenant has no such model.', code: 'tenant_model_missing' });
+    expect(thrown).not.toBeInstanceOf(GatewayError);
+
+    const foreign: Provider = {
+      type: 'foreign',
+      // eslint-disable-next-line require-yield
+      async *streamText() {
+        throw thrown;
+      },
+    };
+    const gateway = make({ providers: { local: foreign }, models: localModels('local') });
+    const chat = await gateway.fetch('http://gw.test/v1/chat/completions', { method: 'POST', headers: bearer, body: chatBody });
+    expect(chat.status).toBe(404);
+    expect(await chat.json()).toEqual({
+      error: { message: 'This tenant has no such model.', type: 'invalid_request_error', param: null, code: 'tenant_model_missing' },
+    });
+
+    const messages = await gateway.fetch('http://gw.test/v1/messages', {
+      method: 'POST',
+      headers: { 'x-api-key': 'sk-1', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'local-chat', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    expect(messages.status).toBe(404);
+    expect(await messages.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: 'This tenant has no such model.' } });
+  });
+});
+
 describe('hooks and host context', () => {
   it('onRequest can answer early and onResponse can change the response', async () => {
     const gateway = make({

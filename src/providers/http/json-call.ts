@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { GatewayError, isGatewayError } from '../../errors.js';
 import type { IRStreamEvent } from '../../protocols/ir.js';
 import { parseSse } from '../../protocols/sse-parse.js';
 import { stringifyBody } from './stringify-body.js';
@@ -37,7 +37,7 @@ export async function* streamIR(
     yield* decode(parseSse(boundedLines(upstreamChunks(result.body))));
   } catch (error) {
     // An upstream error event's message reaches the client: not with the credentials it quotes.
-    throw error instanceof GatewayError ? redactedError(error, result.redact) : error;
+    throw isGatewayError(error) ? redactedError(error, result.redact) : error;
   } finally {
     if (!result.body.destroyed) result.body.destroy();
   }

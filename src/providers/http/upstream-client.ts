@@ -1,5 +1,5 @@
 import { Agent, request, type Dispatcher } from 'undici';
-import { GatewayError, isAbortError } from '../../errors.js';
+import { GatewayError, isGatewayError, isAbortError } from '../../errors.js';
 import { wireBody, type UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamTimeouts {
@@ -176,7 +176,7 @@ function secretsOf(headers: Record<string, string>, base: string): string[] {
  * named: it is the operator's business, not the client's.
  */
 export function transportError(error: unknown): unknown {
-  if (isAbortError(error) || error instanceof GatewayError) return error;
+  if (isAbortError(error) || isGatewayError(error)) return error;
   const code = (error as { code?: string }).code ?? '';
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new GatewayError({ status: 504, type: 'timeout_error', message: 'The upstream did not answer in time.', code: 'upstream_timeout', cause: error });
