@@ -58,6 +58,47 @@ export function invalidRequest(message: string, param: string | null = null, cod
   return new GatewayError({ status: 400, message, param, code });
 }
 
+/*
+ * The upstream failures, one constructor each so the same failure always carries the same code.
+ * All but the timeout are 502 `upstream_error`: the gateway is fine, the server behind it is not.
+ */
+
+/** The upstream answered something the gateway cannot use: not JSON, a field missing, a malformed event. */
+export function upstreamInvalidResponse(message: string, cause?: unknown): GatewayError {
+  return upstreamFailure(message, 'upstream_invalid_response', cause);
+}
+
+/** The upstream's stream ended before its terminal event: what came so far is not the whole answer. */
+export function upstreamStreamCut(message = 'The upstream stream ended before the answer was complete.'): GatewayError {
+  return upstreamFailure(message, 'upstream_stream_cut');
+}
+
+/** An error the upstream reported itself in a successful answer or stream: its message, and its code when it has one. */
+export function upstreamReportedError(message: string, code: string | undefined): GatewayError {
+  return upstreamFailure(message, code ?? 'upstream_error');
+}
+
+/** The upstream refused the gateway's own credentials; not the client's key, so never a 401. */
+export function upstreamAuthFailed(): GatewayError {
+  return upstreamFailure('The upstream rejected the gateway\u2019s credentials for this model.', 'upstream_auth_failed');
+}
+
+export function upstreamUnreachable(cause: unknown): GatewayError {
+  return upstreamFailure('The upstream could not be reached or closed the connection.', 'upstream_unreachable', cause);
+}
+
+export function upstreamTooLarge(limitBytes: number): GatewayError {
+  return upstreamFailure(`The upstream's answer is larger than the gateway accepts (${limitBytes} bytes).`, 'upstream_too_large');
+}
+
+export function upstreamTimeout(cause: unknown): GatewayError {
+  return new GatewayError({ status: 504, type: 'timeout_error', message: 'The upstream did not answer in time.', code: 'upstream_timeout', cause });
+}
+
+function upstreamFailure(message: string, code: string, cause?: unknown): GatewayError {
+  return new GatewayError({ status: 502, type: 'upstream_error', message, code, cause });
+}
+
 /** True for a `GatewayError` of any copy of the package (see the brand above). */
 export function isGatewayError(error: unknown): error is GatewayError {
   return typeof error === 'object' && error !== null && (error as { [BRAND]?: unknown })[BRAND] === true;

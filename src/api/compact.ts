@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { GatewayError, isGatewayError } from '../errors.js';
+import { isGatewayError, upstreamInvalidResponse } from '../errors.js';
 import { addHeaders } from '../http/add-headers.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
@@ -102,7 +102,7 @@ async function summarized(provider: Provider, body: Record<string, unknown>, dep
   const answer = await generate(provider, summaryRequest, call);
   const summary = answer.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('').trim();
   if (summary === '') {
-    throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The model answered the compaction request without a summary.', code: 'upstream_invalid_response' });
+    throw upstreamInvalidResponse('The model answered the compaction request without a summary.');
   }
   return {
     id: newId('resp_'),

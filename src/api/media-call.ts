@@ -1,4 +1,4 @@
-import { GatewayError, isGatewayError } from '../errors.js';
+import { isGatewayError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import { admitRequest } from '../policy/admission.js';
 import { runWithFallback } from '../policy/fallback.js';

@@ -1,6 +1,6 @@
 import { Response as HostResponse } from '@whatwg-node/server';
 import { createParser } from 'eventsource-parser';
-import { GatewayError, isAbortError, toPublicError } from '../errors.js';
+import { GatewayError, isAbortError, toPublicError, upstreamInvalidResponse, upstreamStreamCut } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import { mergeUsage, type IRUsage } from '../protocols/ir.js';
 import type { StreamTap } from '../protocols/stream-tap.js';
@@ -111,7 +111,7 @@ function tappedStream(
   /** Fails the stream for a fault the upstream's bytes show, and hangs up on the upstream. */
   const abandon = async (controller: ReadableStreamDefaultController<Uint8Array>, message: string) => {
     await iterator.return?.(undefined);
-    fail(controller, new GatewayError({ status: 502, type: 'upstream_error', message, code: 'upstream_invalid_response' }));
+    fail(controller, upstreamInvalidResponse(message));
   };
 
   return new ReadableStream<Uint8Array>(
@@ -126,7 +126,7 @@ function tappedStream(
               // Flush the parser: a last frame may lack its blank line.
               parser.feed(decoder.decode() + '\n\n');
               if (unreadable) {
-                fail(controller, new GatewayError({ status: 502, type: 'upstream_error', message: INVALID_EVENT, code: 'upstream_invalid_response' }));
+                fail(controller, upstreamInvalidResponse(INVALID_EVENT));
               } else if (terminal) {
                 if (heldBytes > 0) {
                   const rest = join(held);
@@ -135,7 +135,7 @@ function tappedStream(
                 controller.close();
                 report(failed ? 'error' : 'ok');
               } else {
-                fail(controller, new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream stream ended before the answer was complete.', code: 'upstream_stream_cut' }));
+                fail(controller, upstreamStreamCut());
               }
               return;
             }

@@ -1,4 +1,4 @@
-import { GatewayError, isGatewayError, isAbortError, toPublicError } from '../errors.js';
+import { GatewayError, isAbortError, isGatewayError, toPublicError } from '../errors.js';
 import type { Deployment } from '../routing/deployments.js';
 import type { DeploymentHealth } from './deployment-health.js';
 import { retryAfterMsOf, retryAfterSeconds } from './retry-after.js';

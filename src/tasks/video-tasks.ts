@@ -1,4 +1,4 @@
-import { GatewayError, isGatewayError, isAbortError } from '../errors.js';
+import { GatewayError, isAbortError, isGatewayError } from '../errors.js';
 import { newId, unixSeconds } from '../ids.js';
 import type { Logger } from '../options.js';
 import type { TaskCallContext, VideoContent, VideoJob, VideoJobStatus, VideoRequest } from '../providers/media.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { GatewayError, upstreamInvalidResponse } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import { effectiveFinishReason } from '../finish-reason.js';
 import type { IRAssistantPart, IRFinishReason, IRResponse } from '../ir.js';
@@ -82,7 +82,7 @@ function messageText(content: unknown): string {
 }
 
 function invalidUpstreamResponse(): GatewayError {
-  return new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream returned an invalid response' });
+  return upstreamInvalidResponse('The upstream returned an invalid response');
 }
 
 function nonEmptyString(value: unknown): string | undefined {

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { GatewayError, upstreamInvalidResponse, upstreamStreamCut } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import { effectiveFinishReason } from '../finish-reason.js';
 import { mergeUsage, type IRFinishReason, type IRStreamEvent, type IRUsage } from '../ir.js';
@@ -71,7 +71,7 @@ export async function* decodeChatStream(sse: AsyncIterable<SseMessage>): AsyncGe
       // Only reachable if a call that looked complete gets more text: whitespace is harmless,
       // anything else cannot be delivered in order.
       if (fragment.trim() === '') return;
-      throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent tool call fragments out of order' });
+      throw upstreamInvalidResponse('The upstream sent tool call fragments out of order');
     }
     let call = buffered.get(index);
     if (!call) {
@@ -184,10 +184,10 @@ function parseChunk(data: string): Json {
   try {
     value = JSON.parse(data);
   } catch (error) {
-    throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent an invalid stream event', cause: error });
+    throw upstreamInvalidResponse('The upstream sent an invalid stream event', error);
   }
   const chunk = asObject(value);
-  if (!chunk) throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent an invalid stream event' });
+  if (!chunk) throw upstreamInvalidResponse('The upstream sent an invalid stream event');
   return chunk;
 }
 
@@ -238,7 +238,7 @@ function statusFor(keys: (string | null | undefined)[]): number {
 }
 
 export function streamEndedEarly(): GatewayError {
-  return new GatewayError({ status: 502, type: 'upstream_error', message: 'upstream stream ended early' });
+  return upstreamStreamCut('upstream stream ended early');
 }
 
 function nonEmpty(value: unknown): string | undefined {

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { upstreamInvalidResponse } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import type { IRAssistantPart, IRFinishReason, IRResponse } from '../ir.js';
 import { fromMessagesUsage } from '../usage.js';
@@ -9,7 +9,7 @@ type Json = Record<string, unknown>;
 export function decodeMessagesResponse(json: unknown): IRResponse {
   const body = asObject(json);
   if (!body || !Array.isArray(body.content)) {
-    throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream returned an invalid response' });
+    throw upstreamInvalidResponse('The upstream returned an invalid response');
   }
 
   const content: IRAssistantPart[] = [];

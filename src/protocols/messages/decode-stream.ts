@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { GatewayError, upstreamInvalidResponse, upstreamStreamCut } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import type { IRStreamEvent } from '../ir.js';
 import type { SseMessage } from '../sse-parse.js';
@@ -148,7 +148,7 @@ export async function* decodeMessagesStream(sse: AsyncIterable<SseMessage>): Asy
     }
     yield* out.splice(0);
   }
-  throw new GatewayError({ status: 502, type: 'upstream_error', message: 'upstream stream ended early' });
+  throw upstreamStreamCut('upstream stream ended early');
 }
 
 /** An Anthropic in-stream error → `GatewayError` keeping the upstream type and message. */
@@ -170,10 +170,10 @@ function parseEvent(data: string): Json {
   try {
     value = JSON.parse(data);
   } catch (error) {
-    throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent an invalid stream event', cause: error });
+    throw upstreamInvalidResponse('The upstream sent an invalid stream event', error);
   }
   const event = asObject(value);
-  if (!event) throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent an invalid stream event' });
+  if (!event) throw upstreamInvalidResponse('The upstream sent an invalid stream event');
   return event;
 }
 

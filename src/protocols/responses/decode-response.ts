@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { GatewayError, upstreamInvalidResponse } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import { argumentsText } from '../chat/decode-response.js';
 import { openAiStreamError } from '../chat/decode-stream.js';
@@ -15,7 +15,7 @@ export function decodeResponsesResponse(json: unknown): IRResponse {
   if (status === 'failed') throw openAiStreamError(body.error, 'The upstream failed to generate a response');
   if (status !== undefined && status !== 'completed' && status !== 'incomplete') {
     // `queued` / `in_progress` (background mode) or `cancelled`: there is no answer to return.
-    throw new GatewayError({ status: 502, type: 'upstream_error', message: `The upstream response is ${String(status)}` });
+    throw upstreamInvalidResponse(`The upstream response is ${String(status)}`);
   }
 
   const content = decodeOutput(body.output);
@@ -97,7 +97,7 @@ function joinTexts(parts: unknown, type: string): string {
 }
 
 function invalidUpstreamResponse(): GatewayError {
-  return new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream returned an invalid response' });
+  return upstreamInvalidResponse('The upstream returned an invalid response');
 }
 
 function asObject(value: unknown): Json | undefined {

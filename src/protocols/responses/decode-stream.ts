@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { GatewayError, upstreamInvalidResponse } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import { argumentsText } from '../chat/decode-response.js';
 import { openAiStreamError, streamEndedEarly } from '../chat/decode-stream.js';
@@ -222,7 +222,7 @@ function parseEvent(data: string): Json {
   try {
     value = JSON.parse(data);
   } catch (error) {
-    throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent an invalid stream event', cause: error });
+    throw upstreamInvalidResponse('The upstream sent an invalid stream event', error);
   }
   const event = asObject(value);
   if (!event) throw invalidEvent();
@@ -230,7 +230,7 @@ function parseEvent(data: string): Json {
 }
 
 function invalidEvent(): GatewayError {
-  return new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent an invalid stream event' });
+  return upstreamInvalidResponse('The upstream sent an invalid stream event');
 }
 
 function asObject(value: unknown): Json | undefined {

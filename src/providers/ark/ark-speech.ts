@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../errors.js';
+import { GatewayError, upstreamInvalidResponse, upstreamStreamCut } from '../../errors.js';
 import { wavHeader } from '../codecs/wav.js';
 import { upstreamChunks, type UpstreamClient } from '../http/upstream-client.js';
 import { upstreamError } from '../http/upstream-error.js';
@@ -77,7 +77,7 @@ async function* audioChunks(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uin
     if (audio === DONE) done = true;
     else if (audio) yield audio;
   }
-  if (!done) throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The speech stream ended before the audio was complete.', code: 'upstream_stream_cut' });
+  if (!done) throw upstreamStreamCut('The speech stream ended before the audio was complete.');
 }
 
 function readLine(line: string): Uint8Array | typeof DONE | undefined {
@@ -85,7 +85,7 @@ function readLine(line: string): Uint8Array | typeof DONE | undefined {
   try {
     message = JSON.parse(line) as typeof message;
   } catch {
-    throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The speech stream sent a line that is not JSON.', code: 'upstream_invalid_response' });
+    throw upstreamInvalidResponse('The speech stream sent a line that is not JSON.');
   }
   if (message.code === DONE) return DONE;
   if (message.code !== 0) {

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { GatewayError, upstreamInvalidResponse } from '../../errors.js';
 import { getJson } from '../http/get-json.js';
 import { postJson } from '../http/json-call.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
@@ -26,7 +26,7 @@ export function arkVideos(client: UpstreamClient, now: () => number = Date.now):
   return {
     async createVideo(request, call) {
       const answer = (await postJson(client, '/contents/generations/tasks', createBody(request), call)) as { id?: unknown };
-      if (typeof answer.id !== 'string') throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream task answer has no id.', code: 'upstream_invalid_response' });
+      if (typeof answer.id !== 'string') throw upstreamInvalidResponse('The upstream task answer has no id.');
       return { id: answer.id };
     },
 
@@ -37,7 +37,7 @@ export function arkVideos(client: UpstreamClient, now: () => number = Date.now):
     async videoContent(job, { range }, call) {
       let url = videoUrl(job);
       if (!url) url = videoUrl({ id: job.id, ...taskStatus(await fetchTask(job.id, call), now()) });
-      if (!url) throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream task has no video URL.', code: 'upstream_invalid_response' });
+      if (!url) throw upstreamInvalidResponse('The upstream task has no video URL.');
       return videoContentOf(await client.download(url, { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, ...(range ? { headers: { range } } : {}) }));
     },
   };

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { upstreamInvalidResponse } from '../../errors.js';
 import { readText, type UpstreamCall, type UpstreamClient, type UpstreamResult } from './upstream-client.js';
 import { errorInAnswer, upstreamError } from './upstream-error.js';
 
@@ -25,7 +25,7 @@ export function parseAnswer(text: string, redact?: (text: string) => string): un
   try {
     json = JSON.parse(text);
   } catch {
-    throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream returned invalid JSON.', code: 'upstream_invalid_response' });
+    throw upstreamInvalidResponse('The upstream returned invalid JSON.');
   }
   const error = errorInAnswer(json, redact);
   if (error) throw error;

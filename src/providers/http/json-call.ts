@@ -1,4 +1,4 @@
-import { GatewayError, isGatewayError } from '../../errors.js';
+import { isGatewayError, upstreamInvalidResponse } from '../../errors.js';
 import type { IRStreamEvent } from '../../protocols/ir.js';
 import { parseSse } from '../../protocols/sse-parse.js';
 import { stringifyBody } from './stringify-body.js';
@@ -50,7 +50,7 @@ async function* boundedLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<
     const newline = chunk.lastIndexOf(10);
     line = newline < 0 ? line + chunk.length : chunk.length - newline - 1;
     if (line > MAX_LINE_BYTES) {
-      throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream sent a stream event larger than the gateway accepts.', code: 'upstream_invalid_response' });
+      throw upstreamInvalidResponse('The upstream sent a stream event larger than the gateway accepts.');
     }
     yield chunk;
   }

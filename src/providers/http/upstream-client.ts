@@ -1,5 +1,5 @@
 import { Agent, request, type Dispatcher } from 'undici';
-import { GatewayError, isGatewayError, isAbortError } from '../../errors.js';
+import { isAbortError, isGatewayError, upstreamTimeout, upstreamTooLarge, upstreamUnreachable } from '../../errors.js';
 import { wireBody, type UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamTimeouts {
@@ -179,9 +179,9 @@ export function transportError(error: unknown): unknown {
   if (isAbortError(error) || isGatewayError(error)) return error;
   const code = (error as { code?: string }).code ?? '';
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new GatewayError({ status: 504, type: 'timeout_error', message: 'The upstream did not answer in time.', code: 'upstream_timeout', cause: error });
+    return upstreamTimeout(error);
   }
-  return new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream could not be reached or closed the connection.', code: 'upstream_unreachable', cause: error });
+  return upstreamUnreachable(error);
 }
 
 /** Iterates an upstream body, turning transport failures mid-body into `GatewayError`s. */
@@ -201,7 +201,7 @@ export async function readText(body: AsyncIterable<Uint8Array>, limitBytes = 16 
     size += chunk.byteLength;
     if (size > limitBytes) {
       // Thrown mid-read: leaving the loop destroys the body, so the rest is never downloaded.
-      throw new GatewayError({ status: 502, type: 'upstream_error', message: `The upstream's answer is larger than the gateway accepts (${limitBytes} bytes).`, code: 'upstream_too_large' });
+      throw upstreamTooLarge(limitBytes);
     }
     chunks.push(chunk);
   }

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { GatewayError, upstreamAuthFailed, upstreamInvalidResponse, upstreamReportedError } from '../../errors.js';
 import { readText, type UpstreamResult } from './upstream-client.js';
 
 /** Headers that tell a client when to retry; kept from an upstream error so SDKs back off right. */
@@ -26,12 +26,7 @@ export async function upstreamError(result: UpstreamResult): Promise<GatewayErro
   }
 
   if (result.status === 401 || result.status === 403) {
-    return new GatewayError({
-      status: 502,
-      type: 'upstream_error',
-      message: 'The upstream rejected the gateway\u2019s credentials for this model.',
-      code: 'upstream_auth_failed',
-    });
+    return upstreamAuthFailed();
   }
   const status = result.status >= 400 && result.status <= 599 ? result.status : 502;
   const contextOverflow = status === 400 && isContextOverflow(parsed.code, parsed.message);
@@ -57,12 +52,7 @@ export function errorInAnswer(json: unknown, redact?: (text: string) => string):
   const isError = body.type === 'error' || (body.id === undefined && typeof body.error === 'object' && body.error !== null);
   if (!isError) return undefined;
   const parsed = redacted(errorFields(body), redact);
-  return new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    message: parsed.message ?? 'The upstream answered with an error.',
-    code: parsed.code ?? 'upstream_error',
-  });
+  return upstreamReportedError(parsed.message ?? 'The upstream answered with an error.', parsed.code);
 }
 
 /**
@@ -81,12 +71,9 @@ export async function expectEventStream(result: UpstreamResult): Promise<void> {
     // The body failed too; the type says enough.
   }
   const parsed = redacted(parseErrorBody(text), result.redact);
-  throw new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    message: type.includes('json') && parsed.message ? parsed.message : 'The upstream answered a stream request with something other than an event stream.',
-    code: 'upstream_invalid_response',
-  });
+  throw upstreamInvalidResponse(
+    type.includes('json') && parsed.message ? parsed.message : 'The upstream answered a stream request with something other than an event stream.',
+  );
 }
 
 /** The error with its message redacted (see `UpstreamResult.redact`); the same error when nothing changes. */

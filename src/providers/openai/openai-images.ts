@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { upstreamInvalidResponse, upstreamReportedError } from '../../errors.js';
 import { unixSeconds } from '../../ids.js';
 import { parseSse } from '../../protocols/sse-parse.js';
 import { readJson } from '../http/get-json.js';
@@ -48,7 +48,7 @@ async function imageOutput(result: UpstreamResult, stream: boolean): Promise<Ima
 /** An ImagesResponse as the gateway's `ImageResult`: `created`, `data`, `usage`, the rest kept. */
 export function toImageResult(json: Record<string, unknown>): ImageResult {
   const { created, data, usage, ...extra } = json;
-  if (!Array.isArray(data)) throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream image answer has no data.', code: 'upstream_invalid_response' });
+  if (!Array.isArray(data)) throw upstreamInvalidResponse('The upstream image answer has no data.');
   return {
     created: typeof created === 'number' ? created : unixSeconds(),
     data: data as ImageResult['data'],
@@ -66,7 +66,7 @@ async function* imageEvents(result: UpstreamResult): AsyncGenerator<ImageStreamE
       const type = typeof event.type === 'string' ? event.type : (message.event ?? '');
       if (type === 'error' || event.error) {
         const detail = (event.error ?? event) as { message?: string; code?: string; type?: string };
-        throw new GatewayError({ status: 502, type: 'upstream_error', message: detail.message ?? 'The upstream image stream failed.', code: detail.code ?? 'upstream_error' });
+        throw upstreamReportedError(detail.message ?? 'The upstream image stream failed.', detail.code);
       }
       const kind = type.slice(type.lastIndexOf('.') + 1);
       if (kind === 'partial_image' || kind === 'completed') yield { ...event, type: kind, b64_json: String(event.b64_json ?? '') };
@@ -83,5 +83,5 @@ function parseEvent(data: string): Record<string, unknown> {
   } catch {
     // Falls through.
   }
-  throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream image stream sent an event that is not JSON.', code: 'upstream_invalid_response' });
+  throw upstreamInvalidResponse('The upstream image stream sent an event that is not JSON.');
 }

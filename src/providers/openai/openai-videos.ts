@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors.js';
+import { GatewayError, upstreamInvalidResponse } from '../../errors.js';
 import { getJson, readJson } from '../http/get-json.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import { videoContentOf } from '../http/video-content.js';
@@ -21,7 +21,7 @@ export function openAIVideos(client: UpstreamClient): Pick<Provider, 'createVide
       const body = createBody(request);
       const result = await client.post('/videos', JSON.stringify(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs });
       const video = (await readJson(result)) as { id?: unknown };
-      if (typeof video.id !== 'string') throw new GatewayError({ status: 502, type: 'upstream_error', message: 'The upstream video answer has no id.', code: 'upstream_invalid_response' });
+      if (typeof video.id !== 'string') throw upstreamInvalidResponse('The upstream video answer has no id.');
       return { id: video.id };
     },
 

@@ -125,14 +125,14 @@ describe('decodeChatStream', () => {
     expect(events.map((e) => e.type)).toEqual(['start', 'text_delta', 'text_delta']);
     expect(events.some((e) => e.type === 'finish')).toBe(false);
     expect(error).toBeInstanceOf(GatewayError);
-    expect(error).toMatchObject({ status: 502, message: 'upstream stream ended early' });
+    expect(error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
   });
 
   it('rejects an empty stream and invalid JSON with a 502', async () => {
-    expect((await decodeText(decodeChatStream, '')).error).toMatchObject({ status: 502, message: 'upstream stream ended early' });
+    expect((await decodeText(decodeChatStream, '')).error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
     expect((await decodeText(decodeChatStream, sse('[DONE]'))).error).toMatchObject({ status: 502 });
     const bad = await decodeText(decodeChatStream, sse(delta({ content: 'a' })) + 'data: {"choices":[\n\n');
     expect(bad.events.map((e) => e.type)).toEqual(['start', 'text_delta']);
-    expect(bad.error).toMatchObject({ status: 502, type: 'upstream_error' });
+    expect(bad.error).toMatchObject({ status: 502, type: 'upstream_error', code: 'upstream_invalid_response' });
   });
 });

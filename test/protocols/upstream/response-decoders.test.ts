@@ -72,7 +72,7 @@ describe('decodeChatResponse', () => {
 
   it.each([[null], ['text'], [{}], [{ choices: [] }], [{ choices: [{ index: 0 }] }]])('rejects malformed JSON %j with a 502', (json) => {
     expect(() => decodeChatResponse(json)).toThrow(GatewayError);
-    expect(() => decodeChatResponse(json)).toThrow(expect.objectContaining({ status: 502, type: 'upstream_error', message: 'The upstream returned an invalid response' }));
+    expect(() => decodeChatResponse(json)).toThrow(expect.objectContaining({ status: 502, type: 'upstream_error', message: 'The upstream returned an invalid response', code: 'upstream_invalid_response' }));
   });
 });
 
@@ -130,7 +130,7 @@ describe('decodeResponsesResponse', () => {
   });
 
   it('rejects malformed or unfinished responses with a 502', () => {
-    expect(() => decodeResponsesResponse({ id: 'resp_1' })).toThrow(expect.objectContaining({ status: 502, message: 'The upstream returned an invalid response' }));
+    expect(() => decodeResponsesResponse({ id: 'resp_1' })).toThrow(expect.objectContaining({ status: 502, message: 'The upstream returned an invalid response', code: 'upstream_invalid_response' }));
     expect(() => decodeResponsesResponse(response({ status: 'queued' }))).toThrow(expect.objectContaining({ status: 502 }));
   });
 });
@@ -196,6 +196,6 @@ describe('decodeMessagesResponse', () => {
   });
 
   it('rejects a body without content with a 502', () => {
-    expect(() => decodeMessagesResponse({ type: 'message' })).toThrow(expect.objectContaining({ status: 502, message: 'The upstream returned an invalid response' }));
+    expect(() => decodeMessagesResponse({ type: 'message' })).toThrow(expect.objectContaining({ status: 502, message: 'The upstream returned an invalid response', code: 'upstream_invalid_response' }));
   });
 });

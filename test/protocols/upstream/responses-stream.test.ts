@@ -115,9 +115,9 @@ describe('decodeResponsesStream', () => {
       { type: 'start', id: 'resp_cut1', model: 'gpt-5-2025-08-07', created: 1753120400 },
       { type: 'text_delta', text: 'Hel' },
     ]);
-    expect(error).toMatchObject({ status: 502, message: 'upstream stream ended early' });
+    expect(error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
     // A [DONE] without a terminal event is still a cut stream.
     const done = await decodeText(decodeResponsesStream, fixture('responses-cut.txt') + 'data: [DONE]\n\n');
-    expect(done.error).toMatchObject({ status: 502, message: 'upstream stream ended early' });
+    expect(done.error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
   });
 });
