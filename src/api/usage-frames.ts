@@ -1,3 +1,5 @@
+import { parseObject } from '../json.js';
+
 /**
  * A Chat client that did not ask for usage (`stream_options.include_usage`) still has to be
  * charged: the gateway asks the upstream for it, reads it, and takes it out again before the
@@ -29,10 +31,6 @@ export function dropUsageFrames(frames: Uint8Array): Uint8Array {
 function isUsageOnly(frame: string): boolean {
   if (!frame.includes('"usage"')) return false;
   const data = frame.replace(/^data: ?/m, '').trim();
-  try {
-    const chunk = JSON.parse(data) as { choices?: unknown[]; usage?: unknown };
-    return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null;
-  } catch {
-    return false;
-  }
+  const chunk = parseObject(data);
+  return Array.isArray(chunk?.choices) && chunk.choices.length === 0 && chunk.usage != null;
 }

@@ -1,16 +1,11 @@
 import { invalidRequest } from '../errors.js';
+import { isRecord, type Json } from '../json.js';
 import type { CacheControl, IRFilePart, IRImagePart } from './ir.js';
 
 /**
  * Small readers shared by the request decoders. Each takes the `param` path as the client wrote
  * it (`messages[2].content[0]`) so a 400 names the exact field at fault.
  */
-
-export type Json = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function expectRecord(value: unknown, param: string): Json {
   if (!isRecord(value)) throw invalidRequest(`'${param}' must be an object.`, param);

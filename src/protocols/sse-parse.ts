@@ -1,4 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { upstreamInvalidResponse } from '../errors.js';
+import { parseObject, type Json } from '../json.js';
 
 /** One parsed server-sent event: `event:` name (absent for Chat Completions), `data:` text, `id:`. */
 export interface SseMessage {
@@ -35,4 +37,11 @@ function* drain(pending: EventSourceMessage[]): Generator<SseMessage> {
     if (id !== undefined) message.id = id;
     yield message;
   }
+}
+
+/** The JSON object an upstream event's `data` carries; anything else is the upstream failing (502). */
+export function parseEventData(data: string, message = 'The upstream sent an invalid stream event'): Json {
+  const event = parseObject(data);
+  if (!event) throw upstreamInvalidResponse(message);
+  return event;
 }

@@ -1,4 +1,5 @@
 import type { GatewayError } from '../errors.js';
+import { parseObject } from '../json.js';
 import type { IRUsage, TextProtocol } from './ir.js';
 import { anthropicErrorType } from './messages/error-type.js';
 import { sseData, sseEvent } from './sse-frame.js';
@@ -25,27 +26,18 @@ const FINISH_REASON = /"finish_reason"\s*:\s*"/;
 /** A key (not a string's text, where its quotes would be escaped). */
 const ERROR_KEY = /"error"\s*:/;
 
-const parse = (data: string): Record<string, unknown> | undefined => {
-  try {
-    const value = JSON.parse(data);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
 export const chatTap: StreamTap = {
   protocol: 'chat',
   observe(_event, data) {
     if (data === '[DONE]') return { terminal: true };
     // An error frame in any spacing or key order (`{ "error": …}` from some servers); only a frame
     // with an `"error":` key is parsed, and a null `error` is none.
-    if (ERROR_KEY.test(data) && parse(data)?.error) return { terminal: true, failed: true };
+    if (ERROR_KEY.test(data) && parseObject(data)?.error) return { terminal: true, failed: true };
     // Some OpenAI-compatible servers end the stream after the finish chunk without `[DONE]`: the
     // answer is whole then (as the Chat decoder also holds), so a clean end there is no cut.
     const finished = FINISH_REASON.test(data) ? { terminal: true } : {};
     if (!USAGE_OBJECT.test(data)) return finished;
-    const json = parse(data);
+    const json = parseObject(data);
     return json?.usage ? { ...finished, usage: fromChatUsage(json.usage) } : finished;
   },
   usageOfJson: (json) => fromChatUsage((json as { usage?: unknown })?.usage),
@@ -57,10 +49,10 @@ const RESPONSES_TERMINAL = new Set(['response.completed', 'response.incomplete',
 export const responsesTap: StreamTap = {
   protocol: 'responses',
   observe(event, data) {
-    const type = event ?? (parse(data)?.type as string | undefined);
+    const type = event ?? (parseObject(data)?.type as string | undefined);
     if (!type || !RESPONSES_TERMINAL.has(type)) return {};
     if (type === 'error') return { terminal: true, failed: true };
-    const response = parse(data)?.response as { usage?: unknown; id?: unknown } | undefined;
+    const response = parseObject(data)?.response as { usage?: unknown; id?: unknown } | undefined;
     return {
       terminal: true,
       ...(type === 'response.failed' ? { failed: true } : {}),
@@ -83,11 +75,11 @@ export const messagesTap: StreamTap = {
     if (event === 'message_stop') return { terminal: true };
     if (event === 'error') return { terminal: true, failed: true };
     if (event === 'message_start') {
-      const message = parse(data)?.message as { usage?: unknown } | undefined;
+      const message = parseObject(data)?.message as { usage?: unknown } | undefined;
       return message?.usage ? { usage: fromMessagesUsage(message.usage) } : {};
     }
     if (event === 'message_delta') {
-      const usage = parse(data)?.usage;
+      const usage = parseObject(data)?.usage;
       return usage ? { usage: fromMessagesUsage(usage) } : {};
     }
     return {};

@@ -1,12 +1,11 @@
 import type { IRUsage } from './ir.js';
+import type { Json } from '../json.js';
 
 /**
  * Usage conversions between the IR (OpenAI semantics: prompt includes cache) and each protocol.
  * Anthropic's `input_tokens` excludes cache reads and writes, so converting is arithmetic, never
  * a copy: copying double-counts cached tokens.
  */
-
-type Json = Record<string, unknown>;
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 const obj = (value: unknown): Json => (value && typeof value === 'object' ? (value as Json) : {});

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isRecord } from '../json.js';
 
 /**
  * Building blocks shared by the request schemas.
@@ -19,9 +20,7 @@ export function missing(hint = ''): string {
   return MISSING + hint;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord as isPlainObject };
 
 /** Spec type `string`. */
 export const str = (expected = 'a string') => v.string(expected);
@@ -40,12 +39,12 @@ export const anyValue = () => v.unknown();
  * arrays). Unknown keys are kept: `additionalProperties` is true everywhere in the spec.
  */
 export function obj(expected = 'an object') {
-  return v.pipe(v.custom<Record<string, unknown>>(isPlainObject, expected), v.looseObject({}, expected));
+  return v.pipe(v.custom<Record<string, unknown>>(isRecord, expected), v.looseObject({}, expected));
 }
 
 /** A JSON object with some known keys typed and every other key kept. */
 export function looseObj<const E extends v.ObjectEntries>(entries: E, expected = 'an object') {
-  return v.pipe(v.custom<Record<string, unknown>>(isPlainObject, expected), v.looseObject(entries, expected));
+  return v.pipe(v.custom<Record<string, unknown>>(isRecord, expected), v.looseObject(entries, expected));
 }
 
 /** Spec type `array of objects`. */

@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { GatewayError, invalidRequest } from '../errors.js';
+import { isRecord, parseJson } from '../json.js';
 import type { ResponseStore } from './response-store.js';
 
 /**
@@ -201,14 +202,3 @@ function inputItemsOf(input: unknown): unknown[] {
   return Array.isArray(input) ? input : [];
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../errors.js';
+import type { Json } from '../../json.js';
 import {
   expectArray,
   expectRecord,
@@ -14,7 +15,6 @@ import {
   pickPassthrough,
   unsupported,
   withCache,
-  type Json,
 } from '../decode-helpers.js';
 import type {
   IRAssistantPart,

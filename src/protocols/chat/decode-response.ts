@@ -3,8 +3,7 @@ import { newId, unixSeconds } from '../../ids.js';
 import { effectiveFinishReason } from '../finish-reason.js';
 import type { IRAssistantPart, IRFinishReason, IRResponse } from '../ir.js';
 import { fromChatUsage } from '../usage.js';
-
-type Json = Record<string, unknown>;
+import { asObject } from '../../json.js';
 
 /** Chat Completions response JSON (first choice) → IR. */
 export function decodeChatResponse(json: unknown): IRResponse {
@@ -87,8 +86,4 @@ function invalidUpstreamResponse(): GatewayError {
 
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function asObject(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 }

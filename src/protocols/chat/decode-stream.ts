@@ -2,11 +2,10 @@ import { GatewayError, upstreamInvalidResponse, upstreamStreamCut } from '../../
 import { newId, unixSeconds } from '../../ids.js';
 import { effectiveFinishReason } from '../finish-reason.js';
 import { mergeUsage, type IRFinishReason, type IRStreamEvent, type IRUsage } from '../ir.js';
-import type { SseMessage } from '../sse-parse.js';
+import { parseEventData, type SseMessage } from '../sse-parse.js';
 import { fromChatUsage } from '../usage.js';
 import { argumentsText, chatFinishReason } from './decode-response.js';
-
-type Json = Record<string, unknown>;
+import { asObject, parseJson, type Json } from '../../json.js';
 
 interface ToolCall {
   index: number;
@@ -108,7 +107,7 @@ export async function* decodeChatStream(sse: AsyncIterable<SseMessage>): AsyncGe
       yield event;
       return;
     }
-    const chunk = parseChunk(data);
+    const chunk = parseEventData(data);
     if (chunk.error) throw openAiStreamError(chunk.error);
     if (!started) {
       started = true;
@@ -171,24 +170,7 @@ function toolIndex(raw: Json, id: string | undefined, known: Map<number, ToolCal
 function isCompleteObject(text: string): boolean {
   const trimmed = text.trim();
   if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) return false;
-  try {
-    JSON.parse(trimmed);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function parseChunk(data: string): Json {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch (error) {
-    throw upstreamInvalidResponse('The upstream sent an invalid stream event', error);
-  }
-  const chunk = asObject(value);
-  if (!chunk) throw upstreamInvalidResponse('The upstream sent an invalid stream event');
-  return chunk;
+  return parseJson(trimmed) !== undefined;
 }
 
 /**
@@ -243,8 +225,4 @@ export function streamEndedEarly(): GatewayError {
 
 function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function asObject(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 }

@@ -1,7 +1,6 @@
 import { invalidRequest } from '../../errors.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
-
-type Json = Record<string, unknown>;
+import { isRecord, type Json } from '../../json.js';
 
 /**
  * IR → Chat Completions request body, for an upstream that speaks Chat while the client does not.
@@ -45,7 +44,7 @@ export function encodeChatRequest(ir: IRRequest): Json {
   body.stream = ir.stream;
   if (ir.stream) {
     // Without `include_usage` a Chat stream carries no usage at all, and the gateway must report it.
-    const options = isObject(ir.passthrough.stream_options) ? ir.passthrough.stream_options : {};
+    const options = isRecord(ir.passthrough.stream_options) ? ir.passthrough.stream_options : {};
     body.stream_options = { ...options, include_usage: true };
   } else {
     delete body.stream_options;
@@ -189,8 +188,4 @@ function joinText(parts: readonly IRTextPart[]): string {
     .map((part) => part.text)
     .filter((text) => text !== '')
     .join('\n\n');
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -9,8 +9,7 @@ import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
 import { toChatUsage } from '../usage.js';
 import { chatTap } from '../stream-tap.js';
 import { chatFinishReason } from './finish-reason.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../json.js';
 
 /**
  * IR events → `chat.completion.chunk` SSE frames, ending with `data: [DONE]`. What the OpenAI SDK

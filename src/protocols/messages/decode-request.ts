@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { invalidRequest } from '../../errors.js';
+import { isRecord, type Json } from '../../json.js';
 import {
   expectArray,
   expectRecord,
   expectString,
   isPresent,
-  isRecord,
   optArray,
   optBoolean,
   optCacheControl,
@@ -14,7 +14,6 @@ import {
   optString,
   unsupported,
   withCache,
-  type Json,
 } from '../decode-helpers.js';
 import type {
   CacheControl,

@@ -2,8 +2,7 @@ import { upstreamInvalidResponse } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import type { IRAssistantPart, IRFinishReason, IRResponse } from '../ir.js';
 import { fromMessagesUsage } from '../usage.js';
-
-type Json = Record<string, unknown>;
+import { asObject } from '../../json.js';
 
 /** Anthropic Messages response JSON → IR. Content blocks keep their order; server-tool blocks are skipped. */
 export function decodeMessagesResponse(json: unknown): IRResponse {
@@ -69,8 +68,4 @@ export function messagesStopReason(reason: unknown): IRFinishReason {
     default:
       return 'stop';
   }
-}
-
-function asObject(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 }

@@ -1,11 +1,10 @@
-import { GatewayError, upstreamInvalidResponse, upstreamStreamCut } from '../../errors.js';
+import { GatewayError, upstreamStreamCut } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import type { IRStreamEvent } from '../ir.js';
-import type { SseMessage } from '../sse-parse.js';
+import { parseEventData, type SseMessage } from '../sse-parse.js';
 import { fromMessagesUsage } from '../usage.js';
 import { messagesStopReason } from './decode-response.js';
-
-type Json = Record<string, unknown>;
+import { asObject, type Json } from '../../json.js';
 
 interface BlockState {
   type: string;
@@ -57,7 +56,7 @@ export async function* decodeMessagesStream(sse: AsyncIterable<SseMessage>): Asy
   for await (const message of sse) {
     const data = message.data.trim();
     if (data === '' || data === '[DONE]') continue;
-    const event = parseEvent(data);
+    const event = parseEventData(data);
     const type = typeof event.type === 'string' ? event.type : message.event;
 
     switch (type) {
@@ -165,18 +164,3 @@ function blockIndex(event: Json): number {
   return typeof event.index === 'number' ? event.index : -1;
 }
 
-function parseEvent(data: string): Json {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch (error) {
-    throw upstreamInvalidResponse('The upstream sent an invalid stream event', error);
-  }
-  const event = asObject(value);
-  if (!event) throw upstreamInvalidResponse('The upstream sent an invalid stream event');
-  return event;
-}
-
-function asObject(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { GatewayError, invalidRequest } from '../../errors.js';
 import type { CacheControl, IRAssistantPart, IRContentPart, IRFilePart, IRImagePart, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
+import type { Json } from '../../json.js';
+import { toolInput } from './tool-input.js';
 
-type Json = Record<string, unknown>;
 type Block = Json & { type: string };
 interface Turn {
   role: 'user' | 'assistant';
@@ -230,17 +231,6 @@ function assistantBlock(part: IRAssistantPart): Block[] {
       if (part.redacted !== undefined) blocks.push({ type: 'redacted_thinking', data: part.redacted });
       return blocks;
     }
-  }
-}
-
-/** Tool `input` must be an object; empty or invalid argument text becomes `{}`. */
-function toolInput(args: string): Json {
-  if (args.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(args);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
-  } catch {
-    return {};
   }
 }
 

@@ -6,8 +6,7 @@ import { toMessagesUsage } from '../usage.js';
 import { messagesStopReason } from './stop-reason.js';
 import { thinkingBlocks, thinkingOmitted } from './thinking-opaque.js';
 import { toolInput } from './tool-input.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../json.js';
 
 /**
  * IR response → Anthropic Message. Reasoning becomes a thinking block whose signature carries its

@@ -9,8 +9,7 @@ import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
 import { toMessagesUsage } from '../usage.js';
 import { messagesStopReason } from './stop-reason.js';
 import { thinkingOmitted, thinkingSignature } from './thinking-opaque.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../json.js';
 
 /**
  * IR events → Anthropic Messages SSE (reference 3.4 / 8.5.D). What the Anthropic SDK needs:

@@ -1,6 +1,5 @@
 import type { IRReasoningPart } from '../ir.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../json.js';
 
 /**
  * A Messages client replays thinking blocks unchanged, so a thinking block's `signature` is where

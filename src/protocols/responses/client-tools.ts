@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { invalidRequest } from '../../errors.js';
-import { expectArray, expectRecord, expectString, isRecord, optBoolean, optRecord, optString, type Json } from '../decode-helpers.js';
+import { isRecord, type Json } from '../../json.js';
+import { expectArray, expectRecord, expectString, optBoolean, optRecord, optString } from '../decode-helpers.js';
 import type { IRTool } from '../ir.js';
 
 /**

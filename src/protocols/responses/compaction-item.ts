@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { expectString, isRecord, type Json } from '../decode-helpers.js';
+import { isRecord, type Json } from '../../json.js';
+import { expectString } from '../decode-helpers.js';
 import type { IRMessage } from '../ir.js';
 
 /**

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../errors.js';
+import { isRecord, type Json } from '../../json.js';
 import {
   expectArray,
   expectRecord,
@@ -6,7 +7,6 @@ import {
   fileFromData,
   imageFromUrl,
   isPresent,
-  isRecord,
   optArray,
   optBoolean,
   optNumber,
@@ -15,7 +15,6 @@ import {
   pickPassthrough,
   unsupported,
   withCache,
-  type Json,
 } from '../decode-helpers.js';
 import type {
   IRAssistantPart,

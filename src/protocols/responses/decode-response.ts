@@ -4,8 +4,7 @@ import { argumentsText } from '../chat/decode-response.js';
 import { openAiStreamError } from '../chat/decode-stream.js';
 import type { IRAssistantPart, IRFinishReason, IRReasoningPart, IRResponse } from '../ir.js';
 import { fromResponsesUsage } from '../usage.js';
-
-type Json = Record<string, unknown>;
+import { asObject, type Json } from '../../json.js';
 
 /** Responses `response` object → IR. A failed response throws its error; output items keep their order. */
 export function decodeResponsesResponse(json: unknown): IRResponse {
@@ -98,8 +97,4 @@ function joinTexts(parts: unknown, type: string): string {
 
 function invalidUpstreamResponse(): GatewayError {
   return upstreamInvalidResponse('The upstream returned an invalid response');
-}
-
-function asObject(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 }

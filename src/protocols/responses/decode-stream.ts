@@ -3,11 +3,10 @@ import { newId, unixSeconds } from '../../ids.js';
 import { argumentsText } from '../chat/decode-response.js';
 import { openAiStreamError, streamEndedEarly } from '../chat/decode-stream.js';
 import type { IRAssistantPart, IRStreamEvent } from '../ir.js';
-import type { SseMessage } from '../sse-parse.js';
+import { parseEventData, type SseMessage } from '../sse-parse.js';
 import { fromResponsesUsage } from '../usage.js';
 import { decodeOutput, reasoningPart, responsesFinishReason, SUMMARY_SEPARATOR } from './decode-response.js';
-
-type Json = Record<string, unknown>;
+import { asObject, type Json } from '../../json.js';
 
 interface ItemState {
   type: string;
@@ -104,7 +103,7 @@ export async function* decodeResponsesStream(sse: AsyncIterable<SseMessage>): As
   for await (const message of sse) {
     const data = message.data.trim();
     if (data === '' || data === '[DONE]') continue;
-    const event = parseEvent(data);
+    const event = parseEventData(data);
     const type = typeof event.type === 'string' ? event.type : message.event;
     const response = asObject(event.response);
 
@@ -217,22 +216,6 @@ function partEvents(part: IRAssistantPart): IRStreamEvent[] {
   }
 }
 
-function parseEvent(data: string): Json {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch (error) {
-    throw upstreamInvalidResponse('The upstream sent an invalid stream event', error);
-  }
-  const event = asObject(value);
-  if (!event) throw invalidEvent();
-  return event;
-}
-
 function invalidEvent(): GatewayError {
   return upstreamInvalidResponse('The upstream sent an invalid stream event');
-}
-
-function asObject(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 }

@@ -1,8 +1,7 @@
 import { invalidRequest } from '../../errors.js';
 import { reasoningEffort } from '../chat/encode-request.js';
 import type { IRAssistantPart, IRContentPart, IRMessage, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../json.js';
 
 /**
  * Passthrough fields only Chat has. Responses rejects unknown parameters, and these only tune

@@ -14,8 +14,7 @@ import {
   reasoningItem,
   refusalPart,
 } from './response-object.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../json.js';
 
 /**
  * IR response → Response object. Output items follow the IR parts in order: reasoning items,

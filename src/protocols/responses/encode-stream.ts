@@ -20,8 +20,7 @@ import {
   refusalPart,
   type ItemStatus,
 } from './response-object.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '../../json.js';
 
 /**
  * IR events → Responses SSE events (reference 1.6 / 8.5.A). The SDK accumulator's invariants

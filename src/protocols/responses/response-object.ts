@@ -3,8 +3,7 @@ import type { EncodeContext } from '../codec.js';
 import type { IRFinishReason, IRUsage } from '../ir.js';
 import { toResponsesUsage } from '../usage.js';
 import { CUSTOM_INPUT, type ClientTool } from './client-tools.js';
-
-type Json = Record<string, unknown>;
+import { isRecord, parseObject, type Json } from '../../json.js';
 
 /**
  * The Response object and its output items, built one way for the JSON body and for every
@@ -59,13 +58,13 @@ export function buildResponse(init: ResponseInit, ctx: EncodeContext): Json {
  * (nullable), so each gets the API's default when the client did not set it.
  */
 function echoedConfig(request: Json): Json {
-  const text = isObject(request.text) ? request.text : {};
-  const reasoning = isObject(request.reasoning) ? request.reasoning : {};
+  const text = isRecord(request.text) ? request.text : {};
+  const reasoning = isRecord(request.reasoning) ? request.reasoning : {};
   return {
     instructions: typeof request.instructions === 'string' ? request.instructions : null,
     max_output_tokens: typeof request.max_output_tokens === 'number' ? request.max_output_tokens : null,
     max_tool_calls: typeof request.max_tool_calls === 'number' ? request.max_tool_calls : null,
-    metadata: isObject(request.metadata) ? request.metadata : {},
+    metadata: isRecord(request.metadata) ? request.metadata : {},
     parallel_tool_calls: typeof request.parallel_tool_calls === 'boolean' ? request.parallel_tool_calls : true,
     previous_response_id: null,
     prompt_cache_key: typeof request.prompt_cache_key === 'string' ? request.prompt_cache_key : null,
@@ -74,7 +73,7 @@ function echoedConfig(request: Json): Json {
     service_tier: typeof request.service_tier === 'string' && request.service_tier !== 'auto' ? request.service_tier : 'default',
     store: typeof request.store === 'boolean' ? request.store : true,
     temperature: typeof request.temperature === 'number' ? request.temperature : 1,
-    text: { format: isObject(text.format) ? text.format : { type: 'text' }, verbosity: text.verbosity ?? 'medium' },
+    text: { format: isRecord(text.format) ? text.format : { type: 'text' }, verbosity: text.verbosity ?? 'medium' },
     tool_choice: request.tool_choice ?? 'auto',
     tools: Array.isArray(request.tools) ? request.tools : [],
     top_logprobs: typeof request.top_logprobs === 'number' ? request.top_logprobs : 0,
@@ -82,10 +81,6 @@ function echoedConfig(request: Json): Json {
     truncation: request.truncation === 'auto' ? 'auto' : 'disabled',
     ...(typeof request.user === 'string' ? { user: request.user } : {}),
   };
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // ---- output items -------------------------------------------------------------------------
@@ -160,22 +155,13 @@ export function callItem(tool: ClientTool | undefined, name: string, id: string,
 
 /** The raw text of a custom tool call: the `input` argument, or the text itself if it is not JSON. */
 export function customInput(args: string): string {
-  try {
-    const value: unknown = JSON.parse(args);
-    if (isObject(value) && typeof value[CUSTOM_INPUT] === 'string') return value[CUSTOM_INPUT];
-  } catch {
-    // The model wrote the raw text without wrapping it.
-  }
-  return args;
+  // Not a JSON object with an `input`: the model wrote the raw text without wrapping it.
+  const input = parseObject(args)?.[CUSTOM_INPUT];
+  return typeof input === 'string' ? input : args;
 }
 
 function argumentsObject(args: string): Json {
-  try {
-    const value: unknown = JSON.parse(args);
-    return isObject(value) ? value : {};
-  } catch {
-    return {};
-  }
+  return parseObject(args) ?? {};
 }
 
 function localShellAction(args: Json): Json {

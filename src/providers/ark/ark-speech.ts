@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError, upstreamInvalidResponse, upstreamStreamCut } from '../../errors.js';
+import { parseJson } from '../../json.js';
 import { wavHeader } from '../codecs/wav.js';
 import { upstreamChunks, type UpstreamClient } from '../http/upstream-client.js';
 import { upstreamError } from '../http/upstream-error.js';
@@ -81,12 +82,8 @@ async function* audioChunks(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uin
 }
 
 function readLine(line: string): Uint8Array | typeof DONE | undefined {
-  let message: { code?: unknown; message?: unknown; data?: unknown };
-  try {
-    message = JSON.parse(line) as typeof message;
-  } catch {
-    throw upstreamInvalidResponse('The speech stream sent a line that is not JSON.');
-  }
+  const message = parseJson(line) as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+  if (message === undefined) throw upstreamInvalidResponse('The speech stream sent a line that is not JSON.');
   if (message.code === DONE) return DONE;
   if (message.code !== 0) {
     // Volcengine codes starting with 4 are the request's fault (bad speaker, text…).

@@ -1,4 +1,5 @@
 import { upstreamInvalidResponse } from '../../errors.js';
+import { parseJson } from '../../json.js';
 import { readText, type UpstreamCall, type UpstreamClient, type UpstreamResult } from './upstream-client.js';
 import { errorInAnswer, upstreamError } from './upstream-error.js';
 
@@ -21,12 +22,8 @@ export async function readJson(result: UpstreamResult): Promise<unknown> {
  * body sent with a 200 is the upstream failing: thrown as a 502, never handed on as an answer.
  */
 export function parseAnswer(text: string, redact?: (text: string) => string): unknown {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw upstreamInvalidResponse('The upstream returned invalid JSON.');
-  }
+  const json = parseJson(text);
+  if (json === undefined) throw upstreamInvalidResponse('The upstream returned invalid JSON.');
   const error = errorInAnswer(json, redact);
   if (error) throw error;
   return json;

@@ -1,4 +1,5 @@
 import { GatewayError, upstreamAuthFailed, upstreamInvalidResponse, upstreamReportedError } from '../../errors.js';
+import { asObject, parseJson } from '../../json.js';
 import { readText, type UpstreamResult } from './upstream-client.js';
 
 /** Headers that tell a client when to retry; kept from an upstream error so SDKs back off right. */
@@ -47,8 +48,8 @@ export async function upstreamError(result: UpstreamResult): Promise<GatewayErro
  * which tells them from an error body (an Ark task that failed has both, and is an answer).
  */
 export function errorInAnswer(json: unknown, redact?: (text: string) => string): GatewayError | undefined {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
-  const body = json as { id?: unknown; type?: unknown; error?: unknown };
+  const body = asObject(json);
+  if (!body) return undefined;
   const isError = body.type === 'error' || (body.id === undefined && typeof body.error === 'object' && body.error !== null);
   if (!isError) return undefined;
   const parsed = redacted(errorFields(body), redact);
@@ -92,12 +93,8 @@ interface ParsedError {
 }
 
 function parseErrorBody(text: string): ParsedError {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return text.trim() ? { message: text.trim().slice(0, 500) } : {};
-  }
+  const json = parseJson(text);
+  if (json === undefined) return text.trim() ? { message: text.trim().slice(0, 500) } : {};
   return typeof json === 'object' && json !== null ? errorFields(json as { error?: unknown; message?: unknown }) : {};
 }
 

@@ -1,3 +1,5 @@
+import { isRecord, type Json as Schema } from '../../json.js';
+
 /**
  * Builds a value that satisfies a JSON Schema, deterministically, for the local model's tool calls
  * and structured outputs. Strings come from the prompt where the property's name says what it
@@ -5,8 +7,6 @@
  * numbers are 1 (within bounds), booleans true, enums and `const` their first value. Only what the local model needs: local
  * `$ref`s, `anyOf`/`oneOf` (first branch), nested objects and arrays.
  */
-
-type Schema = Record<string, unknown>;
 
 const MAX_DEPTH = 8;
 const LOCATION_NAME = /city|location|place|town|country|region|address|destination|where/i;
@@ -18,14 +18,14 @@ const COMMAND_NAME = /^(cmd|command|script)$/i;
 
 /** A value for `schema`, taking strings from `prompt` where sensible. */
 export function valueFromSchema(schema: unknown, prompt: string): unknown {
-  const root = isSchema(schema) ? schema : {};
+  const root = isRecord(schema) ? schema : {};
   return buildValue(root, { root, prompt, depth: 0, name: 'value' });
 }
 
 /** The JSON text of a tool call's arguments: always an object, as every protocol requires. */
 export function toolArguments(parameters: Record<string, unknown> | undefined, prompt: string): string {
   const value = valueFromSchema(parameters ?? { type: 'object' }, prompt);
-  return JSON.stringify(isSchema(value) ? value : {});
+  return JSON.stringify(isRecord(value) ? value : {});
 }
 
 interface BuildContext {
@@ -44,8 +44,8 @@ function buildValue(schema: Schema, context: BuildContext): unknown {
   if (Array.isArray(resolved.enum) && resolved.enum.length > 0) return resolved.enum[0];
   const branches = (resolved.anyOf ?? resolved.oneOf ?? resolved.allOf) as unknown;
   if (Array.isArray(branches)) {
-    const branch = branches.find((entry) => isSchema(entry) && entry.type !== 'null') ?? branches[0];
-    if (isSchema(branch)) return buildValue(branch, { ...context, depth: context.depth + 1 });
+    const branch = branches.find((entry) => isRecord(entry) && entry.type !== 'null') ?? branches[0];
+    if (isRecord(branch)) return buildValue(branch, { ...context, depth: context.depth + 1 });
   }
   const description = typeof resolved.description === 'string' ? resolved.description : context.description;
   switch (schemaType(resolved)) {
@@ -53,7 +53,7 @@ function buildValue(schema: Schema, context: BuildContext): unknown {
       return buildObject(resolved, context);
     case 'array': {
       if (resolved.maxItems === 0) return [];
-      const items = isSchema(resolved.items) ? resolved.items : {};
+      const items = isRecord(resolved.items) ? resolved.items : {};
       return [buildValue(items, { ...context, depth: context.depth + 1 })];
     }
     case 'integer':
@@ -69,7 +69,7 @@ function buildValue(schema: Schema, context: BuildContext): unknown {
 }
 
 function buildObject(schema: Schema, context: BuildContext): Record<string, unknown> {
-  const properties = isSchema(schema.properties) ? schema.properties : {};
+  const properties = isRecord(schema.properties) ? schema.properties : {};
   // Without a `required` list every property is optional; filling them all still validates and
   // shows more of the schema at work.
   const names = Array.isArray(schema.required)
@@ -78,7 +78,7 @@ function buildObject(schema: Schema, context: BuildContext): Record<string, unkn
   const value: Record<string, unknown> = {};
   for (const name of names) {
     const property = properties[name];
-    value[name] = buildValue(isSchema(property) ? property : {}, { ...context, name, depth: context.depth + 1, description: undefined });
+    value[name] = buildValue(isRecord(property) ? property : {}, { ...context, name, depth: context.depth + 1, description: undefined });
   }
   return value;
 }
@@ -147,7 +147,7 @@ function schemaType(schema: Schema): string | undefined {
   const type = schema.type;
   if (typeof type === 'string') return type;
   if (Array.isArray(type)) return type.find((entry) => entry !== 'null') ?? type[0];
-  if (isSchema(schema.properties)) return 'object';
+  if (isRecord(schema.properties)) return 'object';
   if (schema.items !== undefined) return 'array';
   return undefined;
 }
@@ -158,13 +158,9 @@ function resolveRef(schema: Schema, root: Schema): Schema {
   if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema;
   let target: unknown = root;
   for (const segment of ref.slice(2).split('/')) {
-    target = isSchema(target) ? target[segment.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;
+    target = isRecord(target) ? target[segment.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;
   }
-  return isSchema(target) ? target : {};
-}
-
-function isSchema(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isRecord(target) ? target : {};
 }
 
 /** `text` cut to `length` characters with an ellipsis, never splitting a surrogate pair. */

@@ -1,6 +1,6 @@
 import { upstreamInvalidResponse, upstreamReportedError } from '../../errors.js';
 import { unixSeconds } from '../../ids.js';
-import { parseSse } from '../../protocols/sse-parse.js';
+import { parseEventData, parseSse } from '../../protocols/sse-parse.js';
 import { readJson } from '../http/get-json.js';
 import { multipartBody, type MultipartPart } from '../http/multipart-body.js';
 import { upstreamChunks, type UpstreamClient, type UpstreamResult } from '../http/upstream-client.js';
@@ -62,7 +62,7 @@ async function* imageEvents(result: UpstreamResult): AsyncGenerator<ImageStreamE
   try {
     for await (const message of parseSse(upstreamChunks(result.body))) {
       if (message.data === '[DONE]') return;
-      const event = parseEvent(message.data);
+      const event = parseEventData(message.data, 'The upstream image stream sent an event that is not JSON.');
       const type = typeof event.type === 'string' ? event.type : (message.event ?? '');
       if (type === 'error' || event.error) {
         const detail = (event.error ?? event) as { message?: string; code?: string; type?: string };
@@ -76,12 +76,3 @@ async function* imageEvents(result: UpstreamResult): AsyncGenerator<ImageStreamE
   }
 }
 
-function parseEvent(data: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(data);
-    if (value && typeof value === 'object') return value as Record<string, unknown>;
-  } catch {
-    // Falls through.
-  }
-  throw upstreamInvalidResponse('The upstream image stream sent an event that is not JSON.');
-}
