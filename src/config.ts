@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import type { StaticKey } from './auth/key-store.js';
+import { dateLabel, flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, strictObject, text } from './config-fields.js';
 import type { GatewayOptions } from './options.js';
 import { localModels } from './providers/local/local-provider.js';
 import type { Provider } from './providers/provider.js';
+import { ProviderConfigSchema, type ProviderConfig } from './providers/provider-config.js';
 import { createProvider } from './providers/registry.js';
-import type { ModelConfig } from './routing/catalog.js';
+import type { ModelConfig } from './routing/model.js';
 
 /**
  * The standalone server's JSON config file (README, "Config file"): validated field by field,
@@ -147,93 +149,6 @@ function crossCheckModels(models: readonly ModelConfig[], providerNames: readonl
 // ---------------------------------------------------------------------------------------------
 // Schemas. Each message says what was expected; `describeIssue` adds the path and what was found.
 
-/** An object that rejects unknown fields and names the allowed ones. */
-function strictObject<const TEntries extends v.ObjectEntries>(entries: TEntries) {
-  const allowed = Object.keys(entries).join(', ');
-  return v.strictObject(entries, (issue) => {
-    if (issue.expected === 'never') return `unknown field (allowed: ${allowed})`;
-    if (issue.expected === 'Object') return 'expected an object';
-    return 'required field is missing';
-  });
-}
-
-const text = v.pipe(v.string('expected a string'), v.nonEmpty('expected a non-empty string'));
-const flag = v.boolean('expected true or false');
-const urlText = v.pipe(v.string('expected a URL string'), v.url('expected a URL string'));
-const headers = v.record(v.string(), v.string('expected a string header value'), 'expected an object of header names to strings');
-const nonNegativeNumber = v.pipe(v.number('expected a number'), v.minValue(0, 'expected a number >= 0'));
-const nonNegativeInteger = v.pipe(v.number('expected a number'), v.integer('expected an integer'), v.minValue(0, 'expected a number >= 0'));
-const positiveInteger = v.pipe(v.number('expected a number'), v.integer('expected an integer'), v.minValue(1, 'expected a number >= 1'));
-const timeouts = strictObject({
-  connectMs: v.optional(positiveInteger),
-  headersMs: v.optional(positiveInteger),
-  bodyMs: v.optional(positiveInteger),
-});
-const dateLabel = v.pipe(v.string('expected a date string'), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD'));
-
-const LocalProviderSchema = strictObject({
-  type: v.literal('local'),
-  chunkDelayMs: v.optional(nonNegativeInteger),
-  videoRenderMs: v.optional(nonNegativeInteger),
-});
-
-const OpenAIProviderSchema = strictObject({
-  type: v.literal('openai'),
-  /** With `/v1`, as the OpenAI SDK takes it. */
-  baseURL: v.optional(urlText),
-  apiKey: v.optional(text),
-  responses: v.optional(flag),
-  chat: v.optional(flag),
-  translateVia: v.optional(v.picklist(['chat', 'responses'], 'expected "chat" or "responses"')),
-  headers: v.optional(headers),
-  timeouts: v.optional(timeouts),
-});
-
-const AnthropicProviderSchema = strictObject({
-  type: v.literal('anthropic'),
-  /** Without `/v1`, as the Anthropic SDK takes it. */
-  baseURL: v.optional(urlText),
-  apiKey: v.optional(text),
-  version: v.optional(dateLabel),
-  beta: v.optional(
-    v.pipe(
-      v.union([text, v.array(text)], 'expected a string or an array of strings'),
-      v.transform((beta) => (Array.isArray(beta) ? beta.join(',') : beta)),
-    ),
-  ),
-  /** Client `anthropic-beta` values forwarded on passthrough: "all" (default) or an allowlist. */
-  betas: v.optional(v.union([v.literal('all'), v.array(text)], 'expected "all" or an array of strings')),
-  defaultMaxTokens: v.optional(positiveInteger),
-  headers: v.optional(headers),
-  timeouts: v.optional(timeouts),
-});
-
-const ArkProviderSchema = strictObject({
-  type: v.literal('ark'),
-  /** With `/api/v3`. */
-  baseURL: v.optional(urlText),
-  apiKey: v.optional(text),
-  /** Volcengine speech credentials (a separate service). */
-  speech: v.optional(
-    strictObject({
-      baseURL: v.optional(urlText),
-      appId: v.optional(text),
-      accessKey: v.optional(text),
-      apiKey: v.optional(text),
-    }),
-  ),
-  headers: v.optional(headers),
-  timeouts: v.optional(timeouts),
-});
-
-const providerTypes = ['local', 'openai', 'anthropic', 'ark'] as const;
-
-const ProviderConfigSchema = v.variant(
-  'type',
-  [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema],
-  (issue) => (issue.expected === 'Object' ? 'expected an object' : `expected one of ${providerTypes.map((type) => `"${type}"`).join(', ')}`),
-);
-
 const KeySchema = strictObject({
   key: text,
   id: v.optional(text),
@@ -345,11 +260,6 @@ const ConfigSchema = strictObject({
 });
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
-export type ProviderConfig = v.InferOutput<typeof ProviderConfigSchema>;
-export type LocalProviderConfig = v.InferOutput<typeof LocalProviderSchema>;
-export type OpenAIProviderConfig = v.InferOutput<typeof OpenAIProviderSchema>;
-export type AnthropicProviderConfig = v.InferOutput<typeof AnthropicProviderSchema>;
-export type ArkProviderConfig = v.InferOutput<typeof ArkProviderSchema>;
 
 /** `providers.oai.baseURL: expected a URL string, got "x"`. */
 function describeIssue(issue: v.BaseIssue<unknown>): string {

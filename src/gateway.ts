@@ -6,21 +6,22 @@ import { checkHeaderSize } from './http/header-limit.js';
 import { errorResponse, type ErrorStyle } from './http/error-response.js';
 import { Router, type RouteMatch } from './http/router.js';
 import { newId } from './ids.js';
-import { resolveOptions, type GatewayOptions, type ResolvedOptions } from './options.js';
+import { resolveOptions, type GatewayOptions } from './options.js';
+import { createRuntime, type GatewayRuntime } from './runtime.js';
 import { routes } from './api/routes.js';
 
 /**
  * The gateway as one object: a Fetch handler (`gateway.fetch(url, init)`, `gateway.handle`),
  * a Node request listener (`http.createServer(gateway)`), and a test client, all from
- * `@whatwg-node/server`. `gateway.options` holds the resolved options.
+ * `@whatwg-node/server`. `gateway.options` holds the runtime built from the options.
  */
 export type Gateway = ServerAdapter<Record<string, unknown>, GatewayCore>;
 
-/** Holds the resolved options and answers one request at a time; no work at import time. */
+/** Holds the runtime built from the options and answers one request at a time; no work at import time. */
 export class GatewayCore {
   private readonly router: Router;
 
-  constructor(readonly options: ResolvedOptions) {
+  constructor(readonly options: GatewayRuntime) {
     this.router = new Router(routes);
     const poller = options.videoPoller;
     if (poller) options.videoTasks.startPoller(poller.intervalMs, poller.batchSize);
@@ -140,7 +141,7 @@ export class GatewayCore {
 
 /** Creates the gateway. Options are validated now; a bad option throws a `TypeError` naming it. */
 export function createGateway(options: GatewayOptions): Gateway {
-  const core = new GatewayCore(resolveOptions(options));
+  const core = new GatewayCore(createRuntime(resolveOptions(options)));
   return createServerAdapter<Record<string, unknown>, GatewayCore>(core, { plugins: [{ onDispose: core.dispose }] });
 }
 

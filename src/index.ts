@@ -3,14 +3,14 @@ export type {
   GatewayOptions,
   GatewayHooks,
   GatewayLimits,
-  Logger,
   UsageEvent,
   RequestHookPayload,
   ResponseHookPayload,
 } from './options.js';
+export type { Logger } from './logger.js';
 export { GatewayError, type GatewayErrorInit } from './errors.js';
 export { StaticKeyStore, type KeyStore, type KeyRecord, type KeyLookupContext, type StaticKey } from './auth/key-store.js';
-export type { ModelEntry, ModelKind } from './routing/catalog.js';
+export type { ModelEntry, ModelKind } from './routing/model.js';
 export type { Provider, CallContext, PassthroughRequest, UpstreamReply } from './providers/provider.js';
 export { createLocalProvider, localModels, type LocalProviderOptions } from './providers/local/local-provider.js';
 export { MemoryTaskStore, type TaskStore, type VideoTaskRecord, type TaskStatus } from './tasks/task-store.js';
@@ -26,7 +26,7 @@ export type { PolicyOptions } from './policy/policy-options.js';
 export type { RetryPolicy } from './policy/fallback.js';
 export type { KeyLimits, LimitEngine, LimitEngineOptions, AdmitResult, CounterState, Settlement } from './policy/limit-engine.js';
 export { MemoryLimitEngine } from './policy/memory-limit-engine.js';
-export type { DeploymentEntry } from './routing/deployments.js';
-export type { ModelConfig } from './routing/catalog.js';
+export type { DeploymentEntry } from './routing/model.js';
+export type { ModelConfig } from './routing/model.js';
 export { MemoryResponseStore } from './state/memory-response-store.js';
 export type { ResponseStore, StoredResponse } from './state/response-store.js';

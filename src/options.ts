@@ -1,25 +1,19 @@
-import { StaticKeyStore, type KeyRecord, type KeyStore, type StaticKey } from './auth/key-store.js';
-import { ModelCatalog, type ModelConfig } from './routing/catalog.js';
-import { MemoryTaskStore, type TaskStore } from './tasks/task-store.js';
-import { VideoTasks } from './tasks/video-tasks.js';
-import type { Provider } from './providers/provider.js';
+import { StaticKeyStore, type KeyStore, type StaticKey } from './auth/key-store.js';
+import { jsonLogger, silentLogger, type Logger } from './logger.js';
+import type { AttemptEvent, UsageEvent } from './policy/events.js';
+import { checkLimits, type PolicyOptions } from './policy/policy-options.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
-import type { AttemptEvent, RequestObserver, UsageEvent } from './policy/events.js';
-import { checkLimits, resolvePolicies, type PolicyOptions, type ResolvedPolicies } from './policy/policy-options.js';
-import { MemoryResponseStore } from './state/memory-response-store.js';
+import type { Provider } from './providers/provider.js';
+import type { ModelConfig } from './routing/model.js';
 import type { ResponseStore } from './state/response-store.js';
-import { accessLogObserver } from './telemetry/access-log.js';
-import { openTelemetryObserver, type OpenTelemetryObserverOptions } from './telemetry/otel-observer.js';
-import { redactingLogger } from './telemetry/redacting-logger.js';
+import type { TaskStore } from './tasks/task-store.js';
 
-/** Where the gateway writes what it has to say; keys and prompts never reach it. */
-export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+/**
+ * What `createGateway` takes, and its validation: each option checked and defaulted here, with a
+ * `TypeError` naming the bad one. What the gateway builds from them is in `runtime.ts`.
+ */
 
-export type { UsageEvent, AttemptEvent };
+export type { AttemptEvent, UsageEvent };
 
 export interface RequestHookPayload {
   request: Request;
@@ -156,27 +150,30 @@ export interface VideoPollerOptions {
   batchSize?: number;
 }
 
-/** Options after defaults and validation: what the gateway runs on. */
+/** Options after validation and defaults, before anything is built from them. */
 export interface ResolvedOptions {
   keyStore: KeyStore;
   providers: Record<string, Provider>;
-  catalog: ModelCatalog;
-  taskStore: TaskStore;
-  /** The video task lifecycle over `taskStore`. */
-  videoTasks: VideoTasks;
+  models: readonly ModelConfig[];
+  /** The caller's task store, or undefined for the default one in memory. */
+  taskStore: TaskStore | undefined;
+  videoRefreshIntervalMs: number;
   /** The background poller's settings, or undefined when it is off. */
   videoPoller: Required<VideoPollerOptions> | undefined;
   basePath: string;
   messagesEnabled: boolean;
   contractVersion: string;
   limits: Required<GatewayLimits>;
-  policies: ResolvedPolicies;
-  /** Set when some model accepts `previous_response_id`. */
+  policies: PolicyOptions | undefined;
+  /** The caller's response store, or undefined to let the runtime decide. */
   responseStore: ResponseStore | undefined;
   hooks: GatewayHooks;
-  /** Told of every attempt and every request's end: the hooks, telemetry, the access log. */
-  observers: RequestObserver[];
+  /** The caller's logger (or the default), before redaction. */
   logger: Logger;
+  redactLogs: boolean;
+  accessLog: boolean;
+  /** OpenTelemetry spans: off, or on with the caller's tracer (undefined: the global one). */
+  telemetry: false | { tracer: TracerLike | undefined };
 }
 
 export const DEFAULT_CONTRACT_VERSION = '2026-11-22';
@@ -192,7 +189,6 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     }
   }
   const models = options.models ?? (providers.local ? localModels('local') : []);
-  const catalog = new ModelCatalog(models, Object.keys(providers));
   const basePath = normalizeBasePath(options.basePath ?? '');
   const contractVersion = options.contractVersion ?? DEFAULT_CONTRACT_VERSION;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(contractVersion)) {
@@ -210,61 +206,42 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || value < 1) throw new TypeError(`options.limits.${name} must be a positive integer`);
   }
-  const taskStore = options.taskStore ?? new MemoryTaskStore();
+  const taskStore = options.taskStore ?? undefined;
   for (const method of ['get', 'create', 'update', 'pending'] as const) {
-    if (typeof taskStore[method] !== 'function') throw new TypeError(`options.taskStore must be a TaskStore (missing ${method}())`);
+    if (taskStore !== undefined && typeof taskStore[method] !== 'function') throw new TypeError(`options.taskStore must be a TaskStore (missing ${method}())`);
   }
-  const refreshIntervalMs = options.videoRefreshIntervalMs ?? 2000;
-  if (!Number.isInteger(refreshIntervalMs) || refreshIntervalMs < 0) throw new TypeError('options.videoRefreshIntervalMs must be an integer >= 0');
-  const videoPoller = resolvePoller(options.videoPoller);
-  const logger = redactingLogger(options.logger === false ? silentLogger : (options.logger ?? jsonLogger), { redact: options.redactLogs !== false });
+  const videoRefreshIntervalMs = options.videoRefreshIntervalMs ?? 2000;
+  if (!Number.isInteger(videoRefreshIntervalMs) || videoRefreshIntervalMs < 0) throw new TypeError('options.videoRefreshIntervalMs must be an integer >= 0');
+  const store = options.responseStore;
+  if (store !== undefined && (typeof store?.get !== 'function' || typeof store.put !== 'function')) {
+    throw new TypeError('options.responseStore must be a ResponseStore (get, put)');
+  }
   return {
     keyStore,
     providers,
-    catalog,
+    models,
     taskStore,
-    videoTasks: new VideoTasks({ store: taskStore, providers, catalog, logger, refreshIntervalMs, idleTimeoutMs: limits.streamIdleTimeoutMs }),
-    videoPoller,
+    videoRefreshIntervalMs,
+    videoPoller: resolvePoller(options.videoPoller),
     basePath,
     messagesEnabled: options.messages ?? true,
     contractVersion,
     limits,
-    policies: resolvePolicies(options.policies),
-    responseStore: resolveResponseStore(options.responseStore, catalog, providers),
+    policies: options.policies,
+    responseStore: store,
     hooks: options.hooks ?? {},
-    observers: [
-      ...hookObservers(options.hooks),
-      ...telemetryObservers(options.telemetry, logger, providers),
-      ...(options.accessLog ? [accessLogObserver(logger)] : []),
-    ],
-    logger,
+    logger: options.logger === false ? silentLogger : (options.logger ?? jsonLogger),
+    redactLogs: options.redactLogs !== false,
+    accessLog: options.accessLog === true,
+    telemetry: resolveTelemetry(options.telemetry),
   };
 }
 
-function resolveResponseStore(store: ResponseStore | undefined, catalog: ModelCatalog, providers: Record<string, Provider>): ResponseStore | undefined {
-  if (store !== undefined) {
-    if (typeof store?.get !== 'function' || typeof store.put !== 'function') throw new TypeError('options.responseStore must be a ResponseStore (get, put)');
-    return store;
-  }
-  for (const entry of catalog.entries()) if (entry.previousResponseId) return new MemoryResponseStore();
-  // Responses upstreams keep what they answer; the store remembers which key owns each id.
-  for (const provider of Object.values(providers)) if (provider.storedResponse) return new MemoryResponseStore();
-  return undefined;
-}
-
-function telemetryObservers(telemetry: GatewayOptions['telemetry'], logger: Logger, providers: Record<string, Provider>): RequestObserver[] {
-  if (!telemetry) return [];
+function resolveTelemetry(telemetry: GatewayOptions['telemetry']): ResolvedOptions['telemetry'] {
+  if (!telemetry) return false;
   const tracer = typeof telemetry === 'object' ? telemetry.tracer : undefined;
   if (tracer !== undefined && typeof tracer?.startSpan !== 'function') throw new TypeError('options.telemetry.tracer must be an OpenTelemetry Tracer (with startSpan)');
-  const settings: OpenTelemetryObserverOptions = { logger, providerType: (name) => providers[name]?.type };
-  if (tracer) settings.tracer = tracer as unknown as NonNullable<OpenTelemetryObserverOptions['tracer']>;
-  return [openTelemetryObserver(settings)];
-}
-
-/** The user's `onUsage`/`onAttempt` hooks as an observer. */
-function hookObservers(hooks: GatewayHooks | undefined): RequestObserver[] {
-  if (!hooks?.onUsage && !hooks?.onAttempt) return [];
-  return [{ ...(hooks.onUsage ? { onUsage: (event) => hooks.onUsage!(event) } : {}), ...(hooks.onAttempt ? { onAttempt: hooks.onAttempt } : {}) }];
+  return { tracer };
 }
 
 function resolvePoller(option: GatewayOptions['videoPoller']): Required<VideoPollerOptions> | undefined {
@@ -304,17 +281,3 @@ function normalizeBasePath(path: string): string {
   if (!trimmed.startsWith('/')) throw new TypeError(`options.basePath must start with "/", got "${path}"`);
   return trimmed;
 }
-
-const silentLogger: Logger = { info() {}, warn() {}, error() {} };
-
-const jsonLogger: Logger = {
-  info: (message, fields) => writeLog('info', message, fields),
-  warn: (message, fields) => writeLog('warn', message, fields),
-  error: (message, fields) => writeLog('error', message, fields),
-};
-
-function writeLog(level: string, message: string, fields?: Record<string, unknown>): void {
-  process.stderr.write(JSON.stringify({ level, time: new Date().toISOString(), message, ...fields }) + '\n');
-}
-
-export type { KeyRecord };

@@ -1,6 +1,6 @@
 import type { RouteContext } from '../http/route.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
-import type { ModelEntry } from '../routing/catalog.js';
+import type { ModelEntry } from '../routing/model.js';
 import type { Deployment } from '../routing/deployments.js';
 import { continueConversation, recordResponses, storedItemsOf, type CompletedResponse } from '../state/conversation.js';
 import type { StoredResponse } from '../state/response-store.js';

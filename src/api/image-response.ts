@@ -3,7 +3,7 @@ import { startIterable } from '../http/first-item.js';
 import { jsonResponse } from '../http/json-response.js';
 import { sseResponse } from '../http/sse-response.js';
 import type { ImageResult, ImageStream, ImageStreamEvent } from '../providers/media.js';
-import type { Logger } from '../options.js';
+import type { Logger } from '../logger.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import { fromResponsesUsage } from '../protocols/usage.js';
 

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import type { ModelEntry } from '../routing/catalog.js';
+import type { ModelEntry } from '../routing/model.js';
 
 /**
  * The spec's per-family image rules (section 4 rule 4, section 8), checked before any upstream

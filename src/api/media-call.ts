@@ -4,7 +4,7 @@ import { admitRequest } from '../policy/admission.js';
 import { runWithFallback } from '../policy/fallback.js';
 import { RequestLedger } from '../policy/request-ledger.js';
 import type { CallContext, Provider } from '../providers/provider.js';
-import type { ModelEntry, ModelKind } from '../routing/catalog.js';
+import type { ModelEntry, ModelKind } from '../routing/model.js';
 import { modelOnDeployment, orderDeployments } from '../routing/deployments.js';
 import { mediaUnavailable } from './media-unavailable.js';
 

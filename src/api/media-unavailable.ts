@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import type { ModelEntry } from '../routing/catalog.js';
+import type { ModelEntry } from '../routing/model.js';
 
 /** The model's provider has no implementation of this media call. */
 export function mediaUnavailable(model: ModelEntry, what: string): GatewayError {

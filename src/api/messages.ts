@@ -6,7 +6,8 @@ import { encodeMessagesStream } from '../protocols/messages/encode-stream.js';
 import { messagesRequestSchema } from '../schemas/messages.js';
 import { messagesTap } from '../protocols/stream-tap.js';
 import { signedThinkingOnly } from '../protocols/messages/thinking-opaque.js';
-import { handleText, type TextBody, type TextEndpoint } from './text.js';
+import { handleText, type TextEndpoint } from './text.js';
+import type { TextBody } from './text-body.js';
 
 const messages: TextEndpoint = {
   protocol: 'messages',

@@ -9,7 +9,7 @@ import { readText, upstreamChunks } from '../providers/http/upstream-client.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import { replaceTopLevelFields } from '../http/replace-json-model.js';
-import type { TextBody } from './text.js';
+import type { TextBody } from './text-body.js';
 import { dropUsageFrames, withUsageRequested } from './usage-frames.js';
 
 /**

@@ -6,7 +6,8 @@ import { responsesRequestSchema } from '../schemas/responses.js';
 import { responsesTap } from '../protocols/stream-tap.js';
 import { replayableReasoning } from '../protocols/responses/reasoning-opaque.js';
 import { withReadableCompaction } from '../protocols/responses/compaction-item.js';
-import { handleText, type TextBody, type TextEndpoint } from './text.js';
+import { handleText, type TextEndpoint } from './text.js';
+import type { TextBody } from './text-body.js';
 
 const responses: TextEndpoint = {
   protocol: 'responses',

@@ -2,7 +2,7 @@ import { GatewayError, invalidRequest } from '../errors.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
 import type { StoredResponseRequest } from '../providers/provider.js';
-import type { ModelEntry } from '../routing/catalog.js';
+import type { ModelEntry } from '../routing/model.js';
 import type { StoredResponse } from '../state/response-store.js';
 import { callContext } from './upstream-call.js';
 

@@ -2,7 +2,7 @@ import type { GenericSchema } from 'valibot';
 import { readJsonBodyWithText } from '../http/read-json.js';
 import type { RouteContext } from '../http/route.js';
 import type { TextProtocol } from '../protocols/ir.js';
-import type { ModelEntry } from '../routing/catalog.js';
+import type { ModelEntry } from '../routing/model.js';
 import { validateBody } from '../schemas/validate.js';
 import { checkItemCount } from './request-limits.js';
 

@@ -14,11 +14,12 @@ import { RequestLedger } from '../policy/request-ledger.js';
 import { stickyKeyOf } from '../policy/sticky-key.js';
 import { tapStreamUsage } from '../policy/usage-report.js';
 import type { CallContext, Provider } from '../providers/provider.js';
-import type { ModelEntry } from '../routing/catalog.js';
+import type { ModelEntry } from '../routing/model.js';
 import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
 import { takesReasoning } from '../routing/reasoning-support.js';
 import type { StreamTap } from '../protocols/stream-tap.js';
 import { passthroughText } from './passthrough.js';
+import type { TextBody } from './text-body.js';
 import { readTextRequest, type TextRoute } from './text-request.js';
 import { callContext } from './upstream-call.js';
 import { conversationOf, type Conversation } from './conversation-state.js';
@@ -66,12 +67,6 @@ export async function handleText(context: RouteContext, endpoint: TextEndpoint):
     if (isGatewayError(error)) Object.assign(error.headers, ledger.headers);
     throw error;
   }
-}
-
-/** A request body: parsed and validated, and the client's JSON text when it is still what was sent. */
-export interface TextBody {
-  parsed: Record<string, unknown>;
-  text: string | undefined;
 }
 
 /** Tries the deployments in the order the policy picks; the first to answer wins. */

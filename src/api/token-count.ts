@@ -4,7 +4,7 @@ import { replaceTopLevelFields } from '../http/replace-json-model.js';
 import type { RouteContext } from '../http/route.js';
 import type { IRRequest, TextProtocol } from '../protocols/ir.js';
 import { countRequestTokens } from '../tokens/count-request.js';
-import type { TextBody } from './text.js';
+import type { TextBody } from './text-body.js';
 import { readTextRequest, type TextRoute } from './text-request.js';
 import { firstDeployment } from './upstream-call.js';
 

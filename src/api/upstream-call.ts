@@ -1,7 +1,7 @@
 import type { RouteContext } from '../http/route.js';
 import { stickyKeyOf } from '../policy/sticky-key.js';
 import type { CallContext, Provider } from '../providers/provider.js';
-import type { ModelEntry } from '../routing/catalog.js';
+import type { ModelEntry } from '../routing/model.js';
 import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
 
 /** What a provider is called with for one request on one model (already mapped to its deployment). */

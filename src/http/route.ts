@@ -1,5 +1,5 @@
 import type { KeyRecord } from '../auth/key-store.js';
-import type { ResolvedOptions } from '../options.js';
+import type { GatewayRuntime } from '../runtime.js';
 import type { ErrorStyle } from './error-response.js';
 
 /** Everything a route handler gets: the authenticated caller and the gateway's parts. */
@@ -9,7 +9,7 @@ export interface RouteContext {
   params: Record<string, string>;
   requestId: string;
   key: KeyRecord;
-  options: ResolvedOptions;
+  options: GatewayRuntime;
   serverContext: unknown;
   /** Fires only when the client disconnects; pass it to every upstream call. */
   signal: AbortSignal;

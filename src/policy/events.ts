@@ -1,5 +1,5 @@
 import type { IRUsage } from '../protocols/ir.js';
-import type { ModelKind } from '../routing/catalog.js';
+import type { ModelKind } from '../routing/model.js';
 
 /** The error a request or attempt ended with, as the client (or the retry loop) saw it. */
 export interface EventError {

@@ -1,7 +1,7 @@
 import { isGatewayError, toPublicError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import type { IRUsage } from '../protocols/ir.js';
-import type { ModelEntry, ModelKind } from '../routing/catalog.js';
+import type { ModelEntry, ModelKind } from '../routing/model.js';
 import type { Deployment } from '../routing/deployments.js';
 import type { Admission } from './admission.js';
 import type { AttemptEvent, EventError, UsageEvent } from './events.js';

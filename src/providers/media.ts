@@ -1,4 +1,4 @@
-import type { ModelEntry } from '../routing/catalog.js';
+import type { ModelEntry } from '../routing/model.js';
 import type { ImageEditFields } from '../schemas/image-edit.js';
 import type { ImageRequest } from '../schemas/images.js';
 import type { SpeechRequest } from '../schemas/speech.js';

@@ -1,5 +1,5 @@
 import type { KeyRecord } from '../auth/key-store.js';
-import type { ModelEntry } from '../routing/catalog.js';
+import type { ModelEntry } from '../routing/model.js';
 import type { IRRequest, IRResponse, IRStreamEvent, TextProtocol } from '../protocols/ir.js';
 import type {
   ImageEditRequest,

@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../config.js';
+import type { ProviderConfig } from './provider-config.js';
 import { createAnthropicProvider } from './anthropic/anthropic-provider.js';
 import { createArkProvider } from './ark/ark-provider.js';
 import { createLocalProvider } from './local/local-provider.js';

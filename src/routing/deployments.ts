@@ -1,17 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ModelEntry } from './catalog.js';
-
-/** One upstream that can serve a public model: a provider and the model id it knows. */
-export interface DeploymentEntry {
-  /** Name of a provider in the gateway's `providers`. */
-  provider: string;
-  /** Model id sent upstream. Default: the model's `upstreamModel`, else its `id`. */
-  upstreamModel?: string;
-  /** Share of traffic relative to the other deployments. Default 1. */
-  weight?: number;
-  /** Stable name in events, cooldown state and sticky hashing. Default `provider/upstreamModel`. */
-  id?: string;
-}
+import type { DeploymentEntry, ModelEntry } from './model.js';
 
 export interface Deployment {
   id: string;

@@ -1,4 +1,4 @@
-import type { ModelEntry } from './catalog.js';
+import type { ModelEntry } from './model.js';
 
 /**
  * Upstream models known to answer 400 to any reasoning option ("Unsupported parameter:

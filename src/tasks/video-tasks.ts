@@ -1,9 +1,10 @@
 import { GatewayError, isAbortError, isGatewayError } from '../errors.js';
 import { newId, unixSeconds } from '../ids.js';
-import type { Logger } from '../options.js';
+import type { Logger } from '../logger.js';
 import type { TaskCallContext, VideoContent, VideoJob, VideoJobStatus, VideoRequest } from '../providers/media.js';
 import type { CallContext, Provider } from '../providers/provider.js';
-import type { ModelCatalog, ModelEntry } from '../routing/catalog.js';
+import type { ModelCatalog } from '../routing/catalog.js';
+import type { ModelEntry } from '../routing/model.js';
 import { isFinal, type TaskStatus, type TaskStore, type VideoTaskRecord } from './task-store.js';
 
 export interface VideoTasksOptions {

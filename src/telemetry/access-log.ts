@@ -1,4 +1,4 @@
-import type { Logger } from '../options.js';
+import type { Logger } from '../logger.js';
 import type { AttemptEvent, RequestObserver, UsageEvent } from '../policy/events.js';
 
 /**

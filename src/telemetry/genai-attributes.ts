@@ -1,6 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { AttemptEvent, EventError, UsageEvent } from '../policy/events.js';
-import type { ModelKind } from '../routing/catalog.js';
+import type { ModelKind } from '../routing/model.js';
 import { scrubSecrets } from './redact.js';
 
 /*

@@ -1,5 +1,5 @@
 import type { Context, Span, TextMapGetter, Tracer } from '@opentelemetry/api';
-import type { Logger } from '../options.js';
+import type { Logger } from '../logger.js';
 import type { AttemptEvent, RequestObserver, UsageEvent } from '../policy/events.js';
 import { AttemptBuffer } from './attempt-buffer.js';
 import { attemptAttributes, operationName, requestAttributes, statusMessage } from './genai-attributes.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../options.js';
+import type { Logger } from '../logger.js';
 import { redactFields, scrubSecrets } from './redact.js';
 
 export interface RedactingLoggerOptions {

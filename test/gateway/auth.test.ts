@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
-import type { ModelEntry } from '../../src/routing/catalog.js';
+import type { ModelEntry } from '../../src/routing/model.js';
 
 /**
  * The auth matrix of the spec's section 5 on every route: no key, wrong key, disabled key,

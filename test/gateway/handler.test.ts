@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway.js';
-import type { GatewayOptions, Logger, UsageEvent } from '../../src/options.js';
+import type { Logger } from '../../src/logger.js';
+import type { GatewayOptions, UsageEvent } from '../../src/options.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
 import type { Provider } from '../../src/providers/provider.js';
 

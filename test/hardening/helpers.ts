@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
-import type { Logger } from '../../src/options.js';
+import type { Logger } from '../../src/logger.js';
 import type { RawExchange } from '../fakes/raw-upstream.js';
 import { freePort } from '../helpers/serve.js';
 import { CLIENT_PATHS, type ClientProtocol } from '../upstreams/harness.js';

@@ -3,7 +3,7 @@ import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import { encodePng } from '../../src/providers/codecs/png.js';
-import type { ModelEntry } from '../../src/routing/catalog.js';
+import type { ModelEntry } from '../../src/routing/model.js';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import { startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';

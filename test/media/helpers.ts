@@ -9,7 +9,7 @@ import { createGateway, type Gateway, type GatewayOptions } from '../../src/inde
 import { createArkProvider } from '../../src/providers/ark/ark-provider.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
-import type { ModelEntry } from '../../src/routing/catalog.js';
+import type { ModelEntry } from '../../src/routing/model.js';
 import { startFakeArk, type FakeArk } from '../fakes/fake-ark.js';
 import { startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
 import { freePort, serve, type Served } from '../helpers/serve.js';

@@ -6,7 +6,7 @@ import type { AttemptEvent, UsageEvent } from '../../src/policy/events.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import { deploymentsOf, orderDeployments } from '../../src/routing/deployments.js';
-import type { ModelEntry } from '../../src/routing/catalog.js';
+import type { ModelEntry } from '../../src/routing/model.js';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';

@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ModelEntry } from '../../src/routing/catalog.js';
+import type { ModelEntry } from '../../src/routing/model.js';
 import { startHarness, type Harness } from '../upstreams/harness.js';
 
 type Json = Record<string, any>;

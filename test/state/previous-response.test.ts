@@ -5,7 +5,7 @@ import type { FunctionTool, Response as OpenAIResponse, ResponseCreateParamsNonS
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
-import type { ModelEntry } from '../../src/routing/catalog.js';
+import type { ModelEntry } from '../../src/routing/model.js';
 import { MemoryResponseStore } from '../../src/state/memory-response-store.js';
 import { RedisResponseStore } from '../../src/state/redis-response-store.js';
 import { serve, type Served } from '../helpers/serve.js';

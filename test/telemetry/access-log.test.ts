@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/options.js';
+import type { Logger } from '../../src/logger.js';
 import { accessLogObserver } from '../../src/telemetry/access-log.js';
 import { redactingLogger } from '../../src/telemetry/redacting-logger.js';
 import { CLIENT_KEY, PROMPT, UPSTREAM_KEY, attemptEvent, clientRequest, usageEvent } from './events.js';

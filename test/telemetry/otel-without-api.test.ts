@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Logger } from '../../src/options.js';
+import type { Logger } from '../../src/logger.js';
 import { attemptEvent, clientRequest, usageEvent } from './events.js';
 
 /** `@opentelemetry/api` is an optional peer dependency: without it the observer warns once and stays quiet. */

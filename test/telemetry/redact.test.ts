@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/options.js';
+import type { Logger } from '../../src/logger.js';
 import { REDACTED, redactFields, scrubSecrets } from '../../src/telemetry/redact.js';
 import { redactingLogger } from '../../src/telemetry/redacting-logger.js';
 import { CLIENT_KEY, PROMPT, UPSTREAM_KEY } from './events.js';

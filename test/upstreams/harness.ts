@@ -6,7 +6,7 @@ import type { UsageEvent } from '../../src/options.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import type { Provider } from '../../src/providers/provider.js';
-import type { ModelEntry } from '../../src/routing/catalog.js';
+import type { ModelEntry } from '../../src/routing/model.js';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream, NeutralUsage, UpstreamErrorSpec } from '../fakes/fake-server.js';

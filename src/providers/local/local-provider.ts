@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { newId, unixSeconds } from '../../ids.js';
 import { accumulateStream } from '../../protocols/accumulate.js';
 import type { IRRequest, IRStreamEvent, IRUsage } from '../../protocols/ir.js';
-import type { ModelEntry } from '../../routing/catalog.js';
+import type { ModelEntry } from '../../routing/model.js';
 import type { Provider } from '../provider.js';
 import { planReply, promptChars, reasoningFor } from './local-answer.js';
 import { localEditImage, localGenerateImage } from './local-images.js';

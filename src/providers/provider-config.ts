@@ -1,0 +1,73 @@
+import * as v from 'valibot';
+import { dateLabel, flag, headers, nonNegativeInteger, positiveInteger, strictObject, text, timeouts, urlText } from '../config-fields.js';
+
+/** The config file's `providers.<name>` entries, one schema per provider `type`. */
+
+const LocalProviderSchema = strictObject({
+  type: v.literal('local'),
+  chunkDelayMs: v.optional(nonNegativeInteger),
+  videoRenderMs: v.optional(nonNegativeInteger),
+});
+
+const OpenAIProviderSchema = strictObject({
+  type: v.literal('openai'),
+  /** With `/v1`, as the OpenAI SDK takes it. */
+  baseURL: v.optional(urlText),
+  apiKey: v.optional(text),
+  responses: v.optional(flag),
+  chat: v.optional(flag),
+  translateVia: v.optional(v.picklist(['chat', 'responses'], 'expected "chat" or "responses"')),
+  headers: v.optional(headers),
+  timeouts: v.optional(timeouts),
+});
+
+const AnthropicProviderSchema = strictObject({
+  type: v.literal('anthropic'),
+  /** Without `/v1`, as the Anthropic SDK takes it. */
+  baseURL: v.optional(urlText),
+  apiKey: v.optional(text),
+  version: v.optional(dateLabel),
+  beta: v.optional(
+    v.pipe(
+      v.union([text, v.array(text)], 'expected a string or an array of strings'),
+      v.transform((beta) => (Array.isArray(beta) ? beta.join(',') : beta)),
+    ),
+  ),
+  /** Client `anthropic-beta` values forwarded on passthrough: "all" (default) or an allowlist. */
+  betas: v.optional(v.union([v.literal('all'), v.array(text)], 'expected "all" or an array of strings')),
+  defaultMaxTokens: v.optional(positiveInteger),
+  headers: v.optional(headers),
+  timeouts: v.optional(timeouts),
+});
+
+const ArkProviderSchema = strictObject({
+  type: v.literal('ark'),
+  /** With `/api/v3`. */
+  baseURL: v.optional(urlText),
+  apiKey: v.optional(text),
+  /** Volcengine speech credentials (a separate service). */
+  speech: v.optional(
+    strictObject({
+      baseURL: v.optional(urlText),
+      appId: v.optional(text),
+      accessKey: v.optional(text),
+      apiKey: v.optional(text),
+    }),
+  ),
+  headers: v.optional(headers),
+  timeouts: v.optional(timeouts),
+});
+
+const providerTypes = ['local', 'openai', 'anthropic', 'ark'] as const;
+
+export const ProviderConfigSchema = v.variant(
+  'type',
+  [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema],
+  (issue) => (issue.expected === 'Object' ? 'expected an object' : `expected one of ${providerTypes.map((type) => `"${type}"`).join(', ')}`),
+);
+
+export type ProviderConfig = v.InferOutput<typeof ProviderConfigSchema>;
+export type LocalProviderConfig = v.InferOutput<typeof LocalProviderSchema>;
+export type OpenAIProviderConfig = v.InferOutput<typeof OpenAIProviderSchema>;
+export type AnthropicProviderConfig = v.InferOutput<typeof AnthropicProviderSchema>;
+export type ArkProviderConfig = v.InferOutput<typeof ArkProviderSchema>;

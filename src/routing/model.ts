@@ -1,0 +1,51 @@
+export type ModelKind = 'text' | 'image' | 'video' | 'speech';
+
+/** A public model: what clients name, and where the gateway sends it. */
+export interface ModelEntry {
+  /** Public id clients send as `model`. */
+  id: string;
+  /** Name of a provider in the gateway's `providers`. */
+  provider: string;
+  /** Model id sent upstream. Default: `id`. */
+  upstreamModel?: string;
+  /**
+   * Several upstreams serving this model, chosen by weight, with fallback between them. When
+   * set, `provider` and `upstreamModel` are only the defaults of its entries.
+   */
+  deployments?: readonly DeploymentEntry[];
+  /** Which endpoints serve it. Default `text`. */
+  kind?: ModelKind;
+  /** Per-family rules of the spec (section 4 rule 4): `gpt-image`, `seedream`. */
+  family?: string;
+  /** Groups allowed to use it. Default: every group. */
+  groups?: readonly string[];
+  /** `owned_by` in the models listing. Default: the provider name. */
+  ownedBy?: string;
+  /**
+   * Whether the model accepts `previous_response_id`. Default false: the spec's current models
+   * reject it, so the gateway answers 400 before any upstream call.
+   */
+  previousResponseId?: boolean;
+  /** Whether the model accepts `service_tier: "auto"`. Default false (400, as the spec says). */
+  serviceTierAuto?: boolean;
+  /**
+   * Whether the upstream model takes reasoning options (effort, thinking budget) translated from
+   * another protocol. Default: true, except for names known not to reason (`gpt-4*`, `claude-3-5*`…).
+   */
+  reasoning?: boolean;
+}
+
+/** A model as configured: with `deployments`, `provider` may be left out. */
+export type ModelConfig = Omit<ModelEntry, 'provider'> & { provider?: string };
+
+/** One upstream that can serve a public model: a provider and the model id it knows. */
+export interface DeploymentEntry {
+  /** Name of a provider in the gateway's `providers`. */
+  provider: string;
+  /** Model id sent upstream. Default: the model's `upstreamModel`, else its `id`. */
+  upstreamModel?: string;
+  /** Share of traffic relative to the other deployments. Default 1. */
+  weight?: number;
+  /** Stable name in events, cooldown state and sticky hashing. Default `provider/upstreamModel`. */
+  id?: string;
+}

@@ -1,0 +1,95 @@
+import type { KeyStore } from './auth/key-store.js';
+import type { Logger } from './logger.js';
+import type { ResolvedOptions, GatewayHooks, GatewayLimits, VideoPollerOptions } from './options.js';
+import type { RequestObserver } from './policy/events.js';
+import { resolvePolicies, type ResolvedPolicies } from './policy/policy-options.js';
+import type { Provider } from './providers/provider.js';
+import { ModelCatalog } from './routing/catalog.js';
+import { MemoryResponseStore } from './state/memory-response-store.js';
+import type { ResponseStore } from './state/response-store.js';
+import { MemoryTaskStore, type TaskStore } from './tasks/task-store.js';
+import { VideoTasks } from './tasks/video-tasks.js';
+import { accessLogObserver } from './telemetry/access-log.js';
+import { openTelemetryObserver, type OpenTelemetryObserverOptions } from './telemetry/otel-observer.js';
+import { redactingLogger } from './telemetry/redacting-logger.js';
+
+/** What the gateway runs on: the services built from its resolved options. */
+export interface GatewayRuntime {
+  keyStore: KeyStore;
+  providers: Record<string, Provider>;
+  catalog: ModelCatalog;
+  taskStore: TaskStore;
+  /** The video task lifecycle over `taskStore`. */
+  videoTasks: VideoTasks;
+  /** The background poller's settings, or undefined when it is off. */
+  videoPoller: Required<VideoPollerOptions> | undefined;
+  basePath: string;
+  messagesEnabled: boolean;
+  contractVersion: string;
+  limits: Required<GatewayLimits>;
+  /** Limits with their engine, retries and deployment health. */
+  policies: ResolvedPolicies;
+  /** Set when some model accepts `previous_response_id`. */
+  responseStore: ResponseStore | undefined;
+  hooks: GatewayHooks;
+  /** Told of every attempt and every request's end: the hooks, telemetry, the access log. */
+  observers: RequestObserver[];
+  logger: Logger;
+}
+
+/** Builds the catalog, stores, policies, observers and logger; throws a `TypeError` naming a bad model or policy. */
+export function createRuntime(options: ResolvedOptions): GatewayRuntime {
+  const { providers, limits } = options;
+  const catalog = new ModelCatalog(options.models, Object.keys(providers));
+  const taskStore = options.taskStore ?? new MemoryTaskStore();
+  const logger = redactingLogger(options.logger, { redact: options.redactLogs });
+  return {
+    keyStore: options.keyStore,
+    providers,
+    catalog,
+    taskStore,
+    videoTasks: new VideoTasks({
+      store: taskStore,
+      providers,
+      catalog,
+      logger,
+      refreshIntervalMs: options.videoRefreshIntervalMs,
+      idleTimeoutMs: limits.streamIdleTimeoutMs,
+    }),
+    videoPoller: options.videoPoller,
+    basePath: options.basePath,
+    messagesEnabled: options.messagesEnabled,
+    contractVersion: options.contractVersion,
+    limits,
+    policies: resolvePolicies(options.policies),
+    responseStore: options.responseStore ?? defaultResponseStore(catalog, providers),
+    hooks: options.hooks,
+    observers: [
+      ...hookObservers(options.hooks),
+      ...telemetryObservers(options.telemetry, logger, providers),
+      ...(options.accessLog ? [accessLogObserver(logger)] : []),
+    ],
+    logger,
+  };
+}
+
+/** In memory, when some model or upstream needs a response store and none was given. */
+function defaultResponseStore(catalog: ModelCatalog, providers: Record<string, Provider>): ResponseStore | undefined {
+  for (const entry of catalog.entries()) if (entry.previousResponseId) return new MemoryResponseStore();
+  // Responses upstreams keep what they answer; the store remembers which key owns each id.
+  for (const provider of Object.values(providers)) if (provider.storedResponse) return new MemoryResponseStore();
+  return undefined;
+}
+
+function telemetryObservers(telemetry: ResolvedOptions['telemetry'], logger: Logger, providers: Record<string, Provider>): RequestObserver[] {
+  if (!telemetry) return [];
+  const settings: OpenTelemetryObserverOptions = { logger, providerType: (name) => providers[name]?.type };
+  if (telemetry.tracer) settings.tracer = telemetry.tracer as unknown as NonNullable<OpenTelemetryObserverOptions['tracer']>;
+  return [openTelemetryObserver(settings)];
+}
+
+/** The user's `onUsage`/`onAttempt` hooks as an observer. */
+function hookObservers(hooks: GatewayHooks): RequestObserver[] {
+  if (!hooks.onUsage && !hooks.onAttempt) return [];
+  return [{ ...(hooks.onUsage ? { onUsage: (event) => hooks.onUsage!(event) } : {}), ...(hooks.onAttempt ? { onAttempt: hooks.onAttempt } : {}) }];
+}
