@@ -1,9 +1,7 @@
 import { defineConfig } from 'tsup';
 
 /** One subpath export per host adapter: `infergate/express` → `adapters/express.ts`. */
-const adapters = Object.fromEntries(
-  ['express', 'fastify', 'next', 'bun', 'deno', 'node'].map((name) => [name, `adapters/${name}.ts`]),
-);
+const adapters = Object.fromEntries(['express', 'fastify', 'next', 'bun', 'deno', 'node'].map((name) => [name, `adapters/${name}.ts`]));
 
 export default defineConfig({
   entry: {

@@ -20,13 +20,24 @@ type Handler = (request: Request, route: NextRouteContext) => Promise<Response>;
  * The gateway sees the catch-all's path, so the route's folder and Next's `basePath` are its
  * mount point. Hooks and the key store get `{ nextRequest, params, …context(request) }`.
  */
-export function nextRouteHandlers(gateway: Gateway, options: NextRouteOptions = {}): Record<'GET' | 'POST' | 'HEAD' | 'OPTIONS' | 'PUT' | 'PATCH' | 'DELETE', Handler> {
+export function nextRouteHandlers(
+  gateway: Gateway,
+  options: NextRouteOptions = {},
+): Record<'GET' | 'POST' | 'HEAD' | 'OPTIONS' | 'PUT' | 'PATCH' | 'DELETE', Handler> {
   async function infergateNext(request: Request, route: NextRouteContext): Promise<Response> {
     const params = await route.params;
     const context = { nextRequest: request, params, ...(await options.context?.(request)) };
     return gateway.handle(belowMount(request, params), context);
   }
-  return { GET: infergateNext, POST: infergateNext, HEAD: infergateNext, OPTIONS: infergateNext, PUT: infergateNext, PATCH: infergateNext, DELETE: infergateNext };
+  return {
+    GET: infergateNext,
+    POST: infergateNext,
+    HEAD: infergateNext,
+    OPTIONS: infergateNext,
+    PUT: infergateNext,
+    PATCH: infergateNext,
+    DELETE: infergateNext,
+  };
 }
 
 /** The request re-addressed to the catch-all segments; unchanged when the route has none. */

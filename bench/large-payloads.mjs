@@ -37,7 +37,11 @@ const { createAnthropicProvider, createGateway, createOpenAIProvider } = await i
 const TICK_MS = 10;
 
 // ---- the peer: upstream fakes and the big requests' client, in its own process -----------------
-const peer = fork(resolve(root, 'test/hardening/payload-peer.ts'), [], { execArgv: ['--import', 'tsx'], cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const peer = fork(resolve(root, 'test/hardening/payload-peer.ts'), [], {
+  execArgv: ['--import', 'tsx'],
+  cwd: root,
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
 /** @type {{ chatURL: string, anthropicURL: string, mediaBaseURL: string }} */
 const urls = await new Promise((done) => peer.once('message', (/** @type {any} */ message) => done(message)));
 let nextId = 1;
@@ -96,8 +100,14 @@ await new Promise((done) => server.listen(0, '127.0.0.1', () => done(undefined))
 const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
 
 const cases = {
-  pass: { label: '20 MB image, chat → chat (passthrough)', command: { kind: 'chat-image', url, model: 'gpt-chat', upstream: 'chat', imageBytes: 15 * 2 ** 20 } },
-  translated: { label: '20 MB image, chat → anthropic (translated)', command: { kind: 'chat-image', url, model: 'claude', upstream: 'anthropic', imageBytes: 15 * 2 ** 20 } },
+  pass: {
+    label: '20 MB image, chat → chat (passthrough)',
+    command: { kind: 'chat-image', url, model: 'gpt-chat', upstream: 'chat', imageBytes: 15 * 2 ** 20 },
+  },
+  translated: {
+    label: '20 MB image, chat → anthropic (translated)',
+    command: { kind: 'chat-image', url, model: 'claude', upstream: 'anthropic', imageBytes: 15 * 2 ** 20 },
+  },
   edit: { label: '50 MB edit upload → openai (multipart)', command: { kind: 'edit-upload', url, model: 'oai-image', fileBytes: 50 * 2 ** 20 } },
 };
 
@@ -137,7 +147,8 @@ async function measure(command) {
     previous = at;
     if (at > ended) break;
   }
-  if (result.status !== 200 || result.receivedHash !== result.sentHash) throw new Error(`${command.kind}: HTTP ${result.status}, upstream got the bytes intact: ${result.receivedHash === result.sentHash}; ${result.answer}`);
+  if (result.status !== 200 || result.receivedHash !== result.sentHash)
+    throw new Error(`${command.kind}: HTTP ${result.status}, upstream got the bytes intact: ${result.receivedHash === result.sentHash}; ${result.answer}`);
   return { maxMs: histogram.max / 1e6, p99Ms: histogram.percentile(99) / 1e6, gapMs: gap, latencyMs: result.latencyMs };
 }
 
@@ -151,10 +162,14 @@ for (const [name, { label, command }] of Object.entries(cases)) {
   for (let round = 0; round < rounds; round++) {
     const run = await measure(command);
     runs.push(run);
-    console.log(`  ${label} #${round + 1}: event loop max ${fmt(run.maxMs)} ms, p99 ${fmt(run.p99Ms)} ms; other stream worst gap ${fmt(run.gapMs)} ms; latency ${run.latencyMs.toFixed(0)} ms`);
+    console.log(
+      `  ${label} #${round + 1}: event loop max ${fmt(run.maxMs)} ms, p99 ${fmt(run.p99Ms)} ms; other stream worst gap ${fmt(run.gapMs)} ms; latency ${run.latencyMs.toFixed(0)} ms`,
+    );
   }
   const pick = (/** @type {'maxMs' | 'p99Ms' | 'gapMs'} */ key) => runs.map((run) => run[key]);
-  console.log(`${label}: event loop max median ${fmt(median(pick('maxMs')))} (worst ${fmt(Math.max(...pick('maxMs')))}) ms, p99 median ${fmt(median(pick('p99Ms')))} ms; stream gap median ${fmt(median(pick('gapMs')))} (worst ${fmt(Math.max(...pick('gapMs')))}) ms`);
+  console.log(
+    `${label}: event loop max median ${fmt(median(pick('maxMs')))} (worst ${fmt(Math.max(...pick('maxMs')))}) ms, p99 median ${fmt(median(pick('p99Ms')))} ms; stream gap median ${fmt(median(pick('gapMs')))} (worst ${fmt(Math.max(...pick('gapMs')))}) ms`,
+  );
 }
 
 server.closeAllConnections();

@@ -83,4 +83,5 @@ console.log('\ninclusive time, functions of infergate and its web-stream/fetch l
 for (const [name, v] of [...inclusive]
   .filter(([name]) => /infergate |@whatwg-node|webstreams|undici|eventsource/.test(name))
   .sort((a, b) => b[1] - a[1])
-  .slice(0, top)) console.log(`${pct(v)}  ${name}`);
+  .slice(0, top))
+  console.log(`${pct(v)}  ${name}`);

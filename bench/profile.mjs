@@ -30,7 +30,9 @@ const profileDir = mkdtempSync(join(os.tmpdir(), 'infergate-prof-'));
 const mock = await startChild('mock', join(here, 'mock-upstream.mjs'), [], LOAD_CORE);
 const origin = `http://127.0.0.1:${mock.port}`;
 const arm = useFloor ? 'floor' : 'infergate';
-const server = await startChild(arm, join(here, useFloor ? 'floor-proxy.mjs' : 'gateway-server.mjs'), [origin], GATEWAY_CORE, { nodeArgs: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+const server = await startChild(arm, join(here, useFloor ? 'floor-proxy.mjs' : 'gateway-server.mjs'), [origin], GATEWAY_CORE, {
+  nodeArgs: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+});
 const t = target({ arm, cell, stream: mode !== 'json', port: server.port, mockOrigin: origin });
 const check = { terminal: t.terminal };
 await mock.ipc('config', mode === 'burst' ? { chunks: 200, intervalMs: 0, ttfbMs: 0 } : { chunks: 20, intervalMs: 20, ttfbMs: 0 });

@@ -55,18 +55,22 @@ const opts = {
   exclude: value('--exclude', '').split(',').filter(Boolean),
   taskTtlS: Number(value('--task-ttl', '60')),
 };
-for (const [name, v] of Object.entries(opts)) if (typeof v === 'number' && !(v > 0) && name !== 'faultRate' && name !== 'taskTtlS') throw new Error(`--${name} must be a positive number`);
+for (const [name, v] of Object.entries(opts))
+  if (typeof v === 'number' && !(v > 0) && name !== 'faultRate' && name !== 'taskTtlS') throw new Error(`--${name} must be a positive number`);
 if (!(opts.faultRate >= 0 && opts.faultRate <= 1)) throw new Error('--fault-rate must be between 0 and 1');
 if (!(opts.taskTtlS >= 0)) throw new Error('--task-ttl must be a number of seconds >= 0');
 const durationMs = opts.minutes * 60_000;
 // A live heap read (forced GC) every ~20th of the run, at least every 5 s and at most every minute.
 const gcEveryS = Math.min(60, Math.max(opts.sampleS, Math.round(durationMs / 20_000)));
 
-const watchdog = setTimeout(() => {
-  console.error(`soak: still running ${opts.minutes + 5} min after the start; stopping`);
-  stopAll();
-  process.exit(2);
-}, durationMs + 5 * 60_000);
+const watchdog = setTimeout(
+  () => {
+    console.error(`soak: still running ${opts.minutes + 5} min after the start; stopping`);
+    stopAll();
+    process.exit(2);
+  },
+  durationMs + 5 * 60_000,
+);
 watchdog.unref();
 process.on('SIGINT', () => {
   stopAll();
@@ -93,7 +97,13 @@ if (!distGiven) {
 
 const meta = {
   date: new Date().toISOString(),
-  machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model?.trim() ?? 'unknown', memoryGB: Math.round(os.totalmem() / 2 ** 30), node: process.version, os: `${os.type()} ${os.release()}` },
+  machine: {
+    cores: os.cpus().length,
+    cpu: os.cpus()[0]?.model?.trim() ?? 'unknown',
+    memoryGB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    os: `${os.type()} ${os.release()}`,
+  },
   ...gitInfo(),
   pinned,
   dist,
@@ -105,7 +115,9 @@ const meta = {
 };
 
 pinSelf();
-log(`${meta.machine.cpu}, ${meta.machine.cores} cores, Node ${process.version}, commit ${meta.commit}${meta.dirty ? ' (dirty)' : ''}, ${pinned ? 'pinned' : 'NOT pinned'}, load average ${meta.loadavgStart.map((l) => l.toFixed(2)).join(' ')}`);
+log(
+  `${meta.machine.cpu}, ${meta.machine.cores} cores, Node ${process.version}, commit ${meta.commit}${meta.dirty ? ' (dirty)' : ''}, ${pinned ? 'pinned' : 'NOT pinned'}, load average ${meta.loadavgStart.map((l) => l.toFixed(2)).join(' ')}`,
+);
 const mock = await startChild('mock', join(here, 'mock-upstream.mjs'), [], LOAD_CORE);
 const mockOrigin = `http://127.0.0.1:${mock.port}`;
 const ttlArgs = opts.taskTtlS > 0 ? ['--task-ttl-ms', String(opts.taskTtlS * 1000)] : [];
@@ -125,7 +137,13 @@ createInterface({ input: /** @type {import('node:stream').Readable} */ (gateway.
   stderrLines.set(line, (count ?? 0) + 1);
 });
 await mock.ipc('config', { chunks: 20, intervalMs: 20, ttfbMs: 0, words: 40 });
-const mix = soakMix({ port: gateway.port, mockOrigin, faultRate: opts.faultRate, exclude: opts.exclude, taskTtlMs: opts.taskTtlS > 0 ? opts.taskTtlS * 1000 : Infinity });
+const mix = soakMix({
+  port: gateway.port,
+  mockOrigin,
+  faultRate: opts.faultRate,
+  exclude: opts.exclude,
+  taskTtlMs: opts.taskTtlS > 0 ? opts.taskTtlS * 1000 : Infinity,
+});
 
 // Every scenario once, without faults: a configuration problem fails here, not after ten minutes.
 {
@@ -190,7 +208,9 @@ function progress() {
   const pct = (/** @type {number} */ n) => ((100 * n) / Math.max(1, requests)).toFixed(1);
   const rate = ((s.requests - logged.requests) / Math.max(1, s.t - logged.t)).toFixed(0);
   logged = { requests: s.requests, t: s.t };
-  log(`${Math.floor(s.t / 60)}:${String(Math.floor(s.t % 60)).padStart(2, '0')}  ${requests} requests (${rate}/s lately), ok ${pct(ok)}%, aborted ${pct(aborted)}%, expected errors ${pct(expected)}%, unexpected ${unexpected}; RSS ${MB(s.rss)} MB, heap ${MB(s.heapUsed)} MB, event-loop p99 ${s.eld.p99Ms.toFixed(1)} ms`);
+  log(
+    `${Math.floor(s.t / 60)}:${String(Math.floor(s.t % 60)).padStart(2, '0')}  ${requests} requests (${rate}/s lately), ok ${pct(ok)}%, aborted ${pct(aborted)}%, expected errors ${pct(expected)}%, unexpected ${unexpected}; RSS ${MB(s.rss)} MB, heap ${MB(s.heapUsed)} MB, event-loop p99 ${s.eld.p99Ms.toFixed(1)} ms`,
+  );
 }
 
 await takeSample();
@@ -272,16 +292,40 @@ const stderrCount = [...stderrLines.values()].reduce((a, b) => a + b, 0);
 if (stderrCount > 0) problems.push(`${stderrCount} lines on the gateway's stderr`);
 if (mockStats.open > 0) problems.push(`${mockStats.open} upstream streams still open after the run (not cancelled)`);
 if (!memory.plateau) {
-  problems.push(memory.net?.plateau ? `memory does not plateau: the video task store grows (${tasksHeld} tasks held at the end); net of it, memory plateaus` : 'memory does not plateau');
+  problems.push(
+    memory.net?.plateau
+      ? `memory does not plateau: the video task store grows (${tasksHeld} tasks held at the end); net of it, memory plateaus`
+      : 'memory does not plateau',
+  );
 }
 
 const routes = [...tally.routes].map(([route, { latencies, ...counts }]) => ({ route, ...counts, latency: summarize(latencies) }));
 const kinds = [...tally.kinds].map(([kind, entry]) => ({ kind, ...entry }));
-const result = { meta, loadMs, drainMs, tasks: { held: tasksHeld, bytesPerTask, liveHeapWithout: withoutTasks.liveHeap }, stderr: [...stderrLines].map(([line, count]) => ({ line, count })), warmupS, total: tally.total, routes, kinds, samples, quiet, rssEnd, gateway: gatewaySummary, mock: mockStats, memory, problems };
+const result = {
+  meta,
+  loadMs,
+  drainMs,
+  tasks: { held: tasksHeld, bytesPerTask, liveHeapWithout: withoutTasks.liveHeap },
+  stderr: [...stderrLines].map(([line, count]) => ({ line, count })),
+  warmupS,
+  total: tally.total,
+  routes,
+  kinds,
+  samples,
+  quiet,
+  rssEnd,
+  gateway: gatewaySummary,
+  mock: mockStats,
+  memory,
+  problems,
+};
 mkdirSync(opts.out, { recursive: true });
 const markdown = renderSoakReport(result);
 writeFileSync(join(opts.out, 'soak-latest.md'), markdown);
-writeFileSync(join(opts.out, 'soak-latest.json'), JSON.stringify(result, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2));
+writeFileSync(
+  join(opts.out, 'soak-latest.json'),
+  JSON.stringify(result, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2),
+);
 console.log(markdown);
 log(`report: ${join(opts.out, 'soak-latest.md')} (and .json); ${problems.length ? `FAILED: ${problems.join('; ')}` : 'passed'}`);
 clearTimeout(watchdog);

@@ -63,7 +63,9 @@ export async function loadConfigFile(path: string): Promise<LoadedConfig> {
 export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
   // Checked here because valibot's object schemas accept arrays (and would read `[].keys`).
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new ConfigError(`Invalid ${source}:`, [`config: expected a JSON object, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`]);
+    throw new ConfigError(`Invalid ${source}:`, [
+      `config: expected a JSON object, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`,
+    ]);
   }
   const result = v.safeParse(ConfigSchema, json);
   if (!result.success) throw new ConfigError(`Invalid ${source}:`, result.issues.map(describeIssue));
@@ -139,7 +141,9 @@ function crossCheckModels(models: readonly ModelConfig[], providerNames: readonl
     }
     model.deployments?.forEach((deployment, at) => {
       if (!providerNames.includes(deployment.provider)) {
-        problems.push(`models[${index}].deployments[${at}].provider: "${deployment.provider}" is not a configured provider (configured: ${providerNames.join(', ') || 'none'})`);
+        problems.push(
+          `models[${index}].deployments[${at}].provider: "${deployment.provider}" is not a configured provider (configured: ${providerNames.join(', ') || 'none'})`,
+        );
       }
     });
   });
@@ -210,10 +214,14 @@ const ConfigSchema = strictObject({
   ),
   /** Where video tasks live: in memory (default) or Redis (`infergate/redis`, needs `ioredis`). */
   taskStore: v.optional(
-    v.variant('type', [
-      strictObject({ type: v.literal('memory') }),
-      strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),
-    ], 'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }'),
+    v.variant(
+      'type',
+      [
+        strictObject({ type: v.literal('memory') }),
+        strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),
+      ],
+      'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
+    ),
   ),
   /** Per-key limits, retries and fallback (README, "Production policies"). */
   policies: v.optional(
@@ -240,20 +248,31 @@ const ConfigSchema = strictObject({
       quotaRetryAfterSeconds: v.optional(positiveInteger),
       /** Where limit counters live: memory (default) or Redis, shared by every instance. */
       limitStore: v.optional(
-        v.variant('type', [strictObject({ type: v.literal('memory') }), strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text) })], 'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }'),
+        v.variant(
+          'type',
+          [strictObject({ type: v.literal('memory') }), strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text) })],
+          'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
+        ),
       ),
     }),
   ),
   /** Where finished Responses live for previous_response_id: memory (default) or Redis. */
   responseStore: v.optional(
-    v.variant('type', [
-      strictObject({ type: v.literal('memory') }),
-      strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),
-    ], 'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }'),
+    v.variant(
+      'type',
+      [
+        strictObject({ type: v.literal('memory') }),
+        strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),
+      ],
+      'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
+    ),
   ),
   videoRefreshIntervalMs: v.optional(nonNegativeInteger),
   videoPoller: v.optional(
-    v.union([flag, strictObject({ intervalMs: v.optional(positiveInteger), batchSize: v.optional(positiveInteger) })], 'expected true, false or { intervalMs?, batchSize? }'),
+    v.union(
+      [flag, strictObject({ intervalMs: v.optional(positiveInteger), batchSize: v.optional(positiveInteger) })],
+      'expected true, false or { intervalMs?, batchSize? }',
+    ),
   ),
   port: v.optional(v.pipe(nonNegativeInteger, v.maxValue(65535, 'expected a port number 0-65535'))),
   host: v.optional(text),

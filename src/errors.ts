@@ -106,10 +106,7 @@ export function isGatewayError(error: unknown): error is GatewayError {
 
 /** Aborts are their own category: a client that left is not a failure to log or wrap. */
 export function isAbortError(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    (error.name === 'AbortError' || error.name === 'TimeoutError' || (error as { code?: string }).code === 'ABORT_ERR')
-  );
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError' || (error as { code?: string }).code === 'ABORT_ERR');
 }
 
 /**

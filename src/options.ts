@@ -240,13 +240,15 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
 function resolveTelemetry(telemetry: GatewayOptions['telemetry']): ResolvedOptions['telemetry'] {
   if (!telemetry) return false;
   const tracer = typeof telemetry === 'object' ? telemetry.tracer : undefined;
-  if (tracer !== undefined && typeof tracer?.startSpan !== 'function') throw new TypeError('options.telemetry.tracer must be an OpenTelemetry Tracer (with startSpan)');
+  if (tracer !== undefined && typeof tracer?.startSpan !== 'function')
+    throw new TypeError('options.telemetry.tracer must be an OpenTelemetry Tracer (with startSpan)');
   return { tracer };
 }
 
 function resolvePoller(option: GatewayOptions['videoPoller']): Required<VideoPollerOptions> | undefined {
   if (option === undefined || option === false) return undefined;
-  if (option !== true && (typeof option !== 'object' || option === null)) throw new TypeError('options.videoPoller must be a boolean or { intervalMs?, batchSize? }');
+  if (option !== true && (typeof option !== 'object' || option === null))
+    throw new TypeError('options.videoPoller must be a boolean or { intervalMs?, batchSize? }');
   const settings = { intervalMs: 5000, batchSize: 20, ...(option === true ? {} : option) };
   for (const [name, value] of Object.entries(settings)) {
     if (!Number.isInteger(value) || value < 1) throw new TypeError(`options.videoPoller.${name} must be a positive integer`);

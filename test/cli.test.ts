@@ -122,7 +122,10 @@ describe('infergate CLI', () => {
     const config = {
       keys: [{ key: 'sk-configured-secret', models: ['local-chat'] }],
       providers: { offline: { type: 'local', chunkDelayMs: 0 } },
-      models: [{ id: 'local-chat', provider: 'offline' }, { id: 'local-reasoner', provider: 'offline' }],
+      models: [
+        { id: 'local-chat', provider: 'offline' },
+        { id: 'local-reasoner', provider: 'offline' },
+      ],
       basePath: '/ai',
       port: 1,
     };
@@ -142,10 +145,7 @@ describe('infergate CLI', () => {
   it('exits with 1 and names the bad field when the config file is invalid', async () => {
     const path = join(dir, 'bad.json');
     await writeFile(path, JSON.stringify({ keys: [{ key: 'sk-a' }], providers: { oai: { type: 'openai', baseURL: 'not a url' } } }));
-    const [exit, missing] = await Promise.all([
-      runCli(['--config', path, '--port', '0']).exit,
-      runCli(['--config', join(dir, 'missing.json')]).exit,
-    ]);
+    const [exit, missing] = await Promise.all([runCli(['--config', path, '--port', '0']).exit, runCli(['--config', join(dir, 'missing.json')]).exit]);
     expect(exit.code).toBe(1);
     expect(exit.stderr).toContain('providers.oai.baseURL: expected a URL string');
     expect(exit.stdout).toBe('');
@@ -154,11 +154,7 @@ describe('infergate CLI', () => {
   });
 
   it('exits with 1 on a bad flag or port, and prints help with --help', async () => {
-    const [badPort, unknown, help] = await Promise.all([
-      runCli(['--port', 'eighty']).exit,
-      runCli(['--prot', '1']).exit,
-      runCli(['--help']).exit,
-    ]);
+    const [badPort, unknown, help] = await Promise.all([runCli(['--port', 'eighty']).exit, runCli(['--prot', '1']).exit, runCli(['--help']).exit]);
     expect(badPort.code).toBe(1);
     expect(badPort.stderr).toContain('--port must be a port number 0-65535, got "eighty"');
     expect(unknown.code).toBe(1);

@@ -71,8 +71,23 @@ describe('parseConfig', () => {
   });
 
   it('passes the gateway options and the listen address through', () => {
-    const config = parseConfig({ ...minimal, basePath: '/ai', messages: false, contractVersion: '2025-01-02', limits: { jsonBodyBytes: 1024 }, port: 0, host: '0.0.0.0' });
-    expect(config).toMatchObject({ basePath: '/ai', messages: false, contractVersion: '2025-01-02', limits: { jsonBodyBytes: 1024 }, port: 0, host: '0.0.0.0' });
+    const config = parseConfig({
+      ...minimal,
+      basePath: '/ai',
+      messages: false,
+      contractVersion: '2025-01-02',
+      limits: { jsonBodyBytes: 1024 },
+      port: 0,
+      host: '0.0.0.0',
+    });
+    expect(config).toMatchObject({
+      basePath: '/ai',
+      messages: false,
+      contractVersion: '2025-01-02',
+      limits: { jsonBodyBytes: 1024 },
+      port: 0,
+      host: '0.0.0.0',
+    });
   });
 
   it('names the path of every bad field', () => {
@@ -128,9 +143,15 @@ describe('parseConfig', () => {
   it('checks what spans fields: providers of models, duplicates, a missing catalog', () => {
     expect(
       issuesOf({
-        keys: [{ key: 'sk-secret-1', id: 'a' }, { key: 'sk-secret-1', id: 'a' }],
+        keys: [
+          { key: 'sk-secret-1', id: 'a' },
+          { key: 'sk-secret-1', id: 'a' },
+        ],
         providers: { oai: { type: 'openai' } },
-        models: [{ id: 'm', provider: 'oia' }, { id: 'm', provider: 'oai' }],
+        models: [
+          { id: 'm', provider: 'oia' },
+          { id: 'm', provider: 'oai' },
+        ],
       }),
     ).toEqual([
       'keys[1].key: the same key is listed twice',
@@ -138,9 +159,7 @@ describe('parseConfig', () => {
       'models[0].provider: "oia" is not a configured provider (configured: oai)',
       'models[1].id: "m" is listed twice',
     ]);
-    expect(issuesOf({ ...minimal, providers: { oai: { type: 'openai' } } })).toEqual([
-      'models: required when no provider of type "local" is configured',
-    ]);
+    expect(issuesOf({ ...minimal, providers: { oai: { type: 'openai' } } })).toEqual(['models: required when no provider of type "local" is configured']);
     expect(issuesOf({})).toEqual(['keys: required field is missing']);
     expect(issuesOf({ keys: [] })).toEqual(['keys: expected at least one key']);
     expect(issuesOf([])).toEqual(['config: expected a JSON object, got an array']);

@@ -36,7 +36,10 @@ async function run(request: IRRequest, signal?: AbortSignal): Promise<IRStreamEv
 
 const ofType = <T extends IRStreamEvent['type']>(events: IRStreamEvent[], type: T) =>
   events.filter((event): event is Extract<IRStreamEvent, { type: T }> => event.type === type);
-const textOf = (events: IRStreamEvent[]) => ofType(events, 'text_delta').map((event) => event.text).join('');
+const textOf = (events: IRStreamEvent[]) =>
+  ofType(events, 'text_delta')
+    .map((event) => event.text)
+    .join('');
 const finishOf = (events: IRStreamEvent[]) => ofType(events, 'finish')[0]!;
 
 const weatherTool: IRTool = {
@@ -110,7 +113,11 @@ describe('local provider: text', () => {
     const events = await run(
       irRequest({
         prompt: 'Weather in Oslo please',
-        responseFormat: { type: 'json_schema', name: 'w', schema: { type: 'object', properties: { city: { type: 'string' }, ok: { type: 'boolean' } }, required: ['city', 'ok'] } },
+        responseFormat: {
+          type: 'json_schema',
+          name: 'w',
+          schema: { type: 'object', properties: { city: { type: 'string' }, ok: { type: 'boolean' } }, required: ['city', 'ok'] },
+        },
       }),
     );
     expect(JSON.parse(textOf(events))).toEqual({ city: 'Oslo', ok: true });
@@ -124,7 +131,9 @@ describe('local provider: text', () => {
     expect(types.indexOf('reasoning_delta')).toBeGreaterThan(0);
     expect(types.indexOf('reasoning_end')).toBeGreaterThan(types.lastIndexOf('reasoning_delta'));
     expect(types.indexOf('text_delta')).toBeGreaterThan(types.indexOf('reasoning_end'));
-    const reasoning = ofType(events, 'reasoning_delta').map((event) => event.text).join('');
+    const reasoning = ofType(events, 'reasoning_delta')
+      .map((event) => event.text)
+      .join('');
     const usage = finishOf(events).usage!;
     expect(usage.reasoning).toBe(Math.ceil(reasoning.length / 4));
     expect(usage.output).toBe(Math.ceil((reasoning.length + textOf(events).length) / 4));
@@ -171,7 +180,13 @@ describe('local provider: tools', () => {
   it('uses the first tool when asked to "use a tool", and takes a query from the prompt', async () => {
     const events = await run(irRequest({ prompt: 'Please use a tool to look up infergate', tools: [searchTool, weatherTool] }));
     expect(ofType(events, 'tool_call_start')[0]!.name).toBe('search_docs');
-    expect(JSON.parse(ofType(events, 'tool_call_delta').map((delta) => delta.arguments).join(''))).toEqual({ query: 'Please use a tool to look up infergate' });
+    expect(
+      JSON.parse(
+        ofType(events, 'tool_call_delta')
+          .map((delta) => delta.arguments)
+          .join(''),
+      ),
+    ).toEqual({ query: 'Please use a tool to look up infergate' });
   });
 
   it('answers in text when the prompt asks for no tool, unless toolChoice forces one', async () => {
@@ -212,12 +227,22 @@ describe('local provider: tools', () => {
   });
 
   // The coding agents' own tools: Claude Code's Read takes a file path, Codex's exec_command a shell command.
-  const readTool: IRTool = { name: 'Read', parameters: { type: 'object', properties: { file_path: { type: 'string' }, limit: { type: 'integer' } }, required: ['file_path'] } };
-  const execTool: IRTool = { name: 'exec_command', parameters: { type: 'object', properties: { cmd: { type: 'string' }, workdir: { type: 'string' } }, required: ['cmd'] } };
+  const readTool: IRTool = {
+    name: 'Read',
+    parameters: { type: 'object', properties: { file_path: { type: 'string' }, limit: { type: 'integer' } }, required: ['file_path'] },
+  };
+  const execTool: IRTool = {
+    name: 'exec_command',
+    parameters: { type: 'object', properties: { cmd: { type: 'string' }, workdir: { type: 'string' } }, required: ['cmd'] },
+  };
   const agentTool: IRTool = { name: 'Agent', parameters: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] } };
   const callOf = (events: IRStreamEvent[]) => ({
     name: ofType(events, 'tool_call_start')[0]?.name,
-    arguments: JSON.parse(ofType(events, 'tool_call_delta').map((delta) => delta.arguments).join('') || 'null'),
+    arguments: JSON.parse(
+      ofType(events, 'tool_call_delta')
+        .map((delta) => delta.arguments)
+        .join('') || 'null',
+    ),
   });
 
   it('fills a path argument with the path the prompt names, and a command with its code span', async () => {
@@ -233,7 +258,15 @@ describe('local provider: tools', () => {
     const events = await run(
       irRequest({
         tools: [agentTool, readTool],
-        messages: [{ role: 'user', content: [{ type: 'text', text: reminder }, { type: 'text', text: 'Use the Read tool to read /srv/a.txt' }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: reminder },
+              { type: 'text', text: 'Use the Read tool to read /srv/a.txt' },
+            ],
+          },
+        ],
       }),
     );
     expect(callOf(events)).toEqual({ name: 'Read', arguments: { file_path: '/srv/a.txt' } });

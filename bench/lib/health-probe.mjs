@@ -34,7 +34,13 @@ function delayMonitor() {
 }
 
 /** @param {import('node:perf_hooks').RecordableHistogram} h */
-const delayStats = (h) => ({ p50Ms: h.percentile(50) / 1000, p99Ms: h.percentile(99) / 1000, p999Ms: h.percentile(99.9) / 1000, maxMs: h.max / 1000, count: h.count });
+const delayStats = (h) => ({
+  p50Ms: h.percentile(50) / 1000,
+  p99Ms: h.percentile(99) / 1000,
+  p999Ms: h.percentile(99.9) / 1000,
+  maxMs: h.max / 1000,
+  count: h.count,
+});
 
 export function healthProbe() {
   const eld = delayMonitor();
@@ -49,7 +55,8 @@ export function healthProbe() {
     let entry = logs.get(key);
     if (!entry) logs.set(key, (entry = { level, message, count: 0, examples: [] }));
     entry.count++;
-    if (entry.examples.length < KEPT_EXAMPLES && fields) entry.examples.push(JSON.parse(JSON.stringify(fields, (_, v) => (v instanceof Error ? String(v.stack ?? v) : v))));
+    if (entry.examples.length < KEPT_EXAMPLES && fields)
+      entry.examples.push(JSON.parse(JSON.stringify(fields, (_, v) => (v instanceof Error ? String(v.stack ?? v) : v))));
   };
   /** @param {string} kind */
   const record = (kind) => (/** @type {unknown} */ error) => {

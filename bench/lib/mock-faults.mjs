@@ -64,10 +64,12 @@ export function cutHalfway(res) {
   let sent = 0;
   const writeHead = res.writeHead.bind(res);
   const write = res.write.bind(res);
-  res.writeHead = /** @type {any} */ ((/** @type {number} */ status, /** @type {Record<string, any>} */ headers) => {
-    limit = Math.floor(Number(headers?.['content-length'] ?? 0) / 2);
-    return writeHead(status, headers);
-  });
+  res.writeHead = /** @type {any} */ (
+    (/** @type {number} */ status, /** @type {Record<string, any>} */ headers) => {
+      limit = Math.floor(Number(headers?.['content-length'] ?? 0) / 2);
+      return writeHead(status, headers);
+    }
+  );
   /** @param {Buffer} chunk */
   const take = (chunk) => {
     if (sent >= limit) return false;
@@ -81,8 +83,10 @@ export function cutHalfway(res) {
     return false;
   };
   res.write = /** @type {any} */ ((/** @type {Buffer} */ chunk) => take(chunk));
-  res.end = /** @type {any} */ ((/** @type {Buffer | undefined} */ chunk) => {
-    if (chunk) take(chunk);
-    return res;
-  });
+  res.end = /** @type {any} */ (
+    (/** @type {Buffer | undefined} */ chunk) => {
+      if (chunk) take(chunk);
+      return res;
+    }
+  );
 }

@@ -19,9 +19,21 @@ export const cells = {
   'chat-to-messages': { client: 'chat', upstream: 'messages', model: 'bench-anthropic', passthrough: false, label: 'chat client → Anthropic upstream' },
   'responses-pass': { client: 'responses', upstream: 'responses', model: 'bench-responses', passthrough: true, label: 'Responses → Responses (passthrough)' },
   'messages-pass': { client: 'messages', upstream: 'messages', model: 'bench-anthropic', passthrough: true, label: 'Messages → Messages (passthrough)' },
-  'responses-to-messages': { client: 'responses', upstream: 'messages', model: 'bench-anthropic', passthrough: false, label: 'Responses client → Anthropic upstream' },
+  'responses-to-messages': {
+    client: 'responses',
+    upstream: 'messages',
+    model: 'bench-anthropic',
+    passthrough: false,
+    label: 'Responses client → Anthropic upstream',
+  },
   'chat-to-responses': { client: 'chat', upstream: 'responses', model: 'bench-responses-only', passthrough: false, label: 'chat client → Responses upstream' },
-  'messages-to-responses': { client: 'messages', upstream: 'responses', model: 'bench-responses-only', passthrough: false, label: 'Anthropic client → Responses upstream' },
+  'messages-to-responses': {
+    client: 'messages',
+    upstream: 'responses',
+    model: 'bench-responses-only',
+    passthrough: false,
+    label: 'Anthropic client → Responses upstream',
+  },
 };
 
 /** @type {Record<Protocol, string>} */
@@ -42,11 +54,17 @@ export function body(protocol, model, stream, extra = {}) {
   const prompt = extra.prompt ?? DEFAULT_PROMPT;
   if (protocol === 'chat') {
     const user = image
-      ? [{ type: 'text', text: prompt }, { type: 'image_url', image_url: { url: `data:image/png;base64,${image}` } }]
+      ? [
+          { type: 'text', text: prompt },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${image}` } },
+        ]
       : prompt;
     return JSON.stringify({
       model,
-      messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: user }],
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: user },
+      ],
       max_tokens: 64,
       temperature: 0.2,
       ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
@@ -54,12 +72,30 @@ export function body(protocol, model, stream, extra = {}) {
   }
   if (protocol === 'messages') {
     const content = image
-      ? [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } }, { type: 'text', text: prompt }]
+      ? [
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } },
+          { type: 'text', text: prompt },
+        ]
       : prompt;
-    return JSON.stringify({ model, max_tokens: 64, system: SYSTEM, messages: [{ role: 'user', content }], temperature: 0.2, ...(stream ? { stream: true } : {}) });
+    return JSON.stringify({
+      model,
+      max_tokens: 64,
+      system: SYSTEM,
+      messages: [{ role: 'user', content }],
+      temperature: 0.2,
+      ...(stream ? { stream: true } : {}),
+    });
   }
   const input = image
-    ? [{ role: 'user', content: [{ type: 'input_text', text: prompt }, { type: 'input_image', image_url: `data:image/png;base64,${image}`, detail: 'auto' }] }]
+    ? [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: prompt },
+            { type: 'input_image', image_url: `data:image/png;base64,${image}`, detail: 'auto' },
+          ],
+        },
+      ]
     : prompt;
   return JSON.stringify({ model, instructions: SYSTEM, input, max_output_tokens: 64, temperature: 0.2, ...(stream ? { stream: true } : {}) });
 }

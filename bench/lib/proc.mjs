@@ -41,7 +41,11 @@ export function selfCpuMicros() {
  */
 export async function withCpu(pids, work) {
   const read = () =>
-    Object.fromEntries(Object.entries(pids).filter(([, pid]) => pid !== undefined).map(([name, pid]) => [name, name === 'self' ? selfCpuMicros() : cpuMicros(/** @type {number} */ (pid))]));
+    Object.fromEntries(
+      Object.entries(pids)
+        .filter(([, pid]) => pid !== undefined)
+        .map(([name, pid]) => [name, name === 'self' ? selfCpuMicros() : cpuMicros(/** @type {number} */ (pid))]),
+    );
   const before = read();
   const started = performance.now();
   const result = await work();

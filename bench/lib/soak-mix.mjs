@@ -74,7 +74,17 @@ export function soakMix({ port, mockOrigin, faultRate, exclude = [], taskTtlMs =
   const scenarios = [];
 
   // Text: 9 cells × JSON / SSE, 70% of the traffic.
-  const textCells = ['chat-pass', 'responses-to-chat', 'messages-to-chat', 'responses-pass', 'chat-to-responses', 'messages-to-responses', 'messages-pass', 'chat-to-messages', 'responses-to-messages'];
+  const textCells = [
+    'chat-pass',
+    'responses-to-chat',
+    'messages-to-chat',
+    'responses-pass',
+    'chat-to-responses',
+    'messages-to-responses',
+    'messages-pass',
+    'chat-to-messages',
+    'responses-to-messages',
+  ];
   /** @type {((conn: Connection) => Promise<Observation>)[]} */
   const abortable = [];
   for (const cell of textCells) {
@@ -102,7 +112,14 @@ export function soakMix({ port, mockOrigin, faultRate, exclude = [], taskTtlMs =
         });
         const ok2xx = result.status >= 200 && result.status < 300 && !result.error;
         /** @type {Observation} */
-        const obs = { route: abort ? 'abort mid-stream' : route, shape: stream ? 'sse' : 'json', fault, abort, status: result.status, latencyMs: now() - started };
+        const obs = {
+          route: abort ? 'abort mid-stream' : route,
+          shape: stream ? 'sse' : 'json',
+          fault,
+          abort,
+          status: result.status,
+          latencyMs: now() - started,
+        };
         if (result.error) obs.error = result.error;
         if (tracker) {
           obs.terminalSeen = tracker.terminalSeen;
@@ -118,15 +135,30 @@ export function soakMix({ port, mockOrigin, faultRate, exclude = [], taskTtlMs =
       if (stream) abortable.push((conn) => run(conn, undefined, true));
     }
   }
-  scenarios.push({ route: 'abort mid-stream', weight: 4, faults: false, run: (conn) => /** @type {(conn: Connection) => Promise<Observation>} */ (pick(abortable))(conn) });
+  scenarios.push({
+    route: 'abort mid-stream',
+    weight: 4,
+    faults: false,
+    run: (conn) => /** @type {(conn: Connection) => Promise<Observation>} */ (pick(abortable))(conn),
+  });
 
   // Images.
-  const generations = variants((marker) => buildRequest('/v1/images/generations', json, JSON.stringify({ model: 'bench-image', prompt: `a lighthouse at dusk${marker}`, size: '256x256', n: 1 }), host));
+  const generations = variants((marker) =>
+    buildRequest(
+      '/v1/images/generations',
+      json,
+      JSON.stringify({ model: 'bench-image', prompt: `a lighthouse at dusk${marker}`, size: '256x256', n: 1 }),
+      host,
+    ),
+  );
   scenarios.push({
     route: 'images/generations',
     weight: 6,
     faults: true,
-    run: (conn, fault) => call(conn, 'images/generations', 'json', fault, /** @type {Buffer} */ (generations.get(fault)), (body) => (body.includes('"b64_json"') ? undefined : 'no b64_json in the answer')),
+    run: (conn, fault) =>
+      call(conn, 'images/generations', 'json', fault, /** @type {Buffer} */ (generations.get(fault)), (body) =>
+        body.includes('"b64_json"') ? undefined : 'no b64_json in the answer',
+      ),
   });
   const picture = randomBytes(Math.max(...UPLOAD_SIZES));
   const edits = UPLOAD_SIZES.map((size) => variants((marker) => editRequest(host, `make it blue${marker}`, picture.subarray(0, size))));
@@ -134,12 +166,27 @@ export function soakMix({ port, mockOrigin, faultRate, exclude = [], taskTtlMs =
     route: 'images/edits',
     weight: 4,
     faults: true,
-    run: (conn, fault) => call(conn, 'images/edits', 'json', fault, /** @type {Buffer} */ (pick(edits).get(fault)), (body) => (body.includes('"b64_json"') ? undefined : 'no b64_json in the answer')),
+    run: (conn, fault) =>
+      call(conn, 'images/edits', 'json', fault, /** @type {Buffer} */ (pick(edits).get(fault)), (body) =>
+        body.includes('"b64_json"') ? undefined : 'no b64_json in the answer',
+      ),
   });
-  scenarios.push({ route: 'abort mid-upload', weight: 1, faults: false, run: () => abortUpload(port, /** @type {Buffer} */ (/** @type {Map<undefined, Buffer>} */ (edits[edits.length - 1]).get(undefined))) });
+  scenarios.push({
+    route: 'abort mid-upload',
+    weight: 1,
+    faults: false,
+    run: () => abortUpload(port, /** @type {Buffer} */ (/** @type {Map<undefined, Buffer>} */ (edits[edits.length - 1]).get(undefined))),
+  });
 
   // Speech.
-  const speech = variants((marker) => buildRequest('/v1/audio/speech', json, JSON.stringify({ model: 'bench-speech', input: `Hello from the soak.${marker}`, voice: VOICE, response_format: 'mp3' }), host));
+  const speech = variants((marker) =>
+    buildRequest(
+      '/v1/audio/speech',
+      json,
+      JSON.stringify({ model: 'bench-speech', input: `Hello from the soak.${marker}`, voice: VOICE, response_format: 'mp3' }),
+      host,
+    ),
+  );
   scenarios.push({
     route: 'audio/speech',
     weight: 5,
@@ -148,7 +195,9 @@ export function soakMix({ port, mockOrigin, faultRate, exclude = [], taskTtlMs =
   });
 
   // Video: create, then status and content of earlier tasks.
-  const creates = variants((marker) => buildRequest('/v1/video/generations', json, JSON.stringify({ model: 'bench-video', prompt: `a bouncing ball${marker}`, seconds: 4 }), host));
+  const creates = variants((marker) =>
+    buildRequest('/v1/video/generations', json, JSON.stringify({ model: 'bench-video', prompt: `a bouncing ball${marker}`, seconds: 4 }), host),
+  );
   scenarios.push({
     route: 'video create',
     weight: 3,
@@ -213,7 +262,8 @@ async function call(conn, route, shape, fault, request, check, expectedBytes) {
   const obs = { route, shape, fault, abort: false, status: result.status, latencyMs: now() - started };
   if (result.error) obs.error = result.error;
   else if (result.status >= 200 && result.status < 300) {
-    const problem = shape === 'json' ? check?.(result.body ?? '') : result.bytes !== expectedBytes ? `${result.bytes} bytes, expected ${expectedBytes}` : undefined;
+    const problem =
+      shape === 'json' ? check?.(result.body ?? '') : result.bytes !== expectedBytes ? `${result.bytes} bytes, expected ${expectedBytes}` : undefined;
     if (problem) obs.problem = problem;
   }
   return obs;
@@ -229,7 +279,15 @@ function abortUpload(port, request) {
     const socket = net.connect({ port, host: '127.0.0.1' });
     const done = (/** @type {Error | undefined} */ error) => {
       socket.destroy();
-      resolve({ route: 'abort mid-upload', shape: 'upload-abort', fault: undefined, abort: true, status: 0, error: error ?? new Error(CLIENT_ABORT), latencyMs: now() - started });
+      resolve({
+        route: 'abort mid-upload',
+        shape: 'upload-abort',
+        fault: undefined,
+        abort: true,
+        status: 0,
+        error: error ?? new Error(CLIENT_ABORT),
+        latencyMs: now() - started,
+      });
     };
     socket.once('error', done);
     socket.once('connect', () => {
@@ -242,8 +300,13 @@ function abortUpload(port, request) {
 /** A multipart `POST /v1/images/edits` with one PNG-named file. @param {string} host @param {string} prompt @param {Buffer} image */
 function editRequest(host, prompt, image) {
   const boundary = `soak${randomBytes(8).toString('hex')}`;
-  const field = (/** @type {string} */ name, /** @type {string} */ value) => `--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-  const head = field('model', 'bench-image') + field('prompt', prompt) + field('size', '256x256') + `--${boundary}\r\ncontent-disposition: form-data; name="image"; filename="in.png"\r\ncontent-type: image/png\r\n\r\n`;
+  const field = (/** @type {string} */ name, /** @type {string} */ value) =>
+    `--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  const head =
+    field('model', 'bench-image') +
+    field('prompt', prompt) +
+    field('size', '256x256') +
+    `--${boundary}\r\ncontent-disposition: form-data; name="image"; filename="in.png"\r\ncontent-type: image/png\r\n\r\n`;
   const body = Buffer.concat([Buffer.from(head), image, Buffer.from(`\r\n--${boundary}--\r\n`)]);
   return buildRequest('/v1/images/edits', { authorization: `Bearer ${BENCH_KEY}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body, host);
 }

@@ -23,10 +23,14 @@ function lastFrame(tail) {
 export function classify(obs) {
   const { fault, status, error } = obs;
   const is2xx = status >= 200 && status < 300;
-  if (obs.abort && error?.message === CLIENT_ABORT) return { outcome: 'aborted', kind: obs.shape === 'upload-abort' ? 'client left mid-upload' : 'client left mid-stream' };
+  if (obs.abort && error?.message === CLIENT_ABORT)
+    return { outcome: 'aborted', kind: obs.shape === 'upload-abort' ? 'client left mid-upload' : 'client left mid-stream' };
   // A gateway that never ends an answer is a failure whatever the upstream did.
   if (error?.message === TIMED_OUT) {
-    return { outcome: 'unexpected', kind: `answer never ended (client gave up after ${REQUEST_TIMEOUT_MS / 1000} s)${fault ? ` after upstream ${fault}` : ''}` };
+    return {
+      outcome: 'unexpected',
+      kind: `answer never ended (client gave up after ${REQUEST_TIMEOUT_MS / 1000} s)${fault ? ` after upstream ${fault}` : ''}`,
+    };
   }
 
   if (fault === '429' || fault === '500') {
@@ -77,7 +81,9 @@ export class Tally {
     if (outcome === 'ok') return outcome;
     let entry = this.kinds.get(kind);
     if (!entry) {
-      const detail = [obs.problem, obs.tail && outcome === 'unexpected' ? `tail: ${JSON.stringify(obs.tail.slice(-160))}` : undefined].filter(Boolean).join('; ');
+      const detail = [obs.problem, obs.tail && outcome === 'unexpected' ? `tail: ${JSON.stringify(obs.tail.slice(-160))}` : undefined]
+        .filter(Boolean)
+        .join('; ');
       this.kinds.set(kind, (entry = { outcome, count: 0, example: `${obs.route}${obs.fault ? ` (fault ${obs.fault})` : ''}${detail ? `: ${detail}` : ''}` }));
     }
     entry.count++;

@@ -35,7 +35,9 @@ export function renderSoakReport(r) {
   lines.push(`**${r.problems.length ? 'FAILED' : 'Passed'}**${r.problems.length ? `: ${r.problems.join('; ')}` : ': no unexpected error, memory plateaus'}.`);
   lines.push('');
   lines.push('| | |', '|---|---|');
-  lines.push(`| duration | ${num(loadS / 60, 1)} min of load (warm-up: the first ${num(r.warmupS / 60, 1)} min); the requests in flight at the end took ${num(r.drainMs / 1000, 1)} s more |`);
+  lines.push(
+    `| duration | ${num(loadS / 60, 1)} min of load (warm-up: the first ${num(r.warmupS / 60, 1)} min); the requests in flight at the end took ${num(r.drainMs / 1000, 1)} s more |`,
+  );
   lines.push(`| requests | ${num(total.requests)} (${num(total.requests / loadS)} req/s) |`);
   lines.push(`| ok | ${num(total.ok)} (${pct(total.ok, total.requests)}) |`);
   lines.push(`| client aborts (deliberate) | ${num(total.aborted)} (${pct(total.aborted, total.requests)}) |`);
@@ -45,13 +47,24 @@ export function renderSoakReport(r) {
   const first = r.samples[0]?.sched;
   const lastSched = r.samples[r.samples.length - 1]?.sched;
   const runMs = ((r.samples[r.samples.length - 1]?.t ?? 0) - (r.samples[0]?.t ?? 0)) * 1000;
-  const starved = first && lastSched ? ` The gateway's event-loop thread ran ${num((100 * (lastSched.onCpuMs - first.onCpuMs)) / runMs)}% of a core and was starved (runnable, waiting for a core) ${num((100 * (lastSched.waitingMs - first.waitingMs)) / runMs)}% of the time.` : '';
-  lines.push(`| event-loop delay, whole run | p50 ${num(eld.p50Ms, 2)} ms, p99 ${num(eld.p99Ms, 2)} ms, p99.9 ${num(eld.p999Ms, 1)} ms, max ${num(eld.maxMs, 1)} ms.${starved} |`);
+  const starved =
+    first && lastSched
+      ? ` The gateway's event-loop thread ran ${num((100 * (lastSched.onCpuMs - first.onCpuMs)) / runMs)}% of a core and was starved (runnable, waiting for a core) ${num((100 * (lastSched.waitingMs - first.waitingMs)) / runMs)}% of the time.`
+      : '';
+  lines.push(
+    `| event-loop delay, whole run | p50 ${num(eld.p50Ms, 2)} ms, p99 ${num(eld.p99Ms, 2)} ms, p99.9 ${num(eld.p999Ms, 1)} ms, max ${num(eld.maxMs, 1)} ms.${starved} |`,
+  );
   const rss = memory.rss;
-  lines.push(`| RSS | ${mb(r.samples[0]?.rss)} MB at start, ${num(rss.startMB, 1)} → ${num(rss.endMB, 1)} MB after the warm-up (fit), ${mb(r.samples[r.samples.length - 1]?.rss)} MB at the end, ${mb(r.quiet?.rss)} MB after 3 s quiet |`);
-  lines.push(`| memory trend after the warm-up | RSS ${num(rss.slopeMBPerMin, 3)} MB/min (${signedPct(rss.growth)}); ${memory.heapBasis} ${num((memory.liveHeap ?? memory.heapUsed).slopeMBPerMin, 3)} MB/min (${signedPct((memory.liveHeap ?? memory.heapUsed).growth)}) → **${memory.plateau ? 'plateau' : 'upward trend'}** |`);
+  lines.push(
+    `| RSS | ${mb(r.samples[0]?.rss)} MB at start, ${num(rss.startMB, 1)} → ${num(rss.endMB, 1)} MB after the warm-up (fit), ${mb(r.samples[r.samples.length - 1]?.rss)} MB at the end, ${mb(r.quiet?.rss)} MB after 3 s quiet |`,
+  );
+  lines.push(
+    `| memory trend after the warm-up | RSS ${num(rss.slopeMBPerMin, 3)} MB/min (${signedPct(rss.growth)}); ${memory.heapBasis} ${num((memory.liveHeap ?? memory.heapUsed).slopeMBPerMin, 3)} MB/min (${signedPct((memory.liveHeap ?? memory.heapUsed).growth)}) → **${memory.plateau ? 'plateau' : 'upward trend'}** |`,
+  );
   if (memory.net) {
-    lines.push(`| … net of the video task store | RSS ${num(memory.net.rss.slopeMBPerMin, 3)} MB/min (${signedPct(memory.net.rss.growth)}); ${memory.heapBasis} ${num(memory.net.heap.slopeMBPerMin, 3)} MB/min (${signedPct(memory.net.heap.growth)}) → **${memory.net.plateau ? 'plateau' : 'upward trend'}** (${num(r.tasks.held)} tasks held at the end, ${num(r.tasks.bytesPerTask)} B each) |`);
+    lines.push(
+      `| … net of the video task store | RSS ${num(memory.net.rss.slopeMBPerMin, 3)} MB/min (${signedPct(memory.net.rss.growth)}); ${memory.heapBasis} ${num(memory.net.heap.slopeMBPerMin, 3)} MB/min (${signedPct(memory.net.heap.growth)}) → **${memory.net.plateau ? 'plateau' : 'upward trend'}** (${num(r.tasks.held)} tasks held at the end, ${num(r.tasks.bytesPerTask)} B each) |`,
+    );
   }
   lines.push('');
 
@@ -61,14 +74,17 @@ export function renderSoakReport(r) {
     lines.push('| kind | outcome | count | first example |', '|---|---|---:|---|');
     const order = { unexpected: 0, expected: 1, aborted: 2 };
     const kinds = [...r.kinds].sort((a, b) => /** @type {any} */ (order)[a.outcome] - /** @type {any} */ (order)[b.outcome] || b.count - a.count);
-    for (const k of kinds) lines.push(`| ${cell(k.kind)} | ${k.outcome === 'unexpected' ? '**unexpected**' : k.outcome} | ${num(k.count)} | ${cell(k.example.slice(0, 300))} |`);
+    for (const k of kinds)
+      lines.push(`| ${cell(k.kind)} | ${k.outcome === 'unexpected' ? '**unexpected**' : k.outcome} | ${num(k.count)} | ${cell(k.example.slice(0, 300))} |`);
   }
   lines.push('');
 
   lines.push('#### Requests by route', '');
   lines.push('| route | requests | ok | aborted | expected errors | unexpected | ok latency p50 / p99 (ms) |', '|---|---:|---:|---:|---:|---:|---:|');
   for (const route of [...r.routes].sort((a, b) => a.route.localeCompare(b.route))) {
-    lines.push(`| ${route.route} | ${num(route.requests)} | ${num(route.ok)} | ${num(route.aborted)} | ${num(route.expected)} | ${route.unexpected ? `**${num(route.unexpected)}**` : 0} | ${num(route.latency.p50, 1)} / ${num(route.latency.p99, 1)} |`);
+    lines.push(
+      `| ${route.route} | ${num(route.requests)} | ${num(route.ok)} | ${num(route.aborted)} | ${num(route.expected)} | ${route.unexpected ? `**${num(route.unexpected)}**` : 0} | ${num(route.latency.p50, 1)} / ${num(route.latency.p99, 1)} |`,
+    );
   }
   lines.push('');
 
@@ -76,17 +92,25 @@ export function renderSoakReport(r) {
   lines.push(
     'At the end of each period: memory as sampled; live heap = heap in use right after a forced GC (last read in the period); ' +
       'handles = active resources (`process.getActiveResourcesInfo()`), sockets among them; event-loop delay = worst window of the period; ' +
-      'gateway CPU = share of a core its event-loop thread ran, starved = share of the time it was runnable but waited for a core the machine\'s other work held (`/proc/<pid>/schedstat`).',
+      "gateway CPU = share of a core its event-loop thread ran, starved = share of the time it was runnable but waited for a core the machine's other work held (`/proc/<pid>/schedstat`).",
   );
   lines.push('');
-  lines.push('| time | req/s | RSS MB | heap used MB | live heap MB | external MB | array buffers MB | handles (sockets) | event loop p99 / max ms | gateway CPU / starved | video tasks held |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push(
+    '| time | req/s | RSS MB | heap used MB | live heap MB | external MB | array buffers MB | handles (sockets) | event loop p99 / max ms | gateway CPU / starved | video tasks held |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
   for (const row of periods(r.samples, loadS, meta.options.sampleS)) lines.push(row);
   lines.push('');
 
   lines.push('#### Plateau', '');
-  lines.push(`Least-squares line through the samples after the warm-up; plateau = slope < ${PLATEAU.slopeMBPerMin} MB/min and growth (the line's end over its start) < ${num(PLATEAU.growth * 100)}%, for RSS and for the ${memory.heapBasis}.`);
+  lines.push(
+    `Least-squares line through the samples after the warm-up; plateau = slope < ${PLATEAU.slopeMBPerMin} MB/min and growth (the line's end over its start) < ${num(PLATEAU.growth * 100)}%, for RSS and for the ${memory.heapBasis}.`,
+  );
   lines.push('');
-  lines.push('| series | samples | start (fit) MB | end (fit) MB | min–max MB | slope MB/min | growth | r² | plateau |', '|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  lines.push(
+    '| series | samples | start (fit) MB | end (fit) MB | min–max MB | slope MB/min | growth | r² | plateau |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+  );
   const series = /** @type {[string, any][]} */ ([
     ['RSS', memory.rss],
     ['live heap after GC', memory.liveHeap],
@@ -96,7 +120,9 @@ export function renderSoakReport(r) {
   ]);
   for (const [name, t] of series) {
     if (!t) continue;
-    lines.push(`| ${name} | ${t.n} | ${num(t.startMB, 1)} | ${num(t.endMB, 1)} | ${num(t.minMB, 1)}–${num(t.maxMB, 1)} | ${num(t.slopeMBPerMin, 3)} | ${signedPct(t.growth)} | ${num(t.r2, 2)} | ${t.plateau ? 'yes' : '**no**'} |`);
+    lines.push(
+      `| ${name} | ${t.n} | ${num(t.startMB, 1)} | ${num(t.endMB, 1)} | ${num(t.minMB, 1)}–${num(t.maxMB, 1)} | ${num(t.slopeMBPerMin, 3)} | ${signedPct(t.growth)} | ${num(t.r2, 2)} | ${t.plateau ? 'yes' : '**no**'} |`,
+    );
   }
   lines.push('');
 
@@ -116,9 +142,13 @@ export function renderSoakReport(r) {
   if (logs.length === 0 && r.gateway.thrown.length === 0 && r.stderr.length === 0) lines.push('Nothing logged, nothing on stderr, nothing thrown.');
   else {
     lines.push('| level | message | count | first example |', '|---|---|---:|---|');
-    for (const entry of logs) lines.push(`| ${entry.level === 'error' ? '**error**' : entry.level} | ${cell(entry.message)} | ${num(entry.count)} | ${cell(JSON.stringify(entry.examples[0] ?? '').slice(0, 300))} |`);
+    for (const entry of logs)
+      lines.push(
+        `| ${entry.level === 'error' ? '**error**' : entry.level} | ${cell(entry.message)} | ${num(entry.count)} | ${cell(JSON.stringify(entry.examples[0] ?? '').slice(0, 300))} |`,
+      );
     for (const entry of r.stderr) lines.push(`| **stderr** | ${cell(entry.line.slice(0, 200))} | ${num(entry.count)} | |`);
-    for (const entry of r.gateway.thrown) lines.push(`| **${entry.kind}** | thrown past the gateway | ${num(entry.count)} | ${cell(String(entry.examples[0]).slice(0, 300))} |`);
+    for (const entry of r.gateway.thrown)
+      lines.push(`| **${entry.kind}** | thrown past the gateway | ${num(entry.count)} | ${cell(String(entry.examples[0]).slice(0, 300))} |`);
   }
   lines.push('');
 
@@ -167,7 +197,8 @@ function periods(samples, loadS, sampleS) {
     const max = Math.max(...inPeriod.map((s) => s.eld.maxMs));
     const handles = Object.values(last.resources).reduce((a, b) => a + b, 0);
     const wallMs = previous && last.t > previous.t ? (last.t - previous.t) * 1000 : NaN;
-    const share = (/** @type {'onCpuMs' | 'waitingMs'} */ key) => (previous?.sched && last.sched ? `${num((100 * (last.sched[key] - previous.sched[key])) / wallMs)}%` : '–');
+    const share = (/** @type {'onCpuMs' | 'waitingMs'} */ key) =>
+      previous?.sched && last.sched ? `${num((100 * (last.sched[key] - previous.sched[key])) / wallMs)}%` : '–';
     rows.push(
       `| ${clock(last.t)} | ${num(rate)} | ${mb(last.rss)} | ${mb(last.heapUsed)} | ${mb(live)} | ${mb(last.external)} | ${mb(last.arrayBuffers)} | ${handles} (${last.resources.TCPSocketWrap ?? 0}) | ${num(p99, 1)} / ${num(max, 1)} | ${share('onCpuMs')} / ${share('waitingMs')} | ${num(last.videoTasks)} |`,
     );

@@ -13,7 +13,10 @@ const MB = 2 ** 20;
  */
 export function trend(points, fromS) {
   const after = points.filter((p) => p.t >= fromS && Number.isFinite(p.v));
-  const fit = linearFit(after.map((p) => p.t / 60), after.map((p) => /** @type {number} */ (p.v) / MB));
+  const fit = linearFit(
+    after.map((p) => p.t / 60),
+    after.map((p) => /** @type {number} */ (p.v) / MB),
+  );
   const first = after[0]?.t ?? NaN;
   const last = after[after.length - 1]?.t ?? NaN;
   const startMB = fit.intercept + (fit.slope * first) / 60;
@@ -41,18 +44,40 @@ export function trend(points, fromS) {
  * @param {number} warmupS @param {number} bytesPerTask
  */
 export function memoryVerdict(samples, warmupS, bytesPerTask) {
-  const rss = trend(samples.map((s) => ({ t: s.t, v: s.rss })), warmupS);
-  const heapUsed = trend(samples.map((s) => ({ t: s.t, v: s.heapUsed })), warmupS);
+  const rss = trend(
+    samples.map((s) => ({ t: s.t, v: s.rss })),
+    warmupS,
+  );
+  const heapUsed = trend(
+    samples.map((s) => ({ t: s.t, v: s.heapUsed })),
+    warmupS,
+  );
   const live = samples.filter((s) => s.liveHeap !== undefined);
-  const liveHeap = live.length >= 3 ? trend(live.map((s) => ({ t: s.t, v: s.liveHeap })), warmupS) : undefined;
+  const liveHeap =
+    live.length >= 3
+      ? trend(
+          live.map((s) => ({ t: s.t, v: s.liveHeap })),
+          warmupS,
+        )
+      : undefined;
   const heap = liveHeap && liveHeap.n >= 2 ? liveHeap : heapUsed;
   const tasks = Number.isFinite(bytesPerTask) && bytesPerTask > 0 ? bytesPerTask : 0;
-  const net = tasks > 0
-    ? {
-        rss: trend(samples.map((s) => ({ t: s.t, v: s.rss - tasks * s.videoTasks })), warmupS),
-        heap: trend((heap === liveHeap ? live : samples).map((s) => ({ t: s.t, v: /** @type {number} */ (heap === liveHeap ? s.liveHeap : s.heapUsed) - tasks * s.videoTasks })), warmupS),
-      }
-    : undefined;
+  const net =
+    tasks > 0
+      ? {
+          rss: trend(
+            samples.map((s) => ({ t: s.t, v: s.rss - tasks * s.videoTasks })),
+            warmupS,
+          ),
+          heap: trend(
+            (heap === liveHeap ? live : samples).map((s) => ({
+              t: s.t,
+              v: /** @type {number} */ (heap === liveHeap ? s.liveHeap : s.heapUsed) - tasks * s.videoTasks,
+            })),
+            warmupS,
+          ),
+        }
+      : undefined;
   return {
     rss,
     heapUsed,

@@ -1,6 +1,5 @@
 // Small statistics helpers: percentiles of samples, medians and spread across rounds.
 
-
 /**
  * The p-th percentile (0–100) of ascending samples, nearest rank; NaN for no samples.
  * @param {ArrayLike<number>} ascending
@@ -21,7 +20,13 @@ export function ascending(values) {
 /** p50, p90, p99, max and count of latency-like samples. @param {ArrayLike<number>} values */
 export function summarize(values) {
   const a = ascending(values);
-  return { count: a.length, p50: percentile(a, 50), p90: percentile(a, 90), p99: percentile(a, 99), max: a.length ? /** @type {number} */ (a[a.length - 1]) : NaN };
+  return {
+    count: a.length,
+    p50: percentile(a, 50),
+    p90: percentile(a, 90),
+    p99: percentile(a, 99),
+    max: a.length ? /** @type {number} */ (a[a.length - 1]) : NaN,
+  };
 }
 
 /**
@@ -33,7 +38,7 @@ export function acrossRounds(values) {
   if (finite.length === 0) return { median: NaN, min: NaN, max: NaN, spread: NaN, n: 0 };
   const a = ascending(finite);
   const mid = a.length >> 1;
-  const median = a.length % 2 ? /** @type {number} */ (a[mid]) : (/** @type {number} */ (a[mid - 1]) + /** @type {number} */ (a[mid])) / 2;
+  const median = a.length % 2 ? /** @type {number} */ (a[mid]) : /** @type {number} */ ((a[mid - 1]) + /** @type {number} */ (a[mid])) / 2;
   const min = /** @type {number} */ (a[0]);
   const max = /** @type {number} */ (a[a.length - 1]);
   return { median, min, max, spread: median !== 0 ? (max - min) / Math.abs(median) : NaN, n: a.length };

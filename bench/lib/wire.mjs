@@ -52,7 +52,9 @@ function chatJson(words) {
     created,
     model,
     system_fingerprint: 'fp_bench',
-    choices: [{ index: 0, message: { role: 'assistant', content: fullText(words).trim(), refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: fullText(words).trim(), refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' },
+    ],
     usage: chatUsage,
   });
 }
@@ -61,8 +63,12 @@ function chatJson(words) {
 function chatStream(chunks) {
   const base = { id: ids.chat, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_bench' };
   return {
-    prologue: [data({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }], usage: null })],
-    deltas: Array.from({ length: chunks }, (_, i) => data({ ...base, choices: [{ index: 0, delta: { content: token(i) }, logprobs: null, finish_reason: null }], usage: null })),
+    prologue: [
+      data({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }], usage: null }),
+    ],
+    deltas: Array.from({ length: chunks }, (_, i) =>
+      data({ ...base, choices: [{ index: 0, delta: { content: token(i) }, logprobs: null, finish_reason: null }], usage: null }),
+    ),
     epilogue: [
       data({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], usage: null }),
       data({ ...base, choices: [], usage: chatUsage }),
@@ -94,12 +100,23 @@ function messagesStream(chunks) {
     prologue: [
       event('message_start', {
         type: 'message_start',
-        message: { id: ids.messages, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 20, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
+        message: {
+          id: ids.messages,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 20, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        },
       }),
       event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
       event('ping', { type: 'ping' }),
     ],
-    deltas: Array.from({ length: chunks }, (_, i) => event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: token(i) } })),
+    deltas: Array.from({ length: chunks }, (_, i) =>
+      event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: token(i) } }),
+    ),
     epilogue: [
       event('content_block_stop', { type: 'content_block_stop', index: 0 }),
       event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 10 } }),
@@ -111,7 +128,13 @@ function messagesStream(chunks) {
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-const responsesUsage = { input_tokens: 20, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 30 };
+const responsesUsage = {
+  input_tokens: 20,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 10,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 30,
+};
 
 /** @param {string} status @param {unknown[]} output @param {unknown} usage */
 function responseObject(status, output, usage) {
@@ -160,12 +183,24 @@ function responsesStream(chunks) {
     ev('response.created', { response: responseObject('in_progress', [], null) }),
     ev('response.in_progress', { response: responseObject('in_progress', [], null) }),
     ev('response.output_item.added', { output_index: 0, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }),
-    ev('response.content_part.added', { item_id: itemId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
+    ev('response.content_part.added', {
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+    }),
   ];
-  const deltas = Array.from({ length: chunks }, (_, i) => ev('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta: token(i), logprobs: [] }));
+  const deltas = Array.from({ length: chunks }, (_, i) =>
+    ev('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta: token(i), logprobs: [] }),
+  );
   const epilogue = [
     ev('response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text, logprobs: [] }),
-    ev('response.content_part.done', { item_id: itemId, output_index: 0, content_index: 0, part: { type: 'output_text', text, annotations: [], logprobs: [] } }),
+    ev('response.content_part.done', {
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'output_text', text, annotations: [], logprobs: [] },
+    }),
     ev('response.output_item.done', { output_index: 0, item: messageItem(text) }),
     ev('response.completed', { response: responseObject('completed', [messageItem(text)], responsesUsage) }),
   ];

@@ -24,6 +24,9 @@ export function exampleCatalog(options: ExampleOptions = {}): Pick<GatewayOption
 export function optionsFromEnv(env: Record<string, string | undefined> = process.env): ExampleOptions {
   const baseURL = env.OPENAI_BASE_URL;
   if (!baseURL) return {};
-  const models = (env.OPENAI_MODELS ?? 'gpt-4.1-mini').split(',').map((id) => id.trim()).filter(Boolean);
+  const models = (env.OPENAI_MODELS ?? 'gpt-4.1-mini')
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
   return { upstream: { baseURL, models, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) } };
 }

@@ -100,7 +100,10 @@ async function summarized(provider: Provider, body: Record<string, unknown>, dep
   };
   delete summaryRequest.responseFormat;
   const answer = await generate(provider, summaryRequest, call);
-  const summary = answer.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('').trim();
+  const summary = answer.content
+    .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+    .join('')
+    .trim();
   if (summary === '') {
     throw upstreamInvalidResponse('The model answered the compaction request without a summary.');
   }

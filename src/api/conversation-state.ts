@@ -78,7 +78,14 @@ function storesUpstream(context: RouteContext, deployment: Deployment): boolean 
 }
 
 function locatorOf(context: RouteContext, model: ModelEntry, deployment: Deployment, id: string): StoredResponse {
-  return { id, keyId: context.key.id, model: model.id, items: [], createdAt: Date.now(), upstream: { provider: deployment.provider, deployment: deployment.id } };
+  return {
+    id,
+    keyId: context.key.id,
+    model: model.id,
+    items: [],
+    createdAt: Date.now(),
+    upstream: { provider: deployment.provider, deployment: deployment.id },
+  };
 }
 
 /** Stores what `toRecord` makes of the completed answer. */
@@ -89,5 +96,9 @@ function recordWith(context: RouteContext, response: Response, toRecord: (comple
 /** A failed write is logged, never the client's problem. */
 function put(context: RouteContext, record: StoredResponse): void {
   const { responseStore: store, logger } = context.options;
-  store!.put(record).catch((error: unknown) => logger.error('response store write failed', { requestId: context.requestId, message: error instanceof Error ? error.message : String(error) }));
+  store!
+    .put(record)
+    .catch((error: unknown) =>
+      logger.error('response store write failed', { requestId: context.requestId, message: error instanceof Error ? error.message : String(error) }),
+    );
 }

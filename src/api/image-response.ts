@@ -66,7 +66,12 @@ async function* frames(events: AsyncIterable<ImageStreamEvent>, prefix: ImageEve
     yield `event: error\ndata: ${JSON.stringify({ type: 'error', error: { message: err.message, type: err.type, param: err.param, code: err.code } })}\n\n`;
   } finally {
     // Also reached when the client leaves mid-stream: charged for the images it got.
-    ledger.finish({ status: failure === undefined && images > 0 ? 'ok' : 'error', usage: fromResponsesUsage(usage), units: { images }, ...(failure !== undefined ? { error: failure } : {}) });
+    ledger.finish({
+      status: failure === undefined && images > 0 ? 'ok' : 'error',
+      usage: fromResponsesUsage(usage),
+      units: { images },
+      ...(failure !== undefined ? { error: failure } : {}),
+    });
   }
 }
 

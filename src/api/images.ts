@@ -15,6 +15,8 @@ export async function generateImages(context: RouteContext): Promise<Response> {
   checkGenerationRules(model, body);
   const stream = body.stream === true;
   const media = { model, kind: 'image', endpoint: '/v1/images/generations', stream, capability: 'generateImage', what: 'Image generation' } as const;
-  const { result, ledger } = await runMediaCall(context, media, (provider, call) => provider.generateImage({ ...body, model: upstreamModel(call.model) }, call));
+  const { result, ledger } = await runMediaCall(context, media, (provider, call) =>
+    provider.generateImage({ ...body, model: upstreamModel(call.model) }, call),
+  );
   return addHeaders(await imageResponse(result, stream, 'image_generation', options.logger, ledger), ledger.headers);
 }

@@ -65,7 +65,14 @@ export function mediaProvider<C extends MediaCapability>(context: RouteContext, 
 }
 
 export function callContext(context: RouteContext, model: ModelEntry): CallContext {
-  return { signal: context.signal, requestId: context.requestId, key: context.key, model, serverContext: context.serverContext, idleTimeoutMs: context.options.limits.streamIdleTimeoutMs };
+  return {
+    signal: context.signal,
+    requestId: context.requestId,
+    key: context.key,
+    model,
+    serverContext: context.serverContext,
+    idleTimeoutMs: context.options.limits.streamIdleTimeoutMs,
+  };
 }
 
 /** The id the upstream knows the model by. */

@@ -24,7 +24,13 @@ export async function listModels(context: RouteContext): Promise<Response> {
 export async function retrieveModel(context: RouteContext): Promise<Response> {
   const { options, key, params } = context;
   const found = options.catalog.list(key, { messagesEnabled: options.messagesEnabled }).find((model) => model.id === params.model);
-  if (!found) throw new GatewayError({ status: 404, message: `The model '${params.model}' does not exist or you do not have access to it.`, param: 'model', code: 'model_not_found' });
+  if (!found)
+    throw new GatewayError({
+      status: 404,
+      message: `The model '${params.model}' does not exist or you do not have access to it.`,
+      param: 'model',
+      code: 'model_not_found',
+    });
   return jsonResponse(describe(found));
 }
 
@@ -49,7 +55,8 @@ function pageOf(models: ModelListing[], query: URLSearchParams): { models: Model
   const limitText = query.get('limit');
   if (limitText === null) return { models: models.slice(start, end), hasMore: false };
   const limit = Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidRequest(`Invalid 'limit': expected an integer from 1 to 1000.`, 'limit', 'invalid_value');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw invalidRequest(`Invalid 'limit': expected an integer from 1 to 1000.`, 'limit', 'invalid_value');
   // Paging backwards (`before_id`) takes the models just before it.
   const slice = before !== null && after === null ? models.slice(Math.max(start, end - limit), end) : models.slice(start, Math.min(end, start + limit));
   const hasMore = before !== null && after === null ? end - limit > start : start + limit < end;

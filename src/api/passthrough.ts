@@ -33,7 +33,10 @@ export async function passthroughText(
   // would block the event loop for tens of milliseconds.
   const changed = { model: upstreamBody.model, ...(asked.stripUsageFrames ? { stream_options: asked.body.stream_options } : {}) };
   const rawBody = requestBody.text === undefined ? undefined : replaceTopLevelFields(requestBody.text, changed);
-  const reply = await provider.passthrough!({ protocol: tap.protocol, body: upstreamBody, ...(rawBody ? { rawBody } : {}), headers: context.request.headers }, call);
+  const reply = await provider.passthrough!(
+    { protocol: tap.protocol, body: upstreamBody, ...(rawBody ? { rawBody } : {}), headers: context.request.headers },
+    call,
+  );
 
   if (body.stream !== true) {
     const text = await readText(reply.body, context.options.limits.jsonBodyBytes);
@@ -148,7 +151,8 @@ function tappedStream(
               held.push(value);
               heldBytes += value.length;
               // A frame that never ends (no blank line) must not grow in memory without bound.
-              if (heldBytes > context.options.limits.jsonBodyBytes) return await abandon(controller, 'The upstream sent a stream event larger than the gateway accepts.');
+              if (heldBytes > context.options.limits.jsonBodyBytes)
+                return await abandon(controller, 'The upstream sent a stream event larger than the gateway accepts.');
               continue;
             }
             const frames = heldBytes === 0 && cut === value.length ? value : join([...held, value.subarray(0, cut)]);

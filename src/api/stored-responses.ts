@@ -37,7 +37,8 @@ export async function listInputItems(context: RouteContext): Promise<Response> {
   if (record.upstream) return jsonResponse(await atUpstream(context, record, 'input_items'));
   const query = context.url.searchParams;
   const limit = query.has('limit') ? Number(query.get('limit')) : 20;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalidRequest(`Invalid 'limit': expected an integer from 1 to 100.`, 'limit', 'invalid_value');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw invalidRequest(`Invalid 'limit': expected an integer from 1 to 100.`, 'limit', 'invalid_value');
   const order = query.get('order') ?? 'desc';
   if (order !== 'asc' && order !== 'desc') throw invalidRequest(`Invalid 'order': expected 'asc' or 'desc'.`, 'order', 'invalid_value');
 
@@ -83,7 +84,12 @@ async function atUpstream(context: RouteContext, record: StoredResponse, action:
   const where = record.upstream!;
   const provider = options.providers[where.provider];
   if (!provider?.storedResponse) {
-    throw new GatewayError({ status: 404, message: `Response with id '${record.id}' not found: the upstream that stored it is no longer configured.`, param: 'response_id', code: 'response_not_found' });
+    throw new GatewayError({
+      status: 404,
+      message: `Response with id '${record.id}' not found: the upstream that stored it is no longer configured.`,
+      param: 'response_id',
+      code: 'response_not_found',
+    });
   }
   const model: ModelEntry = options.catalog.get(record.model) ?? { id: record.model, provider: where.provider };
   return provider.storedResponse({ action, id: record.id, query: context.url.searchParams }, callContext(context, model));

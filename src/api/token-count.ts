@@ -55,7 +55,10 @@ export async function handleTokenCount(context: RouteContext, endpoint: TokenCou
       if (counted !== undefined) return jsonResponse(counted);
     } catch (error) {
       if (context.signal.aborted || (isGatewayError(error) && error.status < 500)) throw error;
-      options.logger.warn('upstream token count failed; counting locally', { requestId: context.requestId, message: error instanceof Error ? error.message : String(error) });
+      options.logger.warn('upstream token count failed; counting locally', {
+        requestId: context.requestId,
+        message: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   return jsonResponse(endpoint.answer(await countRequestTokens(endpoint.decode(body, deployment.upstreamModel))));

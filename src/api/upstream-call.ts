@@ -26,6 +26,10 @@ export function firstDeployment(
   body: Record<string, unknown>,
 ): { deployment: Deployment; provider: Provider; call: CallContext } {
   const { options, key } = context;
-  const [deployment] = orderDeployments(options.catalog.deployments(model), (candidate) => options.policies.health.isCooling(candidate), stickyKeyOf(body, key));
+  const [deployment] = orderDeployments(
+    options.catalog.deployments(model),
+    (candidate) => options.policies.health.isCooling(candidate),
+    stickyKeyOf(body, key),
+  );
   return { deployment: deployment!, provider: options.providers[deployment!.provider]!, call: callContext(context, modelOnDeployment(model, deployment!)) };
 }

@@ -15,7 +15,9 @@ export async function createVideo(context: RouteContext): Promise<Response> {
   const body = validateBody(videoRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes, options.limits.requestBodyTimeoutMs));
   const model = options.catalog.resolve(key, body.model, 'video', '/v1/video/generations');
   const media = { model, kind: 'video', endpoint: '/v1/video/generations', stream: false, capability: 'createVideo', what: 'Video generation' } as const;
-  const { result: task, ledger } = await runMediaCall(context, media, (provider, call) => options.videoTasks.create(provider, { ...body, model: upstreamModel(call.model) }, call));
+  const { result: task, ledger } = await runMediaCall(context, media, (provider, call) =>
+    options.videoTasks.create(provider, { ...body, model: upstreamModel(call.model) }, call),
+  );
   const seconds = Number(body.seconds ?? body.duration);
   ledger.finish({ status: 'ok', responseId: task.id, ...(Number.isFinite(seconds) ? { units: { videoSeconds: seconds } } : {}) });
   return addHeaders(jsonResponse(videoTaskView(task)), ledger.headers);

@@ -7,12 +7,7 @@ import type { KeyRecord, KeyStore } from './key-store.js';
  * Anthropic route takes `x-api-key`, and Bearer too, because the current `@anthropic-ai/sdk`
  * sends its key that way. Error messages never repeat the key.
  */
-export async function authenticate(
-  request: Request,
-  style: ErrorStyle,
-  keyStore: KeyStore,
-  serverContext: unknown,
-): Promise<KeyRecord> {
+export async function authenticate(request: Request, style: ErrorStyle, keyStore: KeyStore, serverContext: unknown): Promise<KeyRecord> {
   const key = style === 'anthropic' ? (request.headers.get('x-api-key') ?? bearerToken(request)) : bearerToken(request);
   if (!key) {
     throw new GatewayError({

@@ -12,15 +12,7 @@ export type ErrorStyle = 'openai' | 'anthropic';
 export function errorResponse(error: unknown, style: ErrorStyle): Response {
   const err = toPublicError(error);
   if (style === 'anthropic') {
-    return jsonResponse(
-      { type: 'error', error: { type: anthropicErrorType(err.status), message: err.message } },
-      err.status,
-      err.headers,
-    );
+    return jsonResponse({ type: 'error', error: { type: anthropicErrorType(err.status), message: err.message } }, err.status, err.headers);
   }
-  return jsonResponse(
-    { error: { message: err.message, type: err.type, param: err.param, code: err.code } },
-    err.status,
-    err.headers,
-  );
+  return jsonResponse({ error: { message: err.message, type: err.type, param: err.param, code: err.code } }, err.status, err.headers);
 }

@@ -38,11 +38,7 @@ export async function readJsonBody(request: Request, limitBytes: number, timeout
  * passthrough path sends it on with only `model` replaced (`replace-json-model.ts`) rather than
  * serializing the parsed body again.
  */
-export async function readJsonBodyWithText(
-  request: Request,
-  limitBytes: number,
-  timeoutMs?: number,
-): Promise<{ body: Record<string, unknown>; text: string }> {
+export async function readJsonBodyWithText(request: Request, limitBytes: number, timeoutMs?: number): Promise<{ body: Record<string, unknown>; text: string }> {
   checkContentType(request.headers.get('content-type'));
 
   const declared = request.headers.get('content-length');

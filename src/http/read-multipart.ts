@@ -76,7 +76,9 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => fail(tooLarge(`The file '${info.filename ?? name}' is larger than ${limits.fileBytes} bytes.`, name)));
       // A body cut inside a file errors the file stream too; unhandled, that would crash the process.
-      stream.on('error', (error: Error) => fail(new GatewayError({ status: 400, message: `Malformed multipart body: ${error.message}`, code: 'invalid_multipart' })));
+      stream.on('error', (error: Error) =>
+        fail(new GatewayError({ status: 400, message: `Malformed multipart body: ${error.message}`, code: 'invalid_multipart' })),
+      );
       stream.on('end', () => files.push(uploadedFile(name, info.filename ?? 'file', info.mimeType, chunks)));
     });
     parser.on('filesLimit', () => fail(tooLarge(`At most ${limits.files} files may be uploaded.`, 'image')));

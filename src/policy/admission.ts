@@ -30,9 +30,18 @@ export async function admitRequest(context: RouteContext): Promise<Admission> {
   try {
     result = await policies.limitEngine.admit(key.id, limits, Date.now());
   } catch (error) {
-    options.logger.error('limit engine unavailable', { requestId, failOpen: policies.failOpen, message: error instanceof Error ? error.message : String(error) });
+    options.logger.error('limit engine unavailable', {
+      requestId,
+      failOpen: policies.failOpen,
+      message: error instanceof Error ? error.message : String(error),
+    });
     if (policies.failOpen) return { limits, headers: {}, counted: false };
-    throw new GatewayError({ status: 503, message: 'Rate limits cannot be checked right now; try again shortly.', code: 'limits_unavailable', headers: { 'retry-after': '1' } });
+    throw new GatewayError({
+      status: 503,
+      message: 'Rate limits cannot be checked right now; try again shortly.',
+      code: 'limits_unavailable',
+      headers: { 'retry-after': '1' },
+    });
   }
   const headers = rateLimitHeaders(result.requests, result.tokens);
   if (result.allowed) return { limits, headers, ...(result.slot ? { slot: result.slot } : {}), counted: true };
@@ -62,7 +71,9 @@ function quotaExhausted(retryAfter: number, headers: Record<string, string>): Ga
 }
 
 function hasLimits(limits: KeyLimits): boolean {
-  return limits.requestsPerMinute !== undefined || limits.tokensPerMinute !== undefined || limits.concurrentRequests !== undefined || limits.quota !== undefined;
+  return (
+    limits.requestsPerMinute !== undefined || limits.tokensPerMinute !== undefined || limits.concurrentRequests !== undefined || limits.quota !== undefined
+  );
 }
 
 /** OpenAI's header names; resets as durations (`12s`), as OpenAI writes them. */

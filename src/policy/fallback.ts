@@ -90,7 +90,7 @@ export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result:
     } catch (caught) {
       // A client that left, or a failure that is no answer of the upstream (a bug, masked as a
       // 500 for the observers): reported, never retried, and no mark against the deployment.
-      if ((isAbortError(caught) && run.signal.aborted) || !(isGatewayError(caught))) {
+      if ((isAbortError(caught) && run.signal.aborted) || !isGatewayError(caught)) {
         run.onAttempt({ deployment, attempt, startedAt, error: toPublicError(caught), willRetry: false });
         throw caught;
       }
@@ -143,7 +143,15 @@ function shortestWait(error: GatewayError, readyAt: Map<string, number>): Gatewa
   const soonest = Math.max(0, Math.min(...readyAt.values()) - Date.now());
   const headers: Record<string, string> = { ...error.headers, 'retry-after': retryAfterSeconds(soonest) };
   delete headers['retry-after-ms'];
-  return new GatewayError({ status: error.status, type: error.type, message: error.message, param: error.param, code: error.code, headers, cause: error.cause });
+  return new GatewayError({
+    status: error.status,
+    type: error.type,
+    message: error.message,
+    param: error.param,
+    code: error.code,
+    headers,
+    cause: error.cause,
+  });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -58,7 +58,8 @@ export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPol
     throw new TypeError('options.policies.limitEngine must be a LimitEngine (admit, settle, spent)');
   }
   const quotaRetryAfterSeconds = policies.quotaRetryAfterSeconds ?? 3600;
-  if (!Number.isInteger(quotaRetryAfterSeconds) || quotaRetryAfterSeconds < 1) throw new TypeError('options.policies.quotaRetryAfterSeconds must be a positive integer');
+  if (!Number.isInteger(quotaRetryAfterSeconds) || quotaRetryAfterSeconds < 1)
+    throw new TypeError('options.policies.quotaRetryAfterSeconds must be a positive integer');
   return {
     limits,
     limitEngine: engine,

@@ -163,12 +163,19 @@ export class RequestLedger {
     const settle = (what: string, work: () => unknown) =>
       Promise.resolve()
         .then(work)
-        .catch((failure: unknown) => options.logger.error(`${what} failed`, { requestId, message: failure instanceof Error ? failure.message : String(failure) }));
+        .catch((failure: unknown) =>
+          options.logger.error(`${what} failed`, { requestId, message: failure instanceof Error ? failure.message : String(failure) }),
+        );
 
     if (this.admission.counted) {
       const tokens = (usage.input ?? 0) + (usage.output ?? 0);
       void settle('limit settlement', () =>
-        options.policies.limitEngine.settle(key.id, this.admission.limits, { ...(this.admission.slot ? { slot: this.admission.slot } : {}), tokens, cost }, Date.now()),
+        options.policies.limitEngine.settle(
+          key.id,
+          this.admission.limits,
+          { ...(this.admission.slot ? { slot: this.admission.slot } : {}), tokens, cost },
+          Date.now(),
+        ),
       );
     }
     if (options.keyStore.charge && cost > 0) void settle('keyStore.charge', () => options.keyStore.charge!(key, event));

@@ -112,7 +112,10 @@ export interface IRRequest {
   stop?: string[];
   reasoning?: { effort?: string; budgetTokens?: number; summary?: string };
   /** `json_schema` / `json_object` / `text` output format. */
-  responseFormat?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name?: string; schema?: unknown; strict?: boolean; description?: string };
+  responseFormat?:
+    | { type: 'text' }
+    | { type: 'json_object' }
+    | { type: 'json_schema'; name?: string; schema?: unknown; strict?: boolean; description?: string };
   metadata?: Record<string, unknown>;
   user?: string;
   stream: boolean;

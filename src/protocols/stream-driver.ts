@@ -17,11 +17,7 @@ export interface StreamEncoder {
  * failure (upstream error, an encoder bug, or a stream that ends without `finish`) becomes the
  * protocol's error frames: a cut stream never looks like a clean success to the client.
  */
-export async function* driveStreamEncoder(
-  events: AsyncIterable<IRStreamEvent>,
-  encoder: StreamEncoder,
-  ctx: EncodeContext,
-): AsyncGenerator<string> {
+export async function* driveStreamEncoder(events: AsyncIterable<IRStreamEvent>, encoder: StreamEncoder, ctx: EncodeContext): AsyncGenerator<string> {
   try {
     for await (const event of events) {
       // After the terminal frames, keep draining so wrappers around the upstream run to the end.

@@ -51,26 +51,32 @@ export function fromChatUsage(raw: unknown): IRUsage {
   const usage = obj(raw);
   const prompt = obj(usage.prompt_tokens_details);
   const completion = obj(usage.completion_tokens_details);
-  return compact({
-    input: num(usage.prompt_tokens),
-    cachedRead: num(prompt.cached_tokens),
-    cacheWrite: num(prompt.cache_write_tokens),
-    output: num(usage.completion_tokens),
-    reasoning: num(completion.reasoning_tokens),
-  }, usage);
+  return compact(
+    {
+      input: num(usage.prompt_tokens),
+      cachedRead: num(prompt.cached_tokens),
+      cacheWrite: num(prompt.cache_write_tokens),
+      output: num(usage.completion_tokens),
+      reasoning: num(completion.reasoning_tokens),
+    },
+    usage,
+  );
 }
 
 export function fromResponsesUsage(raw: unknown): IRUsage {
   const usage = obj(raw);
   const input = obj(usage.input_tokens_details);
   const output = obj(usage.output_tokens_details);
-  return compact({
-    input: num(usage.input_tokens),
-    cachedRead: num(input.cached_tokens),
-    cacheWrite: num(input.cache_write_tokens),
-    output: num(usage.output_tokens),
-    reasoning: num(output.reasoning_tokens),
-  }, usage);
+  return compact(
+    {
+      input: num(usage.input_tokens),
+      cachedRead: num(input.cached_tokens),
+      cacheWrite: num(input.cache_write_tokens),
+      output: num(usage.output_tokens),
+      reasoning: num(output.reasoning_tokens),
+    },
+    usage,
+  );
 }
 
 /**
@@ -83,13 +89,16 @@ export function fromMessagesUsage(raw: unknown): IRUsage {
   const cachedRead = num(usage.cache_read_input_tokens);
   const cacheWrite = num(usage.cache_creation_input_tokens);
   const details = obj(usage.output_tokens_details);
-  return compact({
-    input: input === undefined ? undefined : input + (cachedRead ?? 0) + (cacheWrite ?? 0),
-    cachedRead,
-    cacheWrite,
-    output: num(usage.output_tokens),
-    reasoning: num(details.thinking_tokens),
-  }, usage);
+  return compact(
+    {
+      input: input === undefined ? undefined : input + (cachedRead ?? 0) + (cacheWrite ?? 0),
+      cachedRead,
+      cacheWrite,
+      output: num(usage.output_tokens),
+      reasoning: num(details.thinking_tokens),
+    },
+    usage,
+  );
 }
 
 /** Drops absent counters and keeps the upstream's object as `raw` (when it sent one). */

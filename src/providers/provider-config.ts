@@ -60,10 +60,8 @@ const ArkProviderSchema = strictObject({
 
 const providerTypes = ['local', 'openai', 'anthropic', 'ark'] as const;
 
-export const ProviderConfigSchema = v.variant(
-  'type',
-  [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema],
-  (issue) => (issue.expected === 'Object' ? 'expected an object' : `expected one of ${providerTypes.map((type) => `"${type}"`).join(', ')}`),
+export const ProviderConfigSchema = v.variant('type', [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema], (issue) =>
+  issue.expected === 'Object' ? 'expected an object' : `expected one of ${providerTypes.map((type) => `"${type}"`).join(', ')}`,
 );
 
 export type ProviderConfig = v.InferOutput<typeof ProviderConfigSchema>;

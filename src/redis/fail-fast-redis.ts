@@ -35,7 +35,12 @@ export class FailFastRedis {
       this.redis = options.client;
       return;
     }
-    const redis = new Redis(options.url!, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: this.timeoutMs, commandTimeout: this.timeoutMs });
+    const redis = new Redis(options.url!, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: this.timeoutMs,
+      commandTimeout: this.timeoutMs,
+    });
     // Failures reach callers as rejected calls; without a listener ioredis prints every one.
     redis.on('error', () => {});
     this.firstConnection = new Promise((resolve) => {

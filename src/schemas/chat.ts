@@ -24,10 +24,7 @@ export const chatMessageSchema = v.pipe(
 export const chatRequestSchema = looseObj(
   {
     model: model(),
-    messages: v.pipe(
-      v.array(chatMessageSchema, 'a non-empty array of messages'),
-      v.minLength(1, 'a non-empty array of messages'),
-    ),
+    messages: v.pipe(v.array(chatMessageSchema, 'a non-empty array of messages'), v.minLength(1, 'a non-empty array of messages')),
     stream: v.optional(bool()),
     stream_options: v.optional(obj()),
     tools: v.optional(arrayOfObjects()),

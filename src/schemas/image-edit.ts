@@ -76,8 +76,7 @@ export function checkEditFiles<F extends EditFile>(files: readonly F[]): { image
       type: 'invalid_request_error',
       code: 'missing_required_parameter',
       param: 'image',
-      message:
-        "Missing required parameter: 'image'. Upload at least one image file as 'image' (or 'image[]' for several).",
+      message: "Missing required parameter: 'image'. Upload at least one image file as 'image' (or 'image[]' for several).",
     });
   }
   const empty = images.findIndex((file) => file.size === 0);

@@ -43,10 +43,7 @@ export const messagesRequestSchema = looseObj(
   {
     model: model(),
     max_tokens: int({ min: 1 }),
-    messages: v.pipe(
-      v.array(anthropicMessageSchema, 'a non-empty array of messages'),
-      v.minLength(1, 'a non-empty array of messages'),
-    ),
+    messages: v.pipe(v.array(anthropicMessageSchema, 'a non-empty array of messages'), v.minLength(1, 'a non-empty array of messages')),
     system: v.optional(anyValue()),
     tools: v.optional(v.array(anthropicToolSchema, 'an array of tool definitions')),
     tool_choice: v.optional(anyValue()),

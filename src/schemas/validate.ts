@@ -48,11 +48,7 @@ export function issueToError(issue: v.BaseIssue<unknown>): GatewayError {
 function isMissing(issue: v.BaseIssue<unknown>): boolean {
   if (issue.message.startsWith(MISSING)) return true;
   const last = issue.path?.[issue.path.length - 1];
-  return (
-    (issue.type === 'loose_object' || issue.type === 'object' || issue.type === 'strict_object') &&
-    last?.type === 'object' &&
-    last.origin === 'key'
-  );
+  return (issue.type === 'loose_object' || issue.type === 'object' || issue.type === 'strict_object') && last?.type === 'object' && last.origin === 'key';
 }
 
 /** `[{key:'messages'},{key:0},{key:'role'}]` → `messages[0].role`; no path → null. */

@@ -201,4 +201,3 @@ function inputItemsOf(input: unknown): unknown[] {
   if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
   return Array.isArray(input) ? input : [];
 }
-

@@ -105,7 +105,12 @@ export class VideoTasks {
   async content(task: VideoTaskRecord, range: string | undefined, signal: AbortSignal): Promise<VideoContent> {
     const provider = this.options.providers[task.provider];
     if (!provider?.videoContent) {
-      throw new GatewayError({ status: 501, type: 'not_implemented', message: `Video download is not available for the model \`${task.model}\`.`, code: 'not_implemented' });
+      throw new GatewayError({
+        status: 501,
+        type: 'not_implemented',
+        message: `Video download is not available for the model \`${task.model}\`.`,
+        code: 'not_implemented',
+      });
     }
     return provider.videoContent(jobOf(task), range === undefined ? {} : { range }, this.callContext(task, signal));
   }

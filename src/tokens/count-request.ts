@@ -34,7 +34,11 @@ export async function countRequestTokens(request: IRRequest): Promise<number> {
   }
 
   for (const tool of request.tools ?? []) {
-    const definition = { name: tool.name, ...(tool.description ? { description: tool.description } : {}), ...(tool.parameters ? { parameters: tool.parameters } : {}) };
+    const definition = {
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      ...(tool.parameters ? { parameters: tool.parameters } : {}),
+    };
     total += TOOL_FRAMING + (await counter.count(JSON.stringify(definition)));
   }
   return total;

@@ -2,7 +2,16 @@ import { Agent, Runner, tool, type AgentOutputType, type ModelSettings } from '@
 import { OpenAIProvider } from '@openai/agents-openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UpstreamKind } from '../upstreams/harness.js';
-import { expectSecretLoop, OPENAI_MODEL, PASSTHROUGH, scriptSecretLoop, secretToken, SECRET_TOOL, startFrameworkRig, type FrameworkRig } from './framework-rig.js';
+import {
+  expectSecretLoop,
+  OPENAI_MODEL,
+  PASSTHROUGH,
+  scriptSecretLoop,
+  secretToken,
+  SECRET_TOOL,
+  startFrameworkRig,
+  type FrameworkRig,
+} from './framework-rig.js';
 
 /**
  * The OpenAI Agents SDK runs a whole agent loop through the gateway: the model calls a tool the

@@ -34,7 +34,11 @@ const HEADERS = {
   'x-app': 'cli',
   'x-api-key': 'sk-test',
 };
-const USER_ID = JSON.stringify({ device_id: '50f0009a03225639415dd61714eb6a90c151b0b963b160bad90b208fca9580b8', account_uuid: '', session_id: 'af68da0f-1b25-4148-aa44-f5b6835e59eb' });
+const USER_ID = JSON.stringify({
+  device_id: '50f0009a03225639415dd61714eb6a90c151b0b963b160bad90b208fca9580b8',
+  account_uuid: '',
+  session_id: 'af68da0f-1b25-4148-aa44-f5b6835e59eb',
+});
 const ephemeral = { type: 'ephemeral' };
 const objectSchema = (properties: Json = {}, required: string[] = []) => ({
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -44,14 +48,28 @@ const objectSchema = (properties: Json = {}, required: string[] = []) => ({
   additionalProperties: false,
 });
 
-const READ = { name: 'Read', description: 'Reads a file from the local filesystem.', input_schema: objectSchema({ file_path: { type: 'string' } }, ['file_path']) };
+const READ = {
+  name: 'Read',
+  description: 'Reads a file from the local filesystem.',
+  input_schema: objectSchema({ file_path: { type: 'string' } }, ['file_path']),
+};
 const TOOL_SEARCH = {
   name: 'ToolSearch',
   description: 'Fetches full schema definitions for deferred tools so they can be called.',
   input_schema: objectSchema({ query: { type: 'string' }, max_results: { type: 'number', default: 5 } }, ['query', 'max_results']),
 };
-const PLACEHOLDER = { name: 'DeferredToolPlaceholder', description: 'Reserved placeholder that keeps deferred tool loading active; never call this tool.', input_schema: { type: 'object', properties: {} }, defer_loading: true };
-const CRON_CREATE = { name: 'CronCreate', description: 'Schedules a prompt.', input_schema: objectSchema({ cron: { type: 'string' } }, ['cron']), defer_loading: true };
+const PLACEHOLDER = {
+  name: 'DeferredToolPlaceholder',
+  description: 'Reserved placeholder that keeps deferred tool loading active; never call this tool.',
+  input_schema: { type: 'object', properties: {} },
+  defer_loading: true,
+};
+const CRON_CREATE = {
+  name: 'CronCreate',
+  description: 'Schedules a prompt.',
+  input_schema: objectSchema({ cron: { type: 'string' } }, ['cron']),
+  defer_loading: true,
+};
 
 const FIRST_TURN = [
   {
@@ -63,7 +81,13 @@ const FIRST_TURN = [
   },
   {
     role: 'system',
-    content: [{ type: 'text', text: '# Environment\n - Primary working directory: /tmp/work\n\nThe following deferred tools are now available via ToolSearch:\nCronCreate', cache_control: ephemeral }],
+    content: [
+      {
+        type: 'text',
+        text: '# Environment\n - Primary working directory: /tmp/work\n\nThe following deferred tools are now available via ToolSearch:\nCronCreate',
+        cache_control: ephemeral,
+      },
+    ],
   },
 ];
 
@@ -113,7 +137,9 @@ async function send(body: Json, headers: Record<string, string> = HEADERS): Prom
   if (response.status !== 200) return { status: response.status, message: JSON.parse(raw), raw };
   const message =
     body.stream === true
-      ? await anthropicWith(sseBody(raw)).messages.stream({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] }).finalMessage()
+      ? await anthropicWith(sseBody(raw))
+          .messages.stream({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] })
+          .finalMessage()
       : (JSON.parse(raw) as Message);
   return { status: 200, message, raw };
 }
@@ -227,7 +253,10 @@ describe.each(TRANSLATED)('Claude Code on a %s upstream (translated)', (kind) =>
     expect((await send(body)).status).toBe(200);
     const received = up().fake.last().body;
     expect(toolNames(kind, received)).toEqual(['Read', 'ToolSearch', 'CronCreate']);
-    const result = kind === 'chat' ? received.messages.find((m: Json) => m.role === 'tool').content : received.input.find((i: Json) => i.type === 'function_call_output').output;
+    const result =
+      kind === 'chat'
+        ? received.messages.find((m: Json) => m.role === 'tool').content
+        : received.input.find((i: Json) => i.type === 'function_call_output').output;
     expect(result).toBe('Tool loaded: CronCreate');
   });
 
@@ -255,7 +284,10 @@ describe.each(TRANSLATED)('Claude Code on a %s upstream (translated)', (kind) =>
     const body = claudeCodeBody(up().model, { tools: [READ, { type: 'web_search_20250305', name: 'web_search', max_uses: 5 }] });
     const { status, message } = await send(body);
     expect(status).toBe(400);
-    expect(message).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining("Tool type 'web_search_20250305' runs on Anthropic's servers") } });
+    expect(message).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining("Tool type 'web_search_20250305' runs on Anthropic's servers") },
+    });
     expect(up().fake.accepted()).toHaveLength(0);
   });
 });
@@ -264,7 +296,10 @@ describe('Claude Code thinking on a Responses upstream', () => {
   const up = () => h.upstreams.responses;
 
   it('with display "omitted" gets no thinking text, and its encrypted reasoning goes back to the upstream unchanged', async () => {
-    up().fake.reply({ reasoning: ['Need to read ', 'the file.'], toolCalls: [{ id: 'call_read', name: 'Read', args: ['{"file_path":"/tmp/work/secret.txt"}'] }] });
+    up().fake.reply({
+      reasoning: ['Need to read ', 'the file.'],
+      toolCalls: [{ id: 'call_read', name: 'Read', args: ['{"file_path":"/tmp/work/secret.txt"}'] }],
+    });
     const first = await send(claudeCodeBody(up().model));
     expect(first.status).toBe(200);
     expect(first.raw).not.toContain('Need to read');
@@ -279,7 +314,9 @@ describe('Claude Code thinking on a Responses upstream', () => {
     ];
     const second = await send(claudeCodeBody(up().model, { messages }));
     expect(second.status).toBe(200);
-    const replayed = up().fake.last().body.input.find((item: Json) => item.type === 'reasoning');
+    const replayed = up()
+      .fake.last()
+      .body.input.find((item: Json) => item.type === 'reasoning');
     expect(replayed.encrypted_content).toMatch(/^gAAAAA/);
     expect(thinking && 'signature' in thinking && thinking.signature).toBe(`infergate-encrypted:${replayed.encrypted_content}`);
   });

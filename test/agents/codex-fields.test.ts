@@ -69,7 +69,13 @@ async function codexTurn(base: Json, cell: Cell, change: Json = {}): Promise<Cod
 function expectCodexUsage(completed: Json | undefined): void {
   expect(completed?.id).toBeTypeOf('string');
   const usage = completed!.usage;
-  for (const value of [usage.input_tokens, usage.output_tokens, usage.total_tokens, usage.input_tokens_details.cached_tokens, usage.output_tokens_details.reasoning_tokens]) {
+  for (const value of [
+    usage.input_tokens,
+    usage.output_tokens,
+    usage.total_tokens,
+    usage.input_tokens_details.cached_tokens,
+    usage.output_tokens_details.reasoning_tokens,
+  ]) {
     expect(value).toBeTypeOf('number');
   }
 }
@@ -80,7 +86,9 @@ function upstreamToolNames(kind: UpstreamKind, body: Json): string[] {
 
 function upstreamTool(kind: UpstreamKind, body: Json, name: string): { description?: string; schema: Json } {
   const tool = body.tools.find((t: Json) => (kind === 'chat' ? t.function.name : t.name) === name);
-  return kind === 'chat' ? { description: tool.function.description, schema: tool.function.parameters } : { description: tool.description, schema: tool.input_schema };
+  return kind === 'chat'
+    ? { description: tool.function.description, schema: tool.function.parameters }
+    : { description: tool.description, schema: tool.input_schema };
 }
 
 /** A second turn: the first turn's input, then the model's calls and Codex's outputs. */
@@ -89,7 +97,14 @@ function withHistory(base: Json, ...items: Json[]): Json {
 }
 
 const PATCH = '*** Begin Patch\n*** Add File: hello.txt\n+Hello "world"\n*** End Patch\n';
-const CALENDAR = { type: 'namespace', name: 'mcp__calendar', description: 'Calendar tools', tools: [{ type: 'function', name: 'create_event', description: 'Create an event', parameters: { type: 'object', properties: { title: { type: 'string' } } } }] };
+const CALENDAR = {
+  type: 'namespace',
+  name: 'mcp__calendar',
+  description: 'Calendar tools',
+  tools: [
+    { type: 'function', name: 'create_event', description: 'Create an event', parameters: { type: 'object', properties: { title: { type: 'string' } } } },
+  ],
+};
 
 describe.each(['chat', 'anthropic'] as const)('Codex through a %s upstream (translated)', (kind) => {
   const up = () => h.upstreams[kind];
@@ -165,7 +180,12 @@ describe.each(['chat', 'anthropic'] as const)('Codex through a %s upstream (tran
     up().fake.reply({ toolCalls: [{ name: 'multi_agent_v1__spawn_agent', args: ['{"task_name":', '"t","message":"m"}'] }] });
     const turn = await codexTurn(FALLBACK, kind);
     expect(turn.items).toHaveLength(1);
-    expect(turn.items[0]).toMatchObject({ type: 'function_call', name: 'spawn_agent', namespace: 'multi_agent_v1', arguments: '{"task_name":"t","message":"m"}' });
+    expect(turn.items[0]).toMatchObject({
+      type: 'function_call',
+      name: 'spawn_agent',
+      namespace: 'multi_agent_v1',
+      arguments: '{"task_name":"t","message":"m"}',
+    });
     expect(turn.items[0]!.call_id).toBeTypeOf('string');
     expectCodexUsage(turn.completed);
   });
@@ -188,13 +208,17 @@ describe.each(['chat', 'anthropic'] as const)('Codex through a %s upstream (tran
 
     up().fake.reply({ text: ['found it'] });
     const next = await codexTurn(
-      withHistory(GPT_55, { type: 'tool_search_call', call_id: call.call_id, status: 'completed', execution: 'client', arguments: call.arguments }, {
-        type: 'tool_search_output',
-        call_id: call.call_id,
-        status: 'completed',
-        execution: 'client',
-        tools: [CALENDAR],
-      }),
+      withHistory(
+        GPT_55,
+        { type: 'tool_search_call', call_id: call.call_id, status: 'completed', execution: 'client', arguments: call.arguments },
+        {
+          type: 'tool_search_output',
+          call_id: call.call_id,
+          status: 'completed',
+          execution: 'client',
+          tools: [CALENDAR],
+        },
+      ),
       kind,
     );
     expect(next.status).toBe(200);
@@ -238,7 +262,10 @@ describe.each(['chat', 'anthropic'] as const)('Codex through a %s upstream (tran
   });
 
   it('ends a stream the upstream breaks with response.failed, which Codex reports', async () => {
-    up().fake.reply({ text: ['par', 'tial', 'answer'], streamError: { after: 3, message: 'Overloaded', type: kind === 'anthropic' ? 'overloaded_error' : 'server_error' } });
+    up().fake.reply({
+      text: ['par', 'tial', 'answer'],
+      streamError: { after: 3, message: 'Overloaded', type: kind === 'anthropic' ? 'overloaded_error' : 'server_error' },
+    });
     const turn = await codexTurn(FALLBACK, kind);
     expect(turn.completed).toBeUndefined();
     expect(turn.failed).toMatchObject({ status: 'failed', error: { code: expect.any(String), message: expect.any(String) } });

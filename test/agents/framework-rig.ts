@@ -89,7 +89,10 @@ export const SECRET_TOOL = {
  * thinking) calls `get_secret`, then, given the result, answers with the token.
  */
 export function scriptSecretLoop(fake: FakeUpstream, token: string, answer: string[] = ['The secret is ', token, '.']): void {
-  fake.reply({ reasoning: ['The user wants the secret; ', 'I will look it up.'], toolCalls: [{ name: SECRET_TOOL.name, args: ['{"label":', ' "vault"}'] }] }, { text: answer });
+  fake.reply(
+    { reasoning: ['The user wants the secret; ', 'I will look it up.'], toolCalls: [{ name: SECRET_TOOL.name, args: ['{"label":', ' "vault"}'] }] },
+    { text: answer },
+  );
 }
 
 /**
@@ -98,7 +101,9 @@ export function scriptSecretLoop(fake: FakeUpstream, token: string, answer: stri
  * and its result carrying the token. Returns the two requests for cell-specific checks.
  */
 export function expectSecretLoop(kind: UpstreamKind, fake: FakeUpstream, token: string): [RecordedRequest, RecordedRequest] {
-  const rejected = fake.requests.filter((request) => request.rejected).map((request) => `${request.path}: ${request.rejected!.status} ${request.rejected!.message}`);
+  const rejected = fake.requests
+    .filter((request) => request.rejected)
+    .map((request) => `${request.path}: ${request.rejected!.status} ${request.rejected!.message}`);
   expect(rejected, 'requests the upstream rejected').toEqual([]);
   const [first, second, ...more] = fake.accepted();
   expect(more, 'requests after the answer').toEqual([]);

@@ -4,7 +4,17 @@ import type { Runnable } from '@langchain/core/runnables';
 import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UpstreamKind } from '../upstreams/harness.js';
-import { CLAUDE_MODEL, expectSecretLoop, OPENAI_MODEL, PASSTHROUGH, scriptSecretLoop, secretToken, SECRET_TOOL, startFrameworkRig, type FrameworkRig } from './framework-rig.js';
+import {
+  CLAUDE_MODEL,
+  expectSecretLoop,
+  OPENAI_MODEL,
+  PASSTHROUGH,
+  scriptSecretLoop,
+  secretToken,
+  SECRET_TOOL,
+  startFrameworkRig,
+  type FrameworkRig,
+} from './framework-rig.js';
 
 /**
  * LangChain's chat models run a tool loop through the gateway: the model calls a tool the test
@@ -41,7 +51,15 @@ const MODEL_CLASSES: readonly ModelClass[] = [
     name: 'ChatOpenAI (Chat Completions)',
     protocol: 'chat',
     create: (baseURL) =>
-      new ChatOpenAI({ model: OPENAI_MODEL, apiKey: 'sk-test', configuration: { baseURL: baseURL + '/v1' }, maxRetries: 0, maxTokens: 1024, reasoning: { effort: 'low' }, promptCacheKey: 'vault-agent' }).bindTools([OPENAI_TOOL], OPENAI_BINDING),
+      new ChatOpenAI({
+        model: OPENAI_MODEL,
+        apiKey: 'sk-test',
+        configuration: { baseURL: baseURL + '/v1' },
+        maxRetries: 0,
+        maxTokens: 1024,
+        reasoning: { effort: 'low' },
+        promptCacheKey: 'vault-agent',
+      }).bindTools([OPENAI_TOOL], OPENAI_BINDING),
   },
   {
     name: 'ChatOpenAI (useResponsesApi)',
@@ -78,7 +96,9 @@ const MODEL_CLASSES: readonly ModelClass[] = [
 ];
 
 /** The system prompt as a cached block, as prompt-caching LangChain apps write it. */
-const SYSTEM = new SystemMessage({ content: [{ type: 'text', text: 'Answer with the secret; look it up with get_secret.', cache_control: { type: 'ephemeral' } }] });
+const SYSTEM = new SystemMessage({
+  content: [{ type: 'text', text: 'Answer with the secret; look it up with get_secret.', cache_control: { type: 'ephemeral' } }],
+});
 
 /** One model turn: `.invoke`, or `.stream` with the chunks concatenated as LangChain apps do. */
 async function turn(model: ToolModel, messages: BaseMessage[], stream: boolean): Promise<AIMessage> {

@@ -78,7 +78,11 @@ export function toolNames(kind: UpstreamKind, body: Json): string[] {
 /** The text of every tool result a request carries back to the model. */
 export function toolOutputs(kind: UpstreamKind, body: Json): string[] {
   const text = (content: unknown): string =>
-    typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: Json) => (typeof part?.text === 'string' ? part.text : '')).join('') : '';
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part: Json) => (typeof part?.text === 'string' ? part.text : '')).join('')
+        : '';
   const outputs: string[] = [];
   if (kind === 'chat') {
     for (const message of body.messages ?? []) if (message?.role === 'tool') outputs.push(text(message.content));
@@ -167,7 +171,10 @@ const GENERATION_PATHS = ['/v1/messages', '/v1/chat/completions', '/v1/responses
  */
 export function expectUpstreamSawToolResult(kind: UpstreamKind, fake: FakeUpstream, token: string): void {
   const upstream = describeUpstream(kind, fake);
-  expect(fake.requests.filter((request) => request.rejected), `requests the upstream rejected\n${upstream}`).toEqual([]);
+  expect(
+    fake.requests.filter((request) => request.rejected),
+    `requests the upstream rejected\n${upstream}`,
+  ).toEqual([]);
   // In a generation request: a token count or a compaction carrying it would not prove the model got it.
   const generations = fake.accepted().filter((request) => GENERATION_PATHS.includes(request.path));
   const carried = generations.some((request) => toolOutputs(kind, request.body).some((output) => output.includes(token)));

@@ -22,7 +22,15 @@ function codexCompaction(model: string): Json {
       { type: 'function_call_output', call_id: 'call_1', output: 'TOKEN-4711' },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The token is TOKEN-4711.' }] },
     ],
-    tools: [{ type: 'function', name: 'exec_command', description: 'Runs a command.', parameters: { type: 'object', properties: { cmd: { type: 'string' } } }, strict: false }],
+    tools: [
+      {
+        type: 'function',
+        name: 'exec_command',
+        description: 'Runs a command.',
+        parameters: { type: 'object', properties: { cmd: { type: 'string' } } },
+        strict: false,
+      },
+    ],
     parallel_tool_calls: true,
     reasoning: { effort: 'medium', summary: 'auto' },
     store: false,
@@ -62,9 +70,17 @@ describe('POST /v1/responses/compact on other upstreams: a summary the model wri
       const response = await compact(codexCompaction(model));
       expect(response.status).toBe(200);
       const answer = (await response.json()) as Json;
-      expect(answer).toMatchObject({ id: expect.stringMatching(/^resp_/), object: 'response.compaction', created_at: expect.any(Number), usage: { input_tokens: 120, output_tokens: 20 } });
+      expect(answer).toMatchObject({
+        id: expect.stringMatching(/^resp_/),
+        object: 'response.compaction',
+        created_at: expect.any(Number),
+        usage: { input_tokens: 120, output_tokens: 20 },
+      });
       // The user's message is kept as it was; the rest is in the compaction item.
-      expect(answer.output).toEqual([codexCompaction(model).input[0], { id: expect.stringMatching(/^cmp_/), type: 'compaction', encrypted_content: expect.any(String) }]);
+      expect(answer.output).toEqual([
+        codexCompaction(model).input[0],
+        { id: expect.stringMatching(/^cmp_/), type: 'compaction', encrypted_content: expect.any(String) },
+      ]);
 
       // The upstream was asked for text, with the tools declared but not callable.
       const asked = rig[fake].last().body;
@@ -85,13 +101,20 @@ describe('POST /v1/responses/compact on other upstreams: a summary the model wri
     await rig.openai().responses.create({ model: 'gpt-resp', input: [...answer.output, { role: 'user', content: 'And now?' }], store: false });
     const input = rig.responses.last().body.input as Json[];
     expect(input.some((item) => item.type === 'compaction')).toBe(false);
-    expect(input[1]).toEqual({ type: 'message', role: 'user', content: [{ type: 'input_text', text: expect.stringContaining('Summary: the token is TOKEN-4711.') }] });
+    expect(input[1]).toEqual({
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: expect.stringContaining('Summary: the token is TOKEN-4711.') }],
+    });
   });
 
   it("refuses OpenAI's encrypted compaction on an upstream that cannot read it, naming the item", async () => {
     const error = await rig
       .openai()
-      .responses.create({ model: 'gpt-chat', input: [{ type: 'compaction', encrypted_content: `${FAKE_COMPACTION}9` } as never, { role: 'user', content: 'Go on.' }] })
+      .responses.create({
+        model: 'gpt-chat',
+        input: [{ type: 'compaction', encrypted_content: `${FAKE_COMPACTION}9` } as never, { role: 'user', content: 'Go on.' }],
+      })
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 400, error: { param: 'input[0].encrypted_content' } });
     expect(rig.chat.requests).toEqual([]);

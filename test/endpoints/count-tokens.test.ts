@@ -15,7 +15,13 @@ const messages = [
   { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'toolu_01', name: 'Read', input: { file_path: 'README.md' } }] },
   { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_01', content: 'infergate: an embeddable LLM gateway.' }] },
 ];
-const tools = [{ name: 'Read', description: 'Reads a file from the local filesystem.', input_schema: { type: 'object' as const, properties: { file_path: { type: 'string' } }, required: ['file_path'] } }];
+const tools = [
+  {
+    name: 'Read',
+    description: 'Reads a file from the local filesystem.',
+    input_schema: { type: 'object' as const, properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+  },
+];
 
 /** A solid PNG of this size, as base64: only its header matters to a count. */
 function png(width: number, height: number): string {
@@ -24,7 +30,9 @@ function png(width: number, height: number): string {
 
 describe('POST /v1/messages/count_tokens on an Anthropic upstream', () => {
   it("answers Anthropic's own count: the body as sent, model mapped, betas forwarded; nothing is charged", async () => {
-    const counted = await rig.claude().beta.messages.countTokens({ model: 'claude', system: 'You are Claude Code.', messages, tools, betas: ['context-management-2025-06-27'] });
+    const counted = await rig
+      .claude()
+      .beta.messages.countTokens({ model: 'claude', system: 'You are Claude Code.', messages, tools, betas: ['context-management-2025-06-27'] });
     const upstream = rig.anthropic.last();
     expect(upstream.path).toBe('/v1/messages/count_tokens');
     expect(upstream.body).toEqual({ model: 'claude-sonnet-4-5', system: 'You are Claude Code.', messages, tools });
@@ -38,8 +46,14 @@ describe('POST /v1/messages/count_tokens on an Anthropic upstream', () => {
 
   it("passes the upstream's refusal on, in Anthropic's shape", async () => {
     const wrong = [{ role: 'assistant' as const, content: 'I start.' }];
-    const error = await rig.claude().messages.countTokens({ model: 'claude', messages: wrong }).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ status: 400, error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('first message') } } });
+    const error = await rig
+      .claude()
+      .messages.countTokens({ model: 'claude', messages: wrong })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      status: 400,
+      error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('first message') } },
+    });
   });
 
   it('leaves out thinking Anthropic never signed (answered earlier by another upstream), as a generation would', async () => {
@@ -69,7 +83,11 @@ describe('POST /v1/messages/count_tokens on an Anthropic upstream', () => {
 });
 
 describe('POST /v1/messages/count_tokens on other upstreams: a tokenizer count', () => {
-  const count = (body: Record<string, unknown>) => rig.claude().messages.countTokens(body as never).then((answer) => answer.input_tokens);
+  const count = (body: Record<string, unknown>) =>
+    rig
+      .claude()
+      .messages.countTokens(body as never)
+      .then((answer) => answer.input_tokens);
 
   it('counts system, messages and tools, never calling the upstream', async () => {
     const bare = await count({ model: 'gpt-chat', messages: [{ role: 'user', content: 'Hi' }] });
@@ -84,7 +102,7 @@ describe('POST /v1/messages/count_tokens on other upstreams: a tokenizer count',
     expect(rig.chat.requests).toEqual([]);
   });
 
-  it("counts a long prompt in proportion to its text, however it is written (a 200,000-letter word too, without stalling)", async () => {
+  it('counts a long prompt in proportion to its text, however it is written (a 200,000-letter word too, without stalling)', async () => {
     const words = await count({ model: 'gpt-chat', messages: [{ role: 'user', content: 'hello world '.repeat(10_000) }] });
     expect(words).toBeGreaterThanOrEqual(20_000);
     expect(words).toBeLessThan(20_100);
@@ -95,8 +113,12 @@ describe('POST /v1/messages/count_tokens on other upstreams: a tokenizer count',
 
   it("counts images by the vendor's formula when their size can be read, else a documented constant", async () => {
     const text = { type: 'text' as const, text: 'What is in this image?' };
-    const withImage = (data: string) => [{ role: 'user' as const, content: [text, { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data } }] }];
-    const withUrl = [{ role: 'user' as const, content: [text, { type: 'image' as const, source: { type: 'url' as const, url: 'https://example.com/cat.jpg' } }] }];
+    const withImage = (data: string) => [
+      { role: 'user' as const, content: [text, { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data } }] },
+    ];
+    const withUrl = [
+      { role: 'user' as const, content: [text, { type: 'image' as const, source: { type: 'url' as const, url: 'https://example.com/cat.jpg' } }] },
+    ];
     const textOnly = await count({ model: 'gpt-chat', messages: [{ role: 'user', content: [text] }] });
     // OpenAI: 1024×1024 scaled to 768×768 is 4 tiles: 85 + 4 × 170.
     expect((await count({ model: 'gpt-chat', messages: withImage(png(1024, 1024)) })) - textOnly).toBe(765);
@@ -107,12 +129,29 @@ describe('POST /v1/messages/count_tokens on other upstreams: a tokenizer count',
   });
 
   it('refuses what the model could not serve, in Anthropic’s shape, and checks the key’s scope and headers', async () => {
-    const unknown = await rig.claude().messages.countTokens({ model: 'nope', messages }).catch((caught: unknown) => caught);
-    expect(unknown).toMatchObject({ status: 400, error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('nope') } } });
-    const noVersion = await fetch(`${rig.url}/v1/messages/count_tokens`, { method: 'POST', headers: { 'x-api-key': 'sk-a', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-chat', messages }) });
+    const unknown = await rig
+      .claude()
+      .messages.countTokens({ model: 'nope', messages })
+      .catch((caught: unknown) => caught);
+    expect(unknown).toMatchObject({
+      status: 400,
+      error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('nope') } },
+    });
+    const noVersion = await fetch(`${rig.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'sk-a', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-chat', messages }),
+    });
     expect(noVersion.status).toBe(400);
-    expect(await noVersion.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('anthropic-version') } });
-    const noKey = await fetch(`${rig.url}/v1/messages/count_tokens`, { method: 'POST', headers: { 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: '{}' });
+    expect(await noVersion.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('anthropic-version') },
+    });
+    const noKey = await fetch(`${rig.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(noKey.status).toBe(401);
   });
 });

@@ -30,7 +30,11 @@ export interface EndpointRig {
 }
 
 export async function startEndpointRig(): Promise<EndpointRig> {
-  const [chat, responses, anthropic] = await Promise.all([startFakeOpenAI({ endpoints: ['chat'] }), startFakeOpenAI({ endpoints: ['responses'] }), startFakeAnthropic()]);
+  const [chat, responses, anthropic] = await Promise.all([
+    startFakeOpenAI({ endpoints: ['chat'] }),
+    startFakeOpenAI({ endpoints: ['responses'] }),
+    startFakeAnthropic(),
+  ]);
   const deadPort = await freePort();
   const usage: UsageEvent[] = [];
   const gateway = createGateway({

@@ -89,7 +89,8 @@ function anthropicProtocol(options: FakeAnthropicOptions): FakeProtocol {
       if (typeof body.model !== 'string') throw invalid('model: Field required');
       if (!models.includes(body.model)) throw new Rejection(404, `model: ${body.model}`);
       if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) throw invalid('max_tokens: Field required');
-      if (body.temperature !== undefined && (body.temperature < 0 || body.temperature > 1)) throw invalid('temperature: Input should be less than or equal to 1');
+      if (body.temperature !== undefined && (body.temperature < 0 || body.temperature > 1))
+        throw invalid('temperature: Input should be less than or equal to 1');
       if (body.system !== undefined) checkSystem(body.system);
       if (body.thinking !== undefined) checkThinking(body);
       checkTools(body);
@@ -183,7 +184,8 @@ function checkSystem(system: unknown): void {
 function checkThinking(body: Json): void {
   const thinking = body.thinking;
   if (thinking.type !== 'enabled') return;
-  if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024) throw invalid('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+  if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024)
+    throw invalid('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
   if (thinking.budget_tokens >= body.max_tokens) throw invalid('`max_tokens` must be greater than `thinking.budget_tokens`.');
   if (body.temperature !== undefined && body.temperature !== 1) throw invalid('`temperature` may only be set to 1 when thinking is enabled.');
   if (body.top_k !== undefined) throw invalid('`top_k` is not supported when thinking is enabled.');
@@ -202,19 +204,22 @@ function checkThinking(body: Json): void {
 
 function checkTools(body: Json): void {
   if (body.tools === undefined) {
-    if (body.tool_choice !== undefined && body.tool_choice.type !== 'none') throw invalid('tool_choice: tool_choice may only be specified while providing tools.');
+    if (body.tool_choice !== undefined && body.tool_choice.type !== 'none')
+      throw invalid('tool_choice: tool_choice may only be specified while providing tools.');
     return;
   }
   if (!Array.isArray(body.tools)) throw invalid('tools: Input should be a valid list');
   body.tools.forEach((tool: Json, i: number) => {
     if (tool?.type !== undefined && tool.type !== 'custom') return; // versioned server/client tools
-    if (typeof tool?.name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name)) throw invalid(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
+    if (typeof tool?.name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name))
+      throw invalid(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
     if (!isObject(tool.input_schema)) throw invalid(`tools.${i}.custom.input_schema: Field required`);
     if (tool.input_schema.type !== 'object') throw invalid(`tools.${i}.custom.input_schema.type: Input should be 'object'`);
     if ('function' in tool || 'parameters' in tool) throw invalid(`tools.${i}.custom.function: Extra inputs are not permitted`);
   });
   const choice = body.tool_choice;
-  if (choice !== undefined && (!isObject(choice) || !['auto', 'any', 'tool', 'none'].includes(choice.type))) throw invalid("tool_choice: Input tag not found; expected 'auto', 'any', 'tool' or 'none'");
+  if (choice !== undefined && (!isObject(choice) || !['auto', 'any', 'tool', 'none'].includes(choice.type)))
+    throw invalid("tool_choice: Input tag not found; expected 'auto', 'any', 'tool' or 'none'");
 }
 
 /**
@@ -226,9 +231,12 @@ function checkSystemMessage(message: Json, at: string): void {
   if (!Array.isArray(message.content)) throw invalid(`${at}.content: Input should be a valid string or list`);
   message.content.forEach((block: Json, j: number) => {
     if (!['text', 'tool_addition', 'tool_removal'].includes(block?.type)) {
-      throw invalid(`${at}.content.${j}.type: Input tag '${String(block?.type)}' found using 'type' does not match any of the expected tags: 'text', 'tool_addition', 'tool_removal'`);
+      throw invalid(
+        `${at}.content.${j}.type: Input tag '${String(block?.type)}' found using 'type' does not match any of the expected tags: 'text', 'tool_addition', 'tool_removal'`,
+      );
     }
-    if (block.type === 'text' && (typeof block.text !== 'string' || block.text === '')) throw invalid(`${at}.content.${j}.text: text content blocks must be non-empty`);
+    if (block.type === 'text' && (typeof block.text !== 'string' || block.text === ''))
+      throw invalid(`${at}.content.${j}.text: text content blocks must be non-empty`);
   });
 }
 
@@ -246,11 +254,13 @@ function checkMessages(all: unknown): void {
     if (!isObject(message)) throw invalid(`${at}: Input should be a valid dictionary`);
     if (message.role !== 'user' && message.role !== 'assistant') throw invalid(`${at}.role: Input should be 'user' or 'assistant'`);
     if (i === 0 && message.role !== 'user') throw invalid('messages: first message must use the "user" role');
-    if (i > 0 && messages[i - 1].role === message.role) throw invalid(`messages: roles must alternate between "user" and "assistant", but found multiple "${message.role}" roles in a row`);
+    if (i > 0 && messages[i - 1].role === message.role)
+      throw invalid(`messages: roles must alternate between "user" and "assistant", but found multiple "${message.role}" roles in a row`);
 
     const blocks: Json[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     if (!Array.isArray(blocks)) throw invalid(`${at}.content: Input should be a valid string or list`);
-    if (blocks.length === 0 && !(message.role === 'assistant' && i === messages.length - 1)) throw invalid(`${at}: all messages must have non-empty content except for the optional final assistant message`);
+    if (blocks.length === 0 && !(message.role === 'assistant' && i === messages.length - 1))
+      throw invalid(`${at}: all messages must have non-empty content except for the optional final assistant message`);
 
     const results: string[] = [];
     blocks.forEach((block, j) => {
@@ -274,14 +284,18 @@ function checkMessages(all: unknown): void {
           break;
         case 'tool_result':
           if (message.role !== 'user') throw invalid(`${bat}: tool_result blocks are only allowed in user messages`);
-          if (typeof block.tool_use_id !== 'string' || !TOOL_ID.test(block.tool_use_id)) throw invalid(`${bat}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
+          if (typeof block.tool_use_id !== 'string' || !TOOL_ID.test(block.tool_use_id))
+            throw invalid(`${bat}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
           if (j !== results.length) throw invalid(`${at}: tool_result blocks must come first in the user message, before any other content`);
           if (!toolUses.includes(block.tool_use_id)) {
-            throw invalid(`${bat}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
+            throw invalid(
+              `${bat}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+            );
           }
           if (Array.isArray(block.content)) {
             block.content.forEach((inner: Json, k: number) => {
-              if (inner?.type === 'text' && (typeof inner.text !== 'string' || inner.text === '')) throw invalid(`${bat}.content.${k}.text: text content blocks must be non-empty`);
+              if (inner?.type === 'text' && (typeof inner.text !== 'string' || inner.text === ''))
+                throw invalid(`${bat}.content.${k}.text: text content blocks must be non-empty`);
             });
           }
           results.push(block.tool_use_id);
@@ -361,7 +375,16 @@ function renderMessages(body: Json, reply: Reply, calls: Call[], usage: NeutralU
   const frames = [
     frame({
       type: 'message_start',
-      message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...inputUsage, output_tokens: 1, service_tier: 'standard' } },
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...inputUsage, output_tokens: 1, service_tier: 'standard' },
+      },
     }),
   ];
   let index = 0;
@@ -378,7 +401,11 @@ function renderMessages(body: Json, reply: Reply, calls: Call[], usage: NeutralU
       { type: 'signature_delta', signature },
     ]);
   }
-  if (reply.text && reply.text.length > 0) block({ type: 'text', text: '' }, reply.text.map((piece) => ({ type: 'text_delta', text: piece })));
+  if (reply.text && reply.text.length > 0)
+    block(
+      { type: 'text', text: '' },
+      reply.text.map((piece) => ({ type: 'text_delta', text: piece })),
+    );
   for (const call of calls) {
     block({ type: 'tool_use', id: call.id, name: call.name, input: {} }, [
       { type: 'input_json_delta', partial_json: '' },

@@ -42,7 +42,9 @@ export async function startFakeArk(): Promise<FakeArk> {
         model: 'doubao-seedance-1-0-pro-250528',
         status,
         ...(status === 'succeeded' ? { content: { video_url: `${server.url}/cdn/video.mp4?X-Signature=abc` } } : {}),
-        ...(status === 'failed' ? { error: { code: 'OutputVideoSensitiveContentDetected', message: 'The output video may contain sensitive information.' } } : {}),
+        ...(status === 'failed'
+          ? { error: { code: 'OutputVideoSensitiveContentDetected', message: 'The output video may contain sensitive information.' } }
+          : {}),
         created_at: now - 30,
         updated_at: now,
       });

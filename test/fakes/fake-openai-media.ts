@@ -47,13 +47,24 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
     if (method === 'POST' && (path === '/v1/images/generations' || path === '/v1/images/edits')) {
       const edit = path.endsWith('edits');
       const stream = edit ? request.parts?.find((part) => part.name === 'stream')?.value === 'true' : request.json?.stream === true;
-      if (!stream) return sendJson(response, { created: 1_700_000_000, data: [{ b64_json: FAKE_PNG_B64 }], size: '1024x1024', quality: 'high', usage: { input_tokens: 5, output_tokens: 10, total_tokens: 15 } });
+      if (!stream)
+        return sendJson(response, {
+          created: 1_700_000_000,
+          data: [{ b64_json: FAKE_PNG_B64 }],
+          size: '1024x1024',
+          quality: 'high',
+          usage: { input_tokens: 5, output_tokens: 10, total_tokens: 15 },
+        });
       const prefix = edit ? 'image_edit' : 'image_generation';
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       for (let index = 0; index < 2; index++) {
-        response.write(`event: ${prefix}.partial_image\ndata: ${JSON.stringify({ type: `${prefix}.partial_image`, b64_json: FAKE_PNG_B64, partial_image_index: index, created_at: 1_700_000_000, size: '1024x1024' })}\n\n`);
+        response.write(
+          `event: ${prefix}.partial_image\ndata: ${JSON.stringify({ type: `${prefix}.partial_image`, b64_json: FAKE_PNG_B64, partial_image_index: index, created_at: 1_700_000_000, size: '1024x1024' })}\n\n`,
+        );
       }
-      response.end(`event: ${prefix}.completed\ndata: ${JSON.stringify({ type: `${prefix}.completed`, b64_json: FAKE_PNG_B64, created_at: 1_700_000_000, size: '1024x1024', usage: { input_tokens: 5, output_tokens: 10, total_tokens: 15 } })}\n\n`);
+      response.end(
+        `event: ${prefix}.completed\ndata: ${JSON.stringify({ type: `${prefix}.completed`, b64_json: FAKE_PNG_B64, created_at: 1_700_000_000, size: '1024x1024', usage: { input_tokens: 5, output_tokens: 10, total_tokens: 15 } })}\n\n`,
+      );
       return;
     }
     if (method === 'POST' && path === '/v1/audio/speech') {
@@ -71,11 +82,19 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
       return;
     }
     if (method === 'POST' && path === '/v1/videos') {
-      return sendJson(response, { id: 'video_upstream_1', object: 'video', model: request.json?.model, status: 'queued', progress: 0, created_at: 1_700_000_000 });
+      return sendJson(response, {
+        id: 'video_upstream_1',
+        object: 'video',
+        model: request.json?.model,
+        status: 'queued',
+        progress: 0,
+        created_at: 1_700_000_000,
+      });
     }
     const video = /^\/v1\/videos\/([^/]+)(\/content)?$/.exec(path);
     if (method === 'GET' && video) {
-      if (video[1] !== 'video_upstream_1') return sendJson(response, { error: { message: 'Video not found', type: 'invalid_request_error', code: 'not_found' } }, 404);
+      if (video[1] !== 'video_upstream_1')
+        return sendJson(response, { error: { message: 'Video not found', type: 'invalid_request_error', code: 'not_found' } }, 404);
       if (video[2]) return serveBytes(request, response, FAKE_VIDEO);
       const status = fake.videoStatuses.length > 1 ? fake.videoStatuses.shift()! : fake.videoStatuses[0]!;
       return sendJson(response, { id: 'video_upstream_1', object: 'video', model: 'sora-2', created_at: 1_700_000_000, ...status });

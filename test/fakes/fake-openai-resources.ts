@@ -18,7 +18,8 @@ export class FakeResponsesResources {
     if (body.store === false) return;
     const final = rendered.json ?? lastResponse(rendered.frames ?? []);
     if (!isObject(final) || typeof final.id !== 'string') return;
-    const input = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: body.input }] }] : (body.input ?? []);
+    const input =
+      typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: body.input }] }] : (body.input ?? []);
     this.stored.set(final.id, { response: final, input: input.map((item: Json, i: number) => ({ id: item.id ?? `msg_in${i}_${final.id}`, ...item })) });
   }
 
@@ -58,11 +59,18 @@ export class FakeResponsesResources {
     const body = request.body;
     if (!isObject(body)) throw new Rejection(400, 'We could not parse the JSON body of your request.', { type: 'invalid_request_error' });
     if (body.model !== undefined && !this.models.includes(body.model)) {
-      throw new Rejection(404, `The model \`${body.model}\` does not exist or you do not have access to it.`, { type: 'invalid_request_error', code: 'model_not_found' });
+      throw new Rejection(404, `The model \`${body.model}\` does not exist or you do not have access to it.`, {
+        type: 'invalid_request_error',
+        code: 'model_not_found',
+      });
     }
     for (const [i, item] of (Array.isArray(body.input) ? body.input : []).entries()) {
       if (item?.type === 'compaction' && !String(item.encrypted_content).startsWith(FAKE_COMPACTION)) {
-        throw new Rejection(400, 'The encrypted content could not be decrypted or parsed.', { type: 'invalid_request_error', param: `input[${i}].encrypted_content`, code: 'invalid_encrypted_content' });
+        throw new Rejection(400, 'The encrypted content could not be decrypted or parsed.', {
+          type: 'invalid_request_error',
+          param: `input[${i}].encrypted_content`,
+          code: 'invalid_encrypted_content',
+        });
       }
     }
     return body;
@@ -78,7 +86,13 @@ export class FakeResponsesResources {
       object: 'response.compaction',
       created_at: 1753120000,
       output: [...kept, { id: `cmp_fake${n}`, type: 'compaction', encrypted_content: `${FAKE_COMPACTION}${n}` }],
-      usage: { input_tokens: 300, input_tokens_details: { cached_tokens: 0 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 340 },
+      usage: {
+        input_tokens: 300,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 40,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 340,
+      },
     };
   }
 }

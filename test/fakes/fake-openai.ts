@@ -61,8 +61,7 @@ function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
     },
 
     validate(request: RecordedRequest): string {
-      const endpoint: Endpoint | undefined =
-        request.path === '/v1/chat/completions' ? 'chat' : request.path === '/v1/responses' ? 'responses' : undefined;
+      const endpoint: Endpoint | undefined = request.path === '/v1/chat/completions' ? 'chat' : request.path === '/v1/responses' ? 'responses' : undefined;
       if (request.method !== 'POST' || !endpoint || !endpoints.includes(endpoint)) {
         throw new Rejection(404, `Invalid URL (${request.method} ${request.path})`, { type: 'invalid_request_error', code: null });
       }
@@ -101,7 +100,14 @@ function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
         sseEvent('response.failed', {
           type: 'response.failed',
           sequence_number: 91,
-          response: { id: 'resp_failed', object: 'response', status: 'failed', output: [], usage: null, error: { code: error.code ?? 'server_error', message: error.message } },
+          response: {
+            id: 'resp_failed',
+            object: 'response',
+            status: 'failed',
+            output: [],
+            usage: null,
+            error: { code: error.code ?? 'server_error', message: error.message },
+          },
         }),
       ];
     },
@@ -110,7 +116,14 @@ function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
       return {
         status,
         headers: { 'content-type': 'application/json', ...headers(extra) },
-        json: { error: { message, type: fields.type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param: fields.param ?? null, code: fields.code ?? null } },
+        json: {
+          error: {
+            message,
+            type: fields.type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'),
+            param: fields.param ?? null,
+            code: fields.code ?? null,
+          },
+        },
       };
     },
   };
@@ -121,22 +134,37 @@ function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
 function checkAuth(request: RecordedRequest, apiKey: string): void {
   const auth = request.headers.authorization;
   if (!auth) {
-    throw new Rejection(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", {
-      type: 'invalid_request_error',
-    });
+    throw new Rejection(
+      401,
+      "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+      {
+        type: 'invalid_request_error',
+      },
+    );
   }
   if (auth !== `Bearer ${apiKey}`) {
-    throw new Rejection(401, `Incorrect API key provided: ${auth.slice(7, 10)}***. You can find your API key at https://platform.openai.com/account/api-keys.`, {
-      type: 'invalid_request_error',
-      code: 'invalid_api_key',
-    });
+    throw new Rejection(
+      401,
+      `Incorrect API key provided: ${auth.slice(7, 10)}***. You can find your API key at https://platform.openai.com/account/api-keys.`,
+      {
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      },
+    );
   }
 }
 
 /** GPT-4 and GPT-3.5 models do not reason; the live API refuses reasoning options for them. */
 function checkReasoningSupport(endpoint: Endpoint, body: Json): void {
   if (!/^(gpt-4|gpt-3\.5)/.test(String(body.model))) return;
-  const param = endpoint === 'chat' ? (body.reasoning_effort !== undefined ? 'reasoning_effort' : undefined) : isObject(body.reasoning) && body.reasoning.effort != null ? 'reasoning.effort' : undefined;
+  const param =
+    endpoint === 'chat'
+      ? body.reasoning_effort !== undefined
+        ? 'reasoning_effort'
+        : undefined
+      : isObject(body.reasoning) && body.reasoning.effort != null
+        ? 'reasoning.effort'
+        : undefined;
   if (param) throw invalid(`Unsupported parameter: '${param}' is not supported with this model.`, param, 'unsupported_parameter');
 }
 
@@ -168,12 +196,14 @@ const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'];
 function validateChat(body: Json): void {
   for (const field of NOT_CHAT) if (field in body) throw unknownParameter(field);
   if (!Array.isArray(body.messages)) throw missing('messages');
-  if (body.messages.length === 0) throw invalid("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
+  if (body.messages.length === 0)
+    throw invalid("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
   if (body.stream_options !== undefined && body.stream !== true) {
     throw invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');
   }
   const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
-  if (body.tool_choice !== undefined && !hasTools) throw invalid("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice');
+  if (body.tool_choice !== undefined && !hasTools)
+    throw invalid("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice');
   if (body.parallel_tool_calls !== undefined && !hasTools) {
     throw invalid("Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.", 'parallel_tool_calls');
   }
@@ -192,7 +222,11 @@ function validateChat(body: Json): void {
     const at = `messages[${i}]`;
     if (!isObject(message)) throw invalidType(at, 'an object');
     if (!CHAT_ROLES.includes(message.role)) {
-      throw invalid(`Invalid value: '${String(message.role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`, `${at}.role`, 'invalid_value');
+      throw invalid(
+        `Invalid value: '${String(message.role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`,
+        `${at}.role`,
+        'invalid_value',
+      );
     }
     if (message.role !== 'tool' && pending.length > 0) {
       throw invalid(
@@ -257,7 +291,8 @@ function checkTextContent(content: unknown, param: string): void {
   if (typeof content === 'string') return;
   if (!Array.isArray(content)) throw invalidType(param, 'a string or an array of text parts');
   content.forEach((part: Json, j) => {
-    if (part?.type !== 'text' || typeof part.text !== 'string') throw invalid(`Invalid value: '${String(part?.type)}'. Supported values are: 'text'.`, `${param}[${j}].type`);
+    if (part?.type !== 'text' || typeof part.text !== 'string')
+      throw invalid(`Invalid value: '${String(part?.type)}'. Supported values are: 'text'.`, `${param}[${j}].type`);
   });
 }
 
@@ -277,7 +312,10 @@ function checkUserContent(content: unknown, param: string): void {
       case 'input_audio':
         break;
       default:
-        throw invalid(`Invalid value: '${String(part?.type)}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', 'audio', and 'file'.`, `${at}.type`);
+        throw invalid(
+          `Invalid value: '${String(part?.type)}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', 'audio', and 'file'.`,
+          `${at}.type`,
+        );
     }
   });
 }
@@ -315,7 +353,10 @@ function validateResponses(body: Json): void {
         const allowed = item.role === 'assistant' ? ['output_text', 'refusal'] : ['input_text', 'input_image', 'input_file'];
         item.content.forEach((part: Json, j: number) => {
           if (!allowed.includes(part?.type)) {
-            throw invalid(`Invalid value: '${String(part?.type)}'. Supported values are: ${allowed.map((value) => `'${value}'`).join(', ')}.`, `${at}.content[${j}].type`);
+            throw invalid(
+              `Invalid value: '${String(part?.type)}'. Supported values are: ${allowed.map((value) => `'${value}'`).join(', ')}.`,
+              `${at}.content[${j}].type`,
+            );
           }
           if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text !== 'string') throw missing(`${at}.content[${j}].text`);
         });
@@ -397,7 +438,8 @@ function renderChat(body: Json, reply: Reply, calls: Call[], usage: NeutralUsage
   const finish = reply.finish ?? (calls.length > 0 ? 'tool_calls' : 'stop');
   if (body.stream !== true) {
     const message: Json = { role: 'assistant', content: text === '' ? null : text, refusal: null, annotations: [] };
-    if (calls.length > 0) message.tool_calls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args.join('') } }));
+    if (calls.length > 0)
+      message.tool_calls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args.join('') } }));
     return {
       status: 200,
       headers: { 'content-type': 'application/json' },
@@ -513,13 +555,20 @@ function renderResponses(body: Json, reply: Reply, calls: Call[], usage: Neutral
     user: null,
     metadata: body.metadata ?? {},
   });
-  const final = response(incomplete ? 'incomplete' : 'completed', items.map((item) => item.done), true);
+  const final = response(
+    incomplete ? 'incomplete' : 'completed',
+    items.map((item) => item.done),
+    true,
+  );
 
   if (body.stream !== true) return { status: 200, headers: { 'content-type': 'application/json' }, json: final };
 
   let sequence = 0;
   const frame = (event: Json) => sseEvent(event.type, { ...event, sequence_number: sequence++ });
-  const frames = [frame({ type: 'response.created', response: response('in_progress', [], false) }), frame({ type: 'response.in_progress', response: response('in_progress', [], false) })];
+  const frames = [
+    frame({ type: 'response.created', response: response('in_progress', [], false) }),
+    frame({ type: 'response.in_progress', response: response('in_progress', [], false) }),
+  ];
   items.forEach((item, output_index) => {
     frames.push(frame({ type: 'response.output_item.added', output_index, item: item.added }));
     for (const event of item.events) frames.push(frame({ ...event, output_index }));

@@ -102,7 +102,12 @@ export interface FakeProtocol {
   render(endpoint: string, body: Json, reply: Reply): Rendered;
   /** The protocol's in-stream error frames. */
   streamErrorFrames(endpoint: string, error: UpstreamErrorSpec): string[];
-  errorResponse(status: number, message: string, fields: { type?: string; param?: string | null; code?: string | null }, headers?: Record<string, string>): Rendered;
+  errorResponse(
+    status: number,
+    message: string,
+    fields: { type?: string; param?: string | null; code?: string | null },
+    headers?: Record<string, string>,
+  ): Rendered;
 }
 
 export interface FakeUpstream {

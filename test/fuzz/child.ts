@@ -91,7 +91,10 @@ export class GatewayProcess {
       if (signal !== 'SIGTERM') this.crashes++;
     });
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`fuzz gateway did not start within ${START_TIMEOUT_MS} ms:\n${stderrTail.join('\n')}`)), START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`fuzz gateway did not start within ${START_TIMEOUT_MS} ms:\n${stderrTail.join('\n')}`)),
+        START_TIMEOUT_MS,
+      );
       createInterface({ input: child.stdout! }).once('line', (line) => {
         clearTimeout(timer);
         this.url = (JSON.parse(line) as { url: string }).url;

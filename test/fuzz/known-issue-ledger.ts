@@ -56,7 +56,8 @@ export class KnownIssueLedger {
       const hits = this.hits.get(issue.id);
       lines.push(`  - [${issue.id}] ${issue.fix}`, `    generated cases it explained: ${hits ? `${hits.count}, e.g. "${hits.example}"` : 'none this run'}`);
     }
-    if (this.corpusStillFailing.length > 0) lines.push('  corpus cases marked with it, still failing:', ...this.corpusStillFailing.map((line) => `    ${line}`));
+    if (this.corpusStillFailing.length > 0)
+      lines.push('  corpus cases marked with it, still failing:', ...this.corpusStillFailing.map((line) => `    ${line}`));
     lines.push(...this.corpusPassingNow.map((line) => `  ! ${line}`));
     return lines;
   }

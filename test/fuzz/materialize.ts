@@ -46,7 +46,8 @@ export function multipartBytes(spec: MultipartSpec): Buffer {
 
 export function bodyBytes(body: BodySpec | undefined): Buffer {
   if (!body) return Buffer.alloc(0);
-  const bytes = 'json' in body ? Buffer.from(JSON.stringify(body.json) ?? '', 'utf8') : 'parts' in body ? piecesBytes(body.parts) : multipartBytes(body.multipart);
+  const bytes =
+    'json' in body ? Buffer.from(JSON.stringify(body.json) ?? '', 'utf8') : 'parts' in body ? piecesBytes(body.parts) : multipartBytes(body.multipart);
   return body.truncateAt === undefined ? bytes : bytes.subarray(0, body.truncateAt);
 }
 
@@ -83,7 +84,10 @@ export function materialize(testCase: FuzzCase, ids: PreparedIds): WireRequest {
   for (let i = 0; i < (testCase.extraHeaders ?? 0); i++) headers.push([`x-fuzz-${i}`, String(i)]);
 
   const declared = Number(merged['content-length']);
-  const target = expandRuns(testCase.target ?? route.path).replace(/\{(completed|queued|foreign|response|foreignResponse)\}/g, (_, name: keyof PreparedIds) => ids[name]);
+  const target = expandRuns(testCase.target ?? route.path).replace(
+    /\{(completed|queued|foreign|response|foreignResponse)\}/g,
+    (_, name: keyof PreparedIds) => ids[name],
+  );
   return {
     method: testCase.method ?? route.method,
     target,

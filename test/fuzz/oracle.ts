@@ -171,7 +171,8 @@ function checkExpectations(testCase: FuzzCase, response: WireResponse, style: Er
       error = undefined;
     }
     // Anthropic's error body has neither `param` nor `code`: a case expecting them is mistaken.
-    if (style === 'anthropic' && (expect.param !== undefined || expect.code !== undefined)) problems.push('expect.param and expect.code do not apply to an Anthropic error body; use expect.message');
+    if (style === 'anthropic' && (expect.param !== undefined || expect.code !== undefined))
+      problems.push('expect.param and expect.code do not apply to an Anthropic error body; use expect.message');
     else {
       if (expect.param !== undefined && error?.param !== expect.param) problems.push(`expected param ${JSON.stringify(expect.param)}: ${preview(response)}`);
       if (expect.code !== undefined && error?.code !== expect.code) problems.push(`expected code ${JSON.stringify(expect.code)}: ${preview(response)}`);

@@ -15,9 +15,7 @@ export function fuzzReport(runner: FuzzRunner, crashes: number, ledger: KnownIss
     const fromGenerators = generated.get(route) ?? 0;
     return row(route, fromCorpus, fromGenerators, fromCorpus + fromGenerators);
   });
-  const outcomes = [...runner.statuses.entries()]
-    .sort(([a], [b]) => String(a).localeCompare(String(b)))
-    .map(([status, count]) => `${status}×${count}`);
+  const outcomes = [...runner.statuses.entries()].sort(([a], [b]) => String(a).localeCompare(String(b))).map(([status, count]) => `${status}×${count}`);
   const corpusTotal = runner.total('corpus');
   const generatedTotal = runner.total('generated');
   return [

@@ -160,7 +160,15 @@ async function createTasks(origin: string): Promise<Pick<PreparedIds, 'completed
   // The local model's tasks finish at once (render time 0); reading the status records that.
   await sendRaw(
     origin,
-    { method: 'GET', target: `/v1/video/generations/${completed}`, headers: [['host', '127.0.0.1'], ['authorization', `Bearer ${FUZZ_KEY}`]], body: new Uint8Array() },
+    {
+      method: 'GET',
+      target: `/v1/video/generations/${completed}`,
+      headers: [
+        ['host', '127.0.0.1'],
+        ['authorization', `Bearer ${FUZZ_KEY}`],
+      ],
+      body: new Uint8Array(),
+    },
     CASE_DEADLINE_MS,
   );
   return { completed, queued: await create(SLOW_VIDEO_MODEL, FUZZ_KEY), foreign: await create('local-video', OTHER_KEY) };

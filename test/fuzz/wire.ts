@@ -95,7 +95,9 @@ export function sendRaw(origin: string, request: WireRequest, deadlineMs: number
     });
     socket.on('close', () => {
       const response = reader.atClose();
-      settle(response ? { kind: 'response', response, elapsedMs: elapsed() } : { kind: 'closed', detail: `closed after ${reader.describe()}`, elapsedMs: elapsed() });
+      settle(
+        response ? { kind: 'response', response, elapsedMs: elapsed() } : { kind: 'closed', detail: `closed after ${reader.describe()}`, elapsedMs: elapsed() },
+      );
     });
   });
 }

@@ -209,7 +209,8 @@ describe('hooks and host context', () => {
     const gateway = make({
       hooks: {
         onRequest({ request }) {
-          if (request.headers.get('x-tenant') === 'blocked') throw new GatewayError({ status: 403, message: 'This tenant is blocked.', code: 'tenant_blocked' });
+          if (request.headers.get('x-tenant') === 'blocked')
+            throw new GatewayError({ status: 403, message: 'This tenant is blocked.', code: 'tenant_blocked' });
           throw new Error('hook bug');
         },
       },

@@ -239,9 +239,16 @@ async function flood(exchange: RawExchange, kind: UpstreamKind): Promise<void> {
 }
 
 /** A client over node:http that reads the first chunk, then stops reading. */
-function pausedClient(client: ClientProtocol, body: Record<string, unknown>): Promise<{ response: IncomingMessage; port: number; read(): number; destroy(): void }> {
+function pausedClient(
+  client: ClientProtocol,
+  body: Record<string, unknown>,
+): Promise<{ response: IncomingMessage; port: number; read(): number; destroy(): void }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(served.url + CLIENT_PATHS[client], { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...authOf(client, KEY) } });
+    const request = httpRequest(served.url + CLIENT_PATHS[client], {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json', ...authOf(client, KEY) },
+    });
     request.on('error', reject);
     request.on('response', (response) => {
       response.once('data', (chunk: Buffer) => {

@@ -420,12 +420,24 @@ function checkOk(client: ClientProtocol, stream: boolean, { outcome, thrown }: C
 function deltas(client: ClientProtocol, text: string): string {
   const datas = text
     .split('\n\n')
-    .map((block) => block.split('\n').find((line) => line.startsWith('data: '))?.slice(6))
+    .map((block) =>
+      block
+        .split('\n')
+        .find((line) => line.startsWith('data: '))
+        ?.slice(6),
+    )
     .filter((data): data is string => data !== undefined && data !== '[DONE]')
     .map((data) => JSON.parse(data));
   if (client === 'chat') return datas.map((chunk) => chunk.choices?.[0]?.delta?.content ?? '').join('');
-  if (client === 'responses') return datas.filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta).join('');
-  return datas.filter((event) => event.type === 'content_block_delta').map((event) => event.delta.text ?? '').join('');
+  if (client === 'responses')
+    return datas
+      .filter((event) => event.type === 'response.output_text.delta')
+      .map((event) => event.delta)
+      .join('');
+  return datas
+    .filter((event) => event.type === 'content_block_delta')
+    .map((event) => event.delta.text ?? '')
+    .join('');
 }
 
 function answerText(client: ClientProtocol, json: any): string {
@@ -447,7 +459,12 @@ for (const fault of FAULTS) {
 
 describe('a frame whose blank line is split across two reads is forwarded at once', () => {
   // LF: `\n|\n`; CRLF: `\r|\n\r\n`, `\r\n|\r\n`, `\r\n\r|\n`.
-  const splits = [['lf', 1], ['crlf', 1], ['crlf', 2], ['crlf', 3]] as const;
+  const splits = [
+    ['lf', 1],
+    ['crlf', 1],
+    ['crlf', 2],
+    ['crlf', 3],
+  ] as const;
   const pairs = UPSTREAMS.flatMap((kind) => splits.map(([ending, back]) => [kind, ending, back] as const));
   it.each(pairs)('%s upstream, passed through (%s, the last %s bytes in the next read)', async (kind, ending, back) => {
     const client = ({ chat: 'chat', responses: 'responses', anthropic: 'messages' } as const)[kind];
@@ -525,13 +542,16 @@ describe('an upstream whose lines end in a lone CR (valid SSE) is passed through
       let text = '';
       if (kind === 'chat') {
         const chunks = [];
-        for await (const chunk of await sdk.openai.chat.completions.create({ model: MODELS.chat, messages: [{ role: 'user', content: 'cr' }], stream: true })) chunks.push(chunk);
+        for await (const chunk of await sdk.openai.chat.completions.create({ model: MODELS.chat, messages: [{ role: 'user', content: 'cr' }], stream: true }))
+          chunks.push(chunk);
         text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
         expect(chunks.filter((chunk) => chunk.choices.length === 0 || chunk.usage != null)).toEqual([]);
       } else if (kind === 'responses') {
         text = (await sdk.openai.responses.stream({ model: MODELS.responses, input: 'cr' }).finalResponse()).output_text;
       } else {
-        const message = await sdk.anthropic.messages.stream({ model: MODELS.anthropic, max_tokens: 64, messages: [{ role: 'user', content: 'cr' }] }).finalMessage();
+        const message = await sdk.anthropic.messages
+          .stream({ model: MODELS.anthropic, max_tokens: 64, messages: [{ role: 'user', content: 'cr' }] })
+          .finalMessage();
         text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
       }
       expect(text).toBe(TEXT.join(''));

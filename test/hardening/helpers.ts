@@ -23,7 +23,8 @@ export interface LogEntry {
 /** A logger that keeps every entry, and the entries as one string to grep. */
 export function captureLogger(): { logger: Logger; entries: LogEntry[]; text(): string } {
   const entries: LogEntry[] = [];
-  const log = (level: LogEntry['level']) => (message: string, fields?: Record<string, unknown>) => void entries.push({ level, message, ...(fields ? { fields } : {}) });
+  const log = (level: LogEntry['level']) => (message: string, fields?: Record<string, unknown>) =>
+    void entries.push({ level, message, ...(fields ? { fields } : {}) });
   return {
     logger: { info: log('info'), warn: log('warn'), error: log('error') },
     entries,
@@ -49,7 +50,13 @@ export function authOf(client: ClientProtocol, key: string): Record<string, stri
 }
 
 /** A client request over plain fetch, to see exactly what a client gets. */
-export function send(url: string, client: ClientProtocol, body: Json, key: string, init: { signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> {
+export function send(
+  url: string,
+  client: ClientProtocol,
+  body: Json,
+  key: string,
+  init: { signal?: AbortSignal; headers?: Record<string, string> } = {},
+): Promise<Response> {
   return fetch(url + CLIENT_PATHS[client], {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...authOf(client, key), ...init.headers },
@@ -215,13 +222,11 @@ export async function sendFrames(exchange: RawExchange, frames: readonly string[
   }
 }
 
-
 /** Polls `check` until it holds or `ms` passed (usable in concurrent tests, unlike `expect.poll`). */
 export async function waitUntil(check: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check() && Date.now() < deadline) await sleep(10);
 }
-
 
 /**
  * Bytes waiting in the kernel's queues of one loopback TCP connection, both ends (receive queue

@@ -66,7 +66,9 @@ afterAll(async () => {
 
 describe('large payloads pass without stalling other streams', () => {
   it('a 20 MB base64 image, chat client → chat upstream (passthrough)', async () => {
-    const { result, measured } = await duringTicker(() => ask({ kind: 'chat-image', url: served.url, model: 'gpt-chat', upstream: 'chat', imageBytes: IMAGE_BYTES }));
+    const { result, measured } = await duringTicker(() =>
+      ask({ kind: 'chat-image', url: served.url, model: 'gpt-chat', upstream: 'chat', imageBytes: IMAGE_BYTES }),
+    );
     report('20 MB image, chat → chat (passthrough)', result, measured);
     expect(result.status, result.answer).toBe(200);
     expect(result.upstreamModel).toBe('gpt-4.1');
@@ -74,7 +76,9 @@ describe('large payloads pass without stalling other streams', () => {
   });
 
   it('a 20 MB base64 image, chat client → Anthropic upstream (translated)', async () => {
-    const { result, measured } = await duringTicker(() => ask({ kind: 'chat-image', url: served.url, model: 'claude', upstream: 'anthropic', imageBytes: IMAGE_BYTES }));
+    const { result, measured } = await duringTicker(() =>
+      ask({ kind: 'chat-image', url: served.url, model: 'claude', upstream: 'anthropic', imageBytes: IMAGE_BYTES }),
+    );
     report('20 MB image, chat → anthropic (translated)', result, measured);
     expect(result.status, result.answer).toBe(200);
     expect(result.upstreamModel).toBe('claude-sonnet-4-5');

@@ -47,11 +47,18 @@ const auth = (client: ClientProtocol): Record<string, string> =>
   client === 'messages' ? { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${KEY}` };
 
 function post(client: ClientProtocol, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(served.url + CLIENT_PATHS[client], { method: 'POST', headers: { 'content-type': 'application/json', ...auth(client), ...headers }, body: JSON.stringify(body) });
+  return fetch(served.url + CLIENT_PATHS[client], {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...auth(client), ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 /** The error a client reads, whatever the route's shape. */
-async function errorOf(client: ClientProtocol, response: Response): Promise<{ status: number; type: string; message: string; param?: string | null; code?: string | null }> {
+async function errorOf(
+  client: ClientProtocol,
+  response: Response,
+): Promise<{ status: number; type: string; message: string; param?: string | null; code?: string | null }> {
   const json = (await response.json()) as any;
   if (client === 'messages') {
     expect(json.type).toBe('error');
@@ -111,7 +118,8 @@ describe('requestBodyTimeoutMs → 408 on the text routes (text.ts passes the de
     expect(head).toMatch(/^HTTP\/1\.1 408 /);
     expect(head.toLowerCase()).toContain('connection: close');
     const json = JSON.parse(body);
-    if (client === 'messages') expect(json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('requestBodyTimeoutMs') } });
+    if (client === 'messages')
+      expect(json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('requestBodyTimeoutMs') } });
     else expect(json.error).toMatchObject({ code: 'request_body_timeout', type: 'invalid_request_error' });
   });
 });

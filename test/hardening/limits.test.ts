@@ -94,7 +94,9 @@ describe('headerBytes: checkHeaderSize', () => {
         body: JSON.stringify({ model: 'local-chat', messages: [{ role: 'user', content: 'hi' }] }),
       });
       expect(response.status).toBe(431);
-      expect(await response.json()).toEqual({ error: { message: expect.stringContaining('4096 bytes'), type: 'invalid_request_error', param: null, code: 'request_headers_too_large' } });
+      expect(await response.json()).toEqual({
+        error: { message: expect.stringContaining('4096 bytes'), type: 'invalid_request_error', param: null, code: 'request_headers_too_large' },
+      });
     });
 
     it('… and in the Anthropic shape on /v1/messages', async () => {
@@ -140,15 +142,29 @@ describe('messages: checkItemCount', () => {
   });
 
   it('more messages than the limit → 400 too_many_items naming messages / input', () => {
-    expect(failure(() => checkItemCount('chat', { messages: messages(6) }, 5))).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'too_many_items', param: 'messages', message: expect.stringMatching(/Too many messages: 6; .* at most 5/) });
+    expect(failure(() => checkItemCount('chat', { messages: messages(6) }, 5))).toMatchObject({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'too_many_items',
+      param: 'messages',
+      message: expect.stringMatching(/Too many messages: 6; .* at most 5/),
+    });
     expect(failure(() => checkItemCount('messages', { messages: messages(6) }, 5))).toMatchObject({ status: 400, param: 'messages' });
-    expect(failure(() => checkItemCount('responses', { input: messages(6) }, 5))).toMatchObject({ status: 400, param: 'input', message: expect.stringMatching(/Too many input items: 6/) });
+    expect(failure(() => checkItemCount('responses', { input: messages(6) }, 5))).toMatchObject({
+      status: 400,
+      param: 'input',
+      message: expect.stringMatching(/Too many input items: 6/),
+    });
   });
 
   it('counts content blocks across messages, nested tool result blocks and the Anthropic system blocks', () => {
     const parts = (count: number) => Array.from({ length: count }, () => ({ type: 'text', text: 'x' }));
     expect(() => checkItemCount('chat', { messages: messages(2, parts(5)) }, 10)).not.toThrow();
-    expect(failure(() => checkItemCount('chat', { messages: messages(2, parts(6)) }, 10))).toMatchObject({ status: 400, param: 'messages', message: expect.stringMatching(/content blocks/) });
+    expect(failure(() => checkItemCount('chat', { messages: messages(2, parts(6)) }, 10))).toMatchObject({
+      status: 400,
+      param: 'messages',
+      message: expect.stringMatching(/content blocks/),
+    });
     const toolResult = [{ type: 'tool_result', tool_use_id: 't', content: parts(9) }];
     expect(failure(() => checkItemCount('messages', { messages: [{ role: 'user', content: toolResult }] }, 9))).toMatchObject({ param: 'messages' });
     expect(failure(() => checkItemCount('messages', { system: parts(8), messages: messages(1, parts(2)) }, 9))).toMatchObject({ param: 'messages' });
@@ -173,14 +189,21 @@ describe('messages: checkItemCount', () => {
 // ---- requestBodyTimeoutMs ----------------------------------------------------------------------
 
 /** Sends the head and the start of a body on a raw socket, then nothing: what a slowloris does. */
-async function trickle(url: string, path: string, contentType: string, start: string): Promise<{ status: number; headers: string; body: string; elapsedMs: number }> {
+async function trickle(
+  url: string,
+  path: string,
+  contentType: string,
+  start: string,
+): Promise<{ status: number; headers: string; body: string; elapsedMs: number }> {
   const { port } = new URL(url);
   const socket = connect(Number(port), '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
   const started = Date.now();
   let received = '';
   socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
-  socket.write(`POST ${path} HTTP/1.1\r\nhost: gw.test\r\nauthorization: Bearer sk-test\r\ncontent-type: ${contentType}\r\ncontent-length: 100000\r\n\r\n${start}`);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nhost: gw.test\r\nauthorization: Bearer sk-test\r\ncontent-type: ${contentType}\r\ncontent-length: 100000\r\n\r\n${start}`,
+  );
   // The gateway answers, then closes the connection (it does not wait for the rest).
   await new Promise((resolve) => socket.once('close', resolve));
   const [head = '', body = ''] = received.split('\r\n\r\n');
@@ -206,7 +229,12 @@ describe('requestBodyTimeoutMs over HTTP (JSON and multipart routes)', () => {
     expect(answer.elapsedMs).toBeLessThan(5000);
     expect(answer.headers).toContain('connection: close');
     expect(JSON.parse(answer.body)).toEqual({
-      error: { message: expect.stringContaining('300 ms (limits.requestBodyTimeoutMs)'), type: 'invalid_request_error', param: null, code: 'request_body_timeout' },
+      error: {
+        message: expect.stringContaining('300 ms (limits.requestBodyTimeoutMs)'),
+        type: 'invalid_request_error',
+        param: null,
+        code: 'request_body_timeout',
+      },
     });
   });
 
@@ -229,9 +257,13 @@ async function startSilentUpstream(): Promise<{ url: string; close(): Promise<vo
     request.on('end', () => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       if (request.url?.endsWith('/messages')) {
-        response.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 0 } } })}\n\n`);
+        response.write(
+          `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 0 } } })}\n\n`,
+        );
       } else {
-        response.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
+        response.write(
+          `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`,
+        );
       }
     });
   });
@@ -288,19 +320,31 @@ describe('streamIdleTimeoutMs: the providers honour the idle limit a call carrie
     providers.push(provider);
     const events: IRStreamEvent[] = [];
     const read = (async () => {
-      for await (const event of provider.streamText!({ model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: true, passthrough: {} }, call(300))) events.push(event);
+      for await (const event of provider.streamText!(
+        { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: true, passthrough: {} },
+        call(300),
+      ))
+        events.push(event);
     })();
     await expect(read).rejects.toMatchObject({ status: 504, code: 'upstream_timeout' });
   });
 
   it("the provider's own timeouts.bodyMs wins over the gateway's limit", async () => {
-    const reply = await openai({ bodyMs: 5000 }).passthrough!({ protocol: 'chat', body: { model: 'm', messages: [], stream: true }, headers: new Headers() }, call(100));
+    const reply = await openai({ bodyMs: 5000 }).passthrough!(
+      { protocol: 'chat', body: { model: 'm', messages: [], stream: true }, headers: new Headers() },
+      call(100),
+    );
     const iterator = upstreamChunks(reply.body)[Symbol.asyncIterator]();
     await iterator.next(); // the first frame
-    const outcome = await Promise.race([iterator.next().then(() => 'data', () => 'timed out'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 600))]);
+    const outcome = await Promise.race([
+      iterator.next().then(
+        () => 'data',
+        () => 'timed out',
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 600)),
+    ]);
     expect(outcome).toBe('still waiting');
     // The body itself: the iterator still has the raced read pending.
     (reply.body as unknown as { destroy(): void }).destroy();
   });
 });
-

@@ -52,7 +52,15 @@ async function chatImage(command: Extract<PeerCommand, { kind: 'chat-image' }>):
   const body = JSON.stringify({
     model: command.model,
     max_tokens: 64,
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${image}` } }] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in this picture?' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${image}` } },
+        ],
+      },
+    ],
   });
   const started = performance.now();
   const response = await fetch(`${command.url}/v1/chat/completions`, {

@@ -209,7 +209,10 @@ describe('nothing secret reaches clients, logs or events', () => {
         status === 401 || status === 403
           ? `Incorrect API key provided: ${received}.`
           : `upstream says ${status} to ${received} (organization ${exchange.request.headers['openai-organization']}) at http://${exchange.request.headers.host}/v1`;
-      exchange.json(status, errorBody(kind, message, status === 429 ? 'rate_limit_error' : 'server_error'), { ...ACCOUNT_HEADERS, ...(status === 429 ? { 'retry-after': '1' } : {}) });
+      exchange.json(status, errorBody(kind, message, status === 429 ? 'rate_limit_error' : 'server_error'), {
+        ...ACCOUNT_HEADERS,
+        ...(status === 429 ? { 'retry-after': '1' } : {}),
+      });
     };
     for (const client of CLIENTS) {
       for (const model of ['raw-gpt', 'raw-claude']) {
@@ -247,7 +250,9 @@ describe('nothing secret reaches clients, logs or events', () => {
 
   it('timeouts on every route family', async () => {
     raw.script = () => {}; // never answers
-    const answers = await Promise.all(CLIENTS.flatMap((client) => ['raw-gpt', 'raw-claude'].flatMap((model) => [false, true].map((stream) => text(client, model, stream)))));
+    const answers = await Promise.all(
+      CLIENTS.flatMap((client) => ['raw-gpt', 'raw-claude'].flatMap((model) => [false, true].map((stream) => text(client, model, stream)))),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 504));
     expect(await mediaCalls('raw-')).toEqual([504, 504, 504, 504]);
   });
@@ -281,7 +286,11 @@ describe('nothing secret reaches clients, logs or events', () => {
       exchange.endChunked();
     };
     // Passed-through streams are forwarded byte for byte, their error events included (see the report).
-    const translated = CLIENTS.flatMap((client) => ['raw-gpt', 'raw-claude'].filter((model) => !(client === 'messages' ? model === 'raw-claude' : model === 'raw-gpt')).map((model) => [client, model] as const));
+    const translated = CLIENTS.flatMap((client) =>
+      ['raw-gpt', 'raw-claude']
+        .filter((model) => !(client === 'messages' ? model === 'raw-claude' : model === 'raw-gpt'))
+        .map((model) => [client, model] as const),
+    );
     for (const [client, model] of translated) {
       const answer = await text(client, model, true);
       expect(answer.text, `${client} → ${model}`).toContain('is over quota');
@@ -293,9 +302,15 @@ describe('nothing secret reaches clients, logs or events', () => {
     for (const client of CLIENTS) {
       expect((await text(client, 'gpt', false, {}, SECRET.wrongClientKey)).status).toBe(401);
       const path = CLIENT_PATHS[client];
-      expect((await call(path, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: '{}' })).status).toBe(401);
+      expect(
+        (await call(path, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: '{}' })).status,
+      ).toBe(401);
       expect((await text(client, 'no-such-model', false)).status).toBeGreaterThanOrEqual(400);
-      const invalid = await call(path, { method: 'POST', headers: { 'content-type': 'application/json', ...authOf(client, SECRET.clientKey) }, body: '{"model":' });
+      const invalid = await call(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...authOf(client, SECRET.clientKey) },
+        body: '{"model":',
+      });
       expect(invalid.status).toBe(400);
     }
     expect((await call('/v1/images/generations', json({ model: 'image' }))).status).toBe(400);
@@ -317,7 +332,9 @@ describe('nothing secret reaches clients, logs or events', () => {
   });
 
   it('and the client key never went upstream', () => {
-    const upstream = [...fakeOpenAI.requests, ...fakeAnthropic.requests, ...media.requests, ...raw.requests].map((request) => JSON.stringify({ headers: request.headers, body: 'body' in request ? request.body : request.json }));
+    const upstream = [...fakeOpenAI.requests, ...fakeAnthropic.requests, ...media.requests, ...raw.requests].map((request) =>
+      JSON.stringify({ headers: request.headers, body: 'body' in request ? request.body : request.json }),
+    );
     expect(upstream.length).toBeGreaterThan(50);
     for (const request of upstream) {
       expect(request).not.toContain(SECRET.clientKey);

@@ -47,7 +47,10 @@ describe('a 200 whose body is an error', () => {
 
 describe('a stream request answered with something else', () => {
   it('JSON: a 502 with the upstream message, before anything is streamed', async () => {
-    await expect(expectEventStream(result(200, 'application/json', '{"error":{"message":"no stream for you"}}'))).rejects.toMatchObject({ status: 502, message: 'no stream for you' });
+    await expect(expectEventStream(result(200, 'application/json', '{"error":{"message":"no stream for you"}}'))).rejects.toMatchObject({
+      status: 502,
+      message: 'no stream for you',
+    });
   });
 
   it('HTML: a 502 that does not quote the page', async () => {

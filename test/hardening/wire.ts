@@ -16,19 +16,42 @@ export function streamFrames(kind: UpstreamKind, texts: readonly string[]): stri
   const text = texts.join('');
   if (kind === 'chat') {
     const chunk = (delta: unknown, finish: string | null = null) =>
-      sseData({ id: 'chatcmpl-raw', object: 'chat.completion.chunk', created: 1753120000, model: 'gpt-4.1', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+      sseData({
+        id: 'chatcmpl-raw',
+        object: 'chat.completion.chunk',
+        created: 1753120000,
+        model: 'gpt-4.1',
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      });
     return [
       chunk({ role: 'assistant', content: '' }),
       ...texts.map((piece) => chunk({ content: piece })),
       chunk({}, 'stop'),
-      sseData({ id: 'chatcmpl-raw', object: 'chat.completion.chunk', created: 1753120000, model: 'gpt-4.1', choices: [], usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output, total_tokens: USAGE.input + USAGE.output } }),
+      sseData({
+        id: 'chatcmpl-raw',
+        object: 'chat.completion.chunk',
+        created: 1753120000,
+        model: 'gpt-4.1',
+        choices: [],
+        usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output, total_tokens: USAGE.input + USAGE.output },
+      }),
       'data: [DONE]\n\n',
     ];
   }
   if (kind === 'responses') {
     let sequence = 0;
     const frame = (event: Record<string, unknown>) => sseEvent(event.type as string, { ...event, sequence_number: sequence++ });
-    const response = (status: string, output: unknown[], usage: unknown) => ({ id: 'resp_raw', object: 'response', created_at: 1753120000, status, model: 'gpt-5', output, error: null, incomplete_details: null, usage });
+    const response = (status: string, output: unknown[], usage: unknown) => ({
+      id: 'resp_raw',
+      object: 'response',
+      created_at: 1753120000,
+      status,
+      model: 'gpt-5',
+      output,
+      error: null,
+      incomplete_details: null,
+      usage,
+    });
     const part = { type: 'output_text', text, annotations: [] };
     const item = { id: 'msg_raw', type: 'message', status: 'completed', role: 'assistant', content: [part] };
     const ref = { item_id: 'msg_raw', output_index: 0, content_index: 0 };
@@ -42,14 +65,29 @@ export function streamFrames(kind: UpstreamKind, texts: readonly string[]): stri
       frame({ type: 'response.output_item.done', output_index: 0, item }),
       frame({
         type: 'response.completed',
-        response: response('completed', [item], { input_tokens: USAGE.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: USAGE.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: USAGE.input + USAGE.output }),
+        response: response('completed', [item], {
+          input_tokens: USAGE.input,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: USAGE.output,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: USAGE.input + USAGE.output,
+        }),
       }),
     ];
   }
   return [
     sseEvent('message_start', {
       type: 'message_start',
-      message: { id: 'msg_raw', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: USAGE.input, output_tokens: 1 } },
+      message: {
+        id: 'msg_raw',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: USAGE.input, output_tokens: 1 },
+      },
     }),
     sseEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
     ...texts.map((piece) => sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } })),
@@ -84,7 +122,13 @@ export function jsonAnswer(kind: UpstreamKind, text: string): Record<string, unk
       error: null,
       incomplete_details: null,
       output: [{ id: 'msg_raw', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
-      usage: { input_tokens: USAGE.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: USAGE.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: USAGE.input + USAGE.output },
+      usage: {
+        input_tokens: USAGE.input,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: USAGE.output,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: USAGE.input + USAGE.output,
+      },
     };
   }
   return {
@@ -102,7 +146,8 @@ export function jsonAnswer(kind: UpstreamKind, text: string): Record<string, unk
 /** The protocol's error event inside a stream. */
 export function streamErrorFrame(kind: UpstreamKind, message: string): string {
   if (kind === 'chat') return sseData({ error: { message, type: 'server_error', param: null, code: null } });
-  if (kind === 'responses') return sseEvent('error', { type: 'error', sequence_number: 99, error: { type: 'server_error', code: 'server_error', message, param: null } });
+  if (kind === 'responses')
+    return sseEvent('error', { type: 'error', sequence_number: 99, error: { type: 'server_error', code: 'server_error', message, param: null } });
   return sseEvent('error', { type: 'error', error: { type: 'api_error', message } });
 }
 

@@ -196,7 +196,13 @@ describe('readJsonBody: decoding', () => {
 
   it('an invalid byte after a cut character is still refused when ASCII chunks follow', async () => {
     // 0xE2 0x82 starts a three-byte character; an ASCII chunk cannot finish it.
-    const { stream } = streamed([new TextEncoder().encode('{"a":"'), new Uint8Array([0xe2, 0x82]), new TextEncoder().encode('xyz'), new Uint8Array([0xac]), new TextEncoder().encode('"}')]);
+    const { stream } = streamed([
+      new TextEncoder().encode('{"a":"'),
+      new Uint8Array([0xe2, 0x82]),
+      new TextEncoder().encode('xyz'),
+      new Uint8Array([0xac]),
+      new TextEncoder().encode('"}'),
+    ]);
     const error = await failure(jsonRequest(stream));
     expect(error).toMatchObject({ status: 400, code: 'invalid_encoding' });
   });

@@ -87,7 +87,7 @@ describe('replaceTopLevelModel', () => {
 
   it('agrees with JSON.parse on random bodies, whatever the layout', () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const strings = ['', 'model', '"model":', '\\', '\\"', '"', '}', ']', '{', '[', ',', ':', 'é', '😀', '\n', '\u0000', 'a b'];
     const value = (depth: number): unknown => {
@@ -107,7 +107,10 @@ describe('replaceTopLevelModel', () => {
   });
 
   it('skips a 20 MB string value in about a millisecond (no re-serialization)', () => {
-    const text = JSON.stringify({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(20 * 1024 * 1024)}` } }] }], model: 'mine' });
+    const text = JSON.stringify({
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(20 * 1024 * 1024)}` } }] }],
+      model: 'mine',
+    });
     // JSON.stringify builds a rope; the first search flattens it. The gateway's text is flat
     // already (JSON.parse flattened it), so time a call on a flat string.
     text.indexOf('"', 1);
@@ -142,4 +145,3 @@ describe('replaceTopLevelFields', () => {
     expect(out).toEqual({ stream_options: { include_usage: true }, ...body, model: M });
   });
 });
-

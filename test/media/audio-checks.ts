@@ -98,7 +98,13 @@ export function oggPages(bytes: Buffer): OggPage[] {
         current = [];
       }
     }
-    pages.push({ flags: bytes[offset + 5]!, granule: bytes.readBigInt64LE(offset + 6), serial: bytes.readUInt32LE(offset + 14), sequence: bytes.readUInt32LE(offset + 18), packets });
+    pages.push({
+      flags: bytes[offset + 5]!,
+      granule: bytes.readBigInt64LE(offset + 6),
+      serial: bytes.readUInt32LE(offset + 14),
+      sequence: bytes.readUInt32LE(offset + 18),
+      packets,
+    });
     offset = end;
   }
   return pages;

@@ -66,7 +66,14 @@ describe('edits: OpenAI-compatible upstream (multipart sent on)', () => {
   });
 
   it('sends a single file as `image`, and numbers and booleans as the client wrote them', async () => {
-    const stream = await rig.client.images.edit({ model: 'oai-image', prompt: 'p', image: await toFile(red, 'one.png', { type: 'image/png' }), n: 1, stream: true, partial_images: 2 });
+    const stream = await rig.client.images.edit({
+      model: 'oai-image',
+      prompt: 'p',
+      image: await toFile(red, 'one.png', { type: 'image/png' }),
+      n: 1,
+      stream: true,
+      partial_images: 2,
+    });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types).toEqual(['image_edit.partial_image', 'image_edit.partial_image', 'image_edit.completed']);
@@ -101,7 +108,10 @@ describe('edits: family rules', () => {
   it('gpt-image does no edits; seedream takes no mask and n = 1', async () => {
     const image = await toFile(red, 'red.png', { type: 'image/png' });
     await expect(rig.client.images.edit({ model: 'gpt-image', prompt: 'x', image })).rejects.toMatchObject({ status: 400, param: 'model' });
-    await expect(rig.client.images.edit({ model: 'seedream', prompt: 'x', image, mask: await toFile(red, 'm.png') })).rejects.toMatchObject({ status: 400, param: 'mask' });
+    await expect(rig.client.images.edit({ model: 'seedream', prompt: 'x', image, mask: await toFile(red, 'm.png') })).rejects.toMatchObject({
+      status: 400,
+      param: 'mask',
+    });
     await expect(rig.client.images.edit({ model: 'seedream', prompt: 'x', image, n: 2 })).rejects.toMatchObject({ status: 400, param: 'n' });
     const eleven = await Promise.all(Array.from({ length: 11 }, (_, i) => toFile(red, `${i}.png`, { type: 'image/png' })));
     await expect(rig.client.images.edit({ model: 'seedream', prompt: 'x', image: eleven })).rejects.toMatchObject({ status: 400, param: 'image' });
@@ -110,7 +120,11 @@ describe('edits: family rules', () => {
 
 describe('edits: Seedream on Ark', () => {
   it('sends the uploads as data URLs in `image`, one image out, base64 back', async () => {
-    const result = await rig.client.images.edit({ model: 'seedream', prompt: 'swap the colours', image: [await toFile(red, 'r.png', { type: 'image/png' }), await toFile(blue, 'b.png', { type: 'image/png' })] });
+    const result = await rig.client.images.edit({
+      model: 'seedream',
+      prompt: 'swap the colours',
+      image: [await toFile(red, 'r.png', { type: 'image/png' }), await toFile(blue, 'b.png', { type: 'image/png' })],
+    });
     const [sent] = requestsTo(rig.arkFake, 'POST', '/api/v3/images/generations').slice(-1);
     expect(sent!.json).toEqual({
       model: 'doubao-seedream-4-0-250828',
@@ -155,7 +169,13 @@ describe('edits: the local model', () => {
   });
 
   it('streams image_edit partial images', async () => {
-    const stream = await rig.client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(red, 'r.png', { type: 'image/png' }), stream: true, partial_images: 1 });
+    const stream = await rig.client.images.edit({
+      model: 'local-image',
+      prompt: 'p',
+      image: await toFile(red, 'r.png', { type: 'image/png' }),
+      stream: true,
+      partial_images: 1,
+    });
     const events: { type: string; b64_json: string }[] = [];
     for await (const event of stream) events.push(event);
     expect(events.map((event) => event.type)).toEqual(['image_edit.partial_image', 'image_edit.completed']);
@@ -166,19 +186,30 @@ describe('edits: the local model', () => {
     const bomb = pngBomb(4096);
     expect(bomb.length).toBeLessThan(100_000);
     const refused = rig.client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(bomb, 'bomb.png', { type: 'image/png' }) });
-    await expect(refused).rejects.toMatchObject({ status: 400, param: 'image', code: 'invalid_image', message: expect.stringContaining('4096x4096 is larger than 2048 pixels a side') });
-    const mask = rig.client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(red, 'r.png', { type: 'image/png' }), mask: await toFile(bomb, 'm.png', { type: 'image/png' }) });
+    await expect(refused).rejects.toMatchObject({
+      status: 400,
+      param: 'image',
+      code: 'invalid_image',
+      message: expect.stringContaining('4096x4096 is larger than 2048 pixels a side'),
+    });
+    const mask = rig.client.images.edit({
+      model: 'local-image',
+      prompt: 'p',
+      image: await toFile(red, 'r.png', { type: 'image/png' }),
+      mask: await toFile(bomb, 'm.png', { type: 'image/png' }),
+    });
     await expect(mask).rejects.toMatchObject({ status: 400, param: 'mask', code: 'invalid_image' });
   });
 
   it('says which file it cannot read', async () => {
-    await expect(rig.client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(Buffer.from('GIF89a-not-png'), 'x.gif', { type: 'image/gif' }) })).rejects.toMatchObject({ status: 400, param: 'image' });
+    await expect(
+      rig.client.images.edit({ model: 'local-image', prompt: 'p', image: await toFile(Buffer.from('GIF89a-not-png'), 'x.gif', { type: 'image/gif' }) }),
+    ).rejects.toMatchObject({ status: 400, param: 'image' });
   });
 });
 
 describe('edits: multipart limits (413 or 400, never a crash or a hang)', () => {
-  const limited = async () =>
-    served(mediaGateway(undefined, { limits: { uploadFiles: 2, uploadFileBytes: 1000 } }));
+  const limited = async () => served(mediaGateway(undefined, { limits: { uploadFiles: 2, uploadFileBytes: 1000 } }));
 
   function multipart(parts: { name: string; value: string | Buffer; filename?: string }[], boundary = 'xBOUNDARYx', end = true): Buffer {
     const chunks: Buffer[] = [];
@@ -209,7 +240,13 @@ describe('edits: multipart limits (413 or 400, never a crash or a hang)', () => 
       const big = await post(app.server.url, multipart([...base, { name: 'image', value: Buffer.alloc(5000, 1), filename: 'big.png' }]));
       expect(big).toMatchObject({ status: 413, error: { code: 'request_too_large', param: 'image' } });
 
-      const longPrompt = await post(app.server.url, multipart([{ name: 'model', value: 'local-image' }, { name: 'prompt', value: 'x'.repeat(1024 * 1024 + 10) }]));
+      const longPrompt = await post(
+        app.server.url,
+        multipart([
+          { name: 'model', value: 'local-image' },
+          { name: 'prompt', value: 'x'.repeat(1024 * 1024 + 10) },
+        ]),
+      );
       expect(longPrompt).toMatchObject({ status: 413, error: { param: 'prompt' } });
 
       const truncated = await post(app.server.url, multipart([...base, { name: 'image', value: small, filename: 'a.png' }], 'xBOUNDARYx', false));

@@ -127,7 +127,9 @@ export async function startRedis(): Promise<RedisHandle | undefined> {
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'infergate-redis-'));
-  const child: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
   const url = `redis://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 100; attempt++) {
     if (await canConnect(port)) break;

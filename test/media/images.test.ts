@@ -35,7 +35,13 @@ describe('images: the local model', () => {
   });
 
   it('streams partial images, then the completed one, honouring partial_images', async () => {
-    const stream = await rig.client.images.generate({ model: 'local-image', prompt: 'a lighthouse', size: '64x64' as '1024x1024', stream: true, partial_images: 2 });
+    const stream = await rig.client.images.generate({
+      model: 'local-image',
+      prompt: 'a lighthouse',
+      size: '64x64' as '1024x1024',
+      stream: true,
+      partial_images: 2,
+    });
     const events: { type: string; b64_json?: string; partial_image_index?: number }[] = [];
     for await (const event of stream) events.push(event);
     expect(events.map((event) => event.type)).toEqual(['image_generation.partial_image', 'image_generation.partial_image', 'image_generation.completed']);
@@ -52,20 +58,29 @@ describe('images: the local model', () => {
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types).toEqual(['image_generation.completed']);
-    await expect(rig.client.images.generate({ model: 'local-image', prompt: 'x', stream: true, partial_images: 4 })).rejects.toMatchObject({ status: 400, param: 'partial_images' });
+    await expect(rig.client.images.generate({ model: 'local-image', prompt: 'x', stream: true, partial_images: 4 })).rejects.toMatchObject({
+      status: 400,
+      param: 'partial_images',
+    });
   });
 
   it('answers a data URL for response_format url, and 400 for what it cannot do', async () => {
     const result = await rig.client.images.generate({ model: 'local-image', prompt: 'x', size: '16x16' as '1024x1024', response_format: 'url' });
     expect(result.data![0]!.url).toMatch(/^data:image\/png;base64,/);
     expect(pngSize(Buffer.from(result.data![0]!.url!.split(',')[1]!, 'base64'))).toEqual({ width: 16, height: 16 });
-    await expect(rig.client.images.generate({ model: 'local-image', prompt: 'x', output_format: 'webp' })).rejects.toMatchObject({ status: 400, param: 'output_format' });
-    await expect(rig.client.images.generate({ model: 'local-image', prompt: 'x', size: '5000x5000' as '1024x1024' })).rejects.toMatchObject({ status: 400, param: 'size' });
+    await expect(rig.client.images.generate({ model: 'local-image', prompt: 'x', output_format: 'webp' })).rejects.toMatchObject({
+      status: 400,
+      param: 'output_format',
+    });
+    await expect(rig.client.images.generate({ model: 'local-image', prompt: 'x', size: '5000x5000' as '1024x1024' })).rejects.toMatchObject({
+      status: 400,
+      param: 'size',
+    });
     await expect(rig.client.images.generate({ model: 'local-chat', prompt: 'x' })).rejects.toMatchObject({ status: 400, param: 'model' });
   });
 });
 
-describe('images: the spec\'s family rules (section 4 rule 4, section 8)', () => {
+describe("images: the spec's family rules (section 4 rule 4, section 8)", () => {
   const generate = (body: Record<string, unknown>) =>
     fetch(`${rig.app.server.url}/v1/images/generations`, { method: 'POST', headers: jsonHeaders, body: JSON.stringify(body) });
 
@@ -74,7 +89,11 @@ describe('images: the spec\'s family rules (section 4 rule 4, section 8)', () =>
     ['gpt-image takes no reference image', { model: 'gpt-image', prompt: 'x', image: 'https://example.com/a.png' }, 'image'],
     ['gpt-image takes no reference images', { model: 'gpt-image', prompt: 'x', image: ['https://example.com/a.png', 'https://example.com/b.png'] }, 'image'],
     ['seedream takes n = 1 only', { model: 'seedream', prompt: 'x', n: 3 }, 'n'],
-    ['seedream takes at most 10 references', { model: 'seedream', prompt: 'x', image: Array.from({ length: 11 }, (_, i) => `https://example.com/${i}.png`) }, 'image'],
+    [
+      'seedream takes at most 10 references',
+      { model: 'seedream', prompt: 'x', image: Array.from({ length: 11 }, (_, i) => `https://example.com/${i}.png`) },
+      'image',
+    ],
     ['seedream takes at least 1 reference in an array', { model: 'seedream', prompt: 'x', image: [] }, 'image'],
     ['references are strings', { model: 'seedream', prompt: 'x', image: ['https://example.com/a.png', 5] }, 'image[1]'],
   ])('%s → 400 naming the field, nothing sent upstream', async (_name, body, param) => {
@@ -93,8 +112,19 @@ describe('images: the spec\'s family rules (section 4 rule 4, section 8)', () =>
 });
 
 describe('images: OpenAI-compatible upstream', () => {
-  it('forwards the client\'s fields as they are, with the upstream model id', async () => {
-    const body = { model: 'oai-image', prompt: 'a cat', size: '1536x1024', quality: 'high', background: 'transparent', output_format: 'webp', output_compression: 80, moderation: 'low', user: 'u-1', some_new_field: { a: 1 } };
+  it("forwards the client's fields as they are, with the upstream model id", async () => {
+    const body = {
+      model: 'oai-image',
+      prompt: 'a cat',
+      size: '1536x1024',
+      quality: 'high',
+      background: 'transparent',
+      output_format: 'webp',
+      output_compression: 80,
+      moderation: 'low',
+      user: 'u-1',
+      some_new_field: { a: 1 },
+    };
     const result = await rig.client.images.generate(body as unknown as OpenAI.ImageGenerateParamsNonStreaming);
     const [sent] = requestsTo(rig.openaiFake, 'POST', '/v1/images/generations').slice(-1);
     expect(sent!.json).toEqual({ ...body, model: 'gpt-image-1.5' });
@@ -114,7 +144,12 @@ describe('images: OpenAI-compatible upstream', () => {
   });
 
   it('passes an upstream error on with its status and message', async () => {
-    rig.openaiFake.failNext = { status: 400, body: { error: { message: 'Your request was rejected by the safety system.', type: 'image_generation_user_error', param: null, code: 'moderation_blocked' } } };
+    rig.openaiFake.failNext = {
+      status: 400,
+      body: {
+        error: { message: 'Your request was rejected by the safety system.', type: 'image_generation_user_error', param: null, code: 'moderation_blocked' },
+      },
+    };
     await expect(rig.client.images.generate({ model: 'oai-image', prompt: 'bad' })).rejects.toMatchObject({
       status: 400,
       code: 'moderation_blocked',
@@ -124,9 +159,16 @@ describe('images: OpenAI-compatible upstream', () => {
 });
 
 describe('images: Seedream on Ark', () => {
-  it('sends Ark\'s fields: the references, one image, and the upstream model', async () => {
+  it("sends Ark's fields: the references, one image, and the upstream model", async () => {
     const references = ['https://example.com/a.png', 'data:image/png;base64,iVBORw0KGgo='];
-    const result = await rig.client.images.generate({ model: 'seedream', prompt: 'merge them', image: references, size: '2K', watermark: false, seed: 42 } as unknown as OpenAI.ImageGenerateParamsNonStreaming);
+    const result = await rig.client.images.generate({
+      model: 'seedream',
+      prompt: 'merge them',
+      image: references,
+      size: '2K',
+      watermark: false,
+      seed: 42,
+    } as unknown as OpenAI.ImageGenerateParamsNonStreaming);
     const [sent] = requestsTo(rig.arkFake, 'POST', '/api/v3/images/generations').slice(-1);
     expect(sent!.json).toEqual({
       model: 'doubao-seedream-4-0-250828',
@@ -145,8 +187,16 @@ describe('images: Seedream on Ark', () => {
   });
 
   it('sends a single reference as a string and text-only without `image`', async () => {
-    await rig.client.images.generate({ model: 'seedream', prompt: 'one', image: 'https://example.com/a.png', response_format: 'b64_json' } as unknown as OpenAI.ImageGenerateParamsNonStreaming);
-    expect(requestsTo(rig.arkFake, 'POST', '/api/v3/images/generations').at(-1)!.json).toMatchObject({ image: 'https://example.com/a.png', response_format: 'b64_json' });
+    await rig.client.images.generate({
+      model: 'seedream',
+      prompt: 'one',
+      image: 'https://example.com/a.png',
+      response_format: 'b64_json',
+    } as unknown as OpenAI.ImageGenerateParamsNonStreaming);
+    expect(requestsTo(rig.arkFake, 'POST', '/api/v3/images/generations').at(-1)!.json).toMatchObject({
+      image: 'https://example.com/a.png',
+      response_format: 'b64_json',
+    });
     await rig.client.images.generate({ model: 'seedream', prompt: 'text only', size: 'auto' });
     const sent = requestsTo(rig.arkFake, 'POST', '/api/v3/images/generations').at(-1)!.json;
     expect(sent).not.toHaveProperty('image');
@@ -163,6 +213,9 @@ describe('images: Seedream on Ark', () => {
 
   it('rejects OpenAI-only fields Seedream cannot honour', async () => {
     await expect(rig.client.images.generate({ model: 'seedream', prompt: 'x', quality: 'high' })).rejects.toMatchObject({ status: 400, param: 'quality' });
-    await expect(rig.client.images.generate({ model: 'seedream', prompt: 'x', output_format: 'webp' })).rejects.toMatchObject({ status: 400, param: 'output_format' });
+    await expect(rig.client.images.generate({ model: 'seedream', prompt: 'x', output_format: 'webp' })).rejects.toMatchObject({
+      status: 400,
+      param: 'output_format',
+    });
   });
 });

@@ -15,7 +15,11 @@ const ffmpeg = hasTool('ffprobe') && hasTool('ffmpeg');
 
 async function speech(format: 'mp3' | 'wav' | 'opus'): Promise<Buffer> {
   const parts: Uint8Array[] = [];
-  for await (const part of localSpeech({ model: 'local-speech', voice: 'en_male_bob_v1', input: 'Testing one two three.', response_format: format }, new AbortController().signal)) parts.push(part);
+  for await (const part of localSpeech(
+    { model: 'local-speech', voice: 'en_male_bob_v1', input: 'Testing one two three.', response_format: format },
+    new AbortController().signal,
+  ))
+    parts.push(part);
   return Buffer.concat(parts);
 }
 
@@ -60,7 +64,14 @@ describe('local encoders', () => {
         streams: Record<string, unknown>[];
         format: { format_name: string; duration: string };
       };
-      expect(probe.streams[0]).toMatchObject({ codec_name: 'h264', profile: 'Constrained Baseline', width: 160, height: 90, nb_read_frames: '24', r_frame_rate: '12/1' });
+      expect(probe.streams[0]).toMatchObject({
+        codec_name: 'h264',
+        profile: 'Constrained Baseline',
+        width: 160,
+        height: 90,
+        nb_read_frames: '24',
+        r_frame_rate: '12/1',
+      });
       expect(probe.format.format_name).toContain('mp4');
       expect(Number(probe.format.duration)).toBeCloseTo(2, 1);
       run('ffmpeg', ['-v', 'error', '-xerror', '-i', file, '-f', 'null', '-']);
@@ -77,8 +88,15 @@ describe('local encoders', () => {
     it.each(['mp3', 'wav', 'opus'] as const)('%s speech decodes without an error at its rate', async (format) => {
       const file = join(dir, `speech.${format === 'opus' ? 'ogg' : format}`);
       writeFileSync(file, await speech(format));
-      const probe = JSON.parse(run('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file])) as { streams: Record<string, unknown>[]; format: { duration: string } };
-      expect(probe.streams[0]).toMatchObject({ codec_name: { mp3: 'mp3', wav: 'pcm_s16le', opus: 'opus' }[format], sample_rate: format === 'opus' ? '48000' : '24000', channels: 1 });
+      const probe = JSON.parse(run('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file])) as {
+        streams: Record<string, unknown>[];
+        format: { duration: string };
+      };
+      expect(probe.streams[0]).toMatchObject({
+        codec_name: { mp3: 'mp3', wav: 'pcm_s16le', opus: 'opus' }[format],
+        sample_rate: format === 'opus' ? '48000' : '24000',
+        channels: 1,
+      });
       expect(Number(probe.format.duration)).toBeGreaterThan(1);
       run('ffmpeg', ['-v', 'error', '-xerror', '-i', file, '-f', 'null', '-']);
     });

@@ -9,7 +9,12 @@ const rig = useMediaRig();
 const INPUT = 'Hello there. This is the local voice, speaking slowly.';
 
 async function speak(params: Partial<OpenAI.Audio.SpeechCreateParams> & { model?: string }): Promise<{ type: string | null; bytes: Buffer }> {
-  const response = await rig.client.audio.speech.create({ model: 'local-speech', voice: 'en_female_anna_v1', input: INPUT, ...params } as OpenAI.Audio.SpeechCreateParams);
+  const response = await rig.client.audio.speech.create({
+    model: 'local-speech',
+    voice: 'en_female_anna_v1',
+    input: INPUT,
+    ...params,
+  } as OpenAI.Audio.SpeechCreateParams);
   return { type: response.headers.get('content-type'), bytes: Buffer.from(await response.arrayBuffer()) };
 }
 
@@ -156,13 +161,22 @@ describe('speech: OpenAI-compatible upstream', () => {
 
   it('answers an upstream error with its status before any audio', async () => {
     rig.openaiFake.failNext = { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } } };
-    await expect(rig.client.audio.speech.create({ model: 'oai-speech', voice: 'en_male_adam_v2', input: 'Hi' })).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    await expect(rig.client.audio.speech.create({ model: 'oai-speech', voice: 'en_male_adam_v2', input: 'Hi' })).rejects.toMatchObject({
+      status: 429,
+      code: 'rate_limit_exceeded',
+    });
   });
 });
 
 describe('speech: Volcengine (ark provider)', () => {
   it('sends the TTS request with the speech credentials and resource id, and decodes the NDJSON audio', async () => {
-    const { type, bytes } = await speak({ model: 'doubao-tts', voice: 'zh_female_cancan_mars_bigtts', input: '你好，世界', speed: 1.5, instructions: '用开心的语气' });
+    const { type, bytes } = await speak({
+      model: 'doubao-tts',
+      voice: 'zh_female_cancan_mars_bigtts',
+      input: '你好，世界',
+      speed: 1.5,
+      instructions: '用开心的语气',
+    });
     expect(type).toBe('audio/mpeg');
     expect(bytes.toString()).toBe('audio-1;audio-2;audio-3');
     const [sent] = requestsTo(rig.arkFake, 'POST', '/api/v3/tts/unidirectional').slice(-1);
@@ -185,7 +199,11 @@ describe('speech: Volcengine (ark provider)', () => {
     expect(wav.type).toBe('audio/wav');
     expect(parseWav(wav.bytes)).toMatchObject({ format: 1, channels: 1, sampleRate: 24_000, bitsPerSample: 16 });
     expect(wav.bytes.subarray(44).toString()).toBe('audio-1;audio-2;audio-3');
-    expect(requestsTo(rig.arkFake, 'POST', '/api/v3/tts/unidirectional').at(-1)!.json.req_params.audio_params).toEqual({ format: 'pcm', sample_rate: 24_000, speech_rate: -50 });
+    expect(requestsTo(rig.arkFake, 'POST', '/api/v3/tts/unidirectional').at(-1)!.json.req_params.audio_params).toEqual({
+      format: 'pcm',
+      sample_rate: 24_000,
+      speech_rate: -50,
+    });
     const opus = await speak({ model: 'doubao-tts', voice: 'zh_female_cancan_mars_bigtts', response_format: 'opus' });
     expect(opus.type).toBe('audio/ogg');
     expect(requestsTo(rig.arkFake, 'POST', '/api/v3/tts/unidirectional').at(-1)!.json.req_params.audio_params.format).toBe('ogg_opus');
@@ -195,7 +213,10 @@ describe('speech: Volcengine (ark provider)', () => {
     rig.arkFake.speechChunks = [];
     rig.arkFake.speechError = { code: 45000000, message: 'speaker permission denied' };
     try {
-      await expect(speak({ model: 'doubao-tts', voice: 'zh_female_unknown_x_v1' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('speaker permission denied') });
+      await expect(speak({ model: 'doubao-tts', voice: 'zh_female_unknown_x_v1' })).rejects.toMatchObject({
+        status: 400,
+        message: expect.stringContaining('speaker permission denied'),
+      });
     } finally {
       rig.arkFake.speechChunks = [Buffer.from('audio-1;'), Buffer.from('audio-2;'), Buffer.from('audio-3')];
       rig.arkFake.speechError = undefined;

@@ -12,7 +12,18 @@ import { bytesOf, jsonHeaders, KEY, mediaGateway, startRedis, waitFor, type Redi
 import { videoTrack } from './mp4-boxes.js';
 
 function task(id: string, fields: Partial<VideoTaskRecord> = {}): VideoTaskRecord {
-  return { id, keyId: 'key_a', model: 'local-video', provider: 'local', upstreamId: `up-${id}`, status: 'queued', progress: 0, createdAt: 1_700_000_000, revision: 0, ...fields };
+  return {
+    id,
+    keyId: 'key_a',
+    model: 'local-video',
+    provider: 'local',
+    upstreamId: `up-${id}`,
+    status: 'queued',
+    progress: 0,
+    createdAt: 1_700_000_000,
+    revision: 0,
+    ...fields,
+  };
 }
 
 /** The same suite for every store. */
@@ -108,11 +119,22 @@ describe.skipIf(!redis)('Redis', () => {
     const stores = [0, 1, 2].map(() => new RedisTaskStore({ url: redis!.url, keyPrefix: prefix }));
     const [a, b, c] = stores.map((store) => mediaGateway(undefined, { taskStore: store }));
     try {
-      const created = await a!.fetch('http://a/v1/video/generations', { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ model: 'local-video', prompt: 'shared', seconds: 1 }) });
+      const created = await a!.fetch('http://a/v1/video/generations', {
+        method: 'POST',
+        headers: jsonHeaders,
+        body: JSON.stringify({ model: 'local-video', prompt: 'shared', seconds: 1 }),
+      });
       const { id } = (await created.json()) as { id: string };
-      const read = async (gateway: typeof a) => (await (await gateway!.fetch(`http://x/v1/video/generations/${id}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as Record<string, unknown>;
+      const read = async (gateway: typeof a) =>
+        (await (await gateway!.fetch(`http://x/v1/video/generations/${id}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as Record<
+          string,
+          unknown
+        >;
       expect(await read(b)).toMatchObject({ id, status: expect.stringMatching(/queued|in_progress|completed/) });
-      const done = await waitFor(() => read(b), (body) => body.status === 'completed');
+      const done = await waitFor(
+        () => read(b),
+        (body) => body.status === 'completed',
+      );
       expect(done).toMatchObject({ id, progress: 100 });
       // A fresh instance (a restart) finds the finished task and serves its content.
       expect(await read(c)).toEqual(done);
@@ -154,10 +176,11 @@ describe.skipIf(!redis)('Redis', () => {
       });
       return { url, child };
     };
-    const stop = (child: ChildProcess) => new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    });
+    const stop = (child: ChildProcess) =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      });
     try {
       const [first, second] = await Promise.all([start(), start()]);
       const created = await http('POST', `${first.url}/v1/video/generations`, JSON.stringify({ model: 'local-video', prompt: 'across processes', seconds: 1 }));
@@ -165,7 +188,10 @@ describe.skipIf(!redis)('Redis', () => {
       const { id } = JSON.parse(created.body.toString()) as { id: string };
       const read = async (url: string) => JSON.parse((await http('GET', `${url}/v1/video/generations/${id}`)).body.toString()) as Record<string, unknown>;
       expect((await read(second.url)).id).toBe(id);
-      await waitFor(() => read(second.url), (body) => body.status === 'completed');
+      await waitFor(
+        () => read(second.url),
+        (body) => body.status === 'completed',
+      );
       await stop(first.child);
       const restarted = await start();
       expect(await read(restarted.url)).toMatchObject({ id, status: 'completed', progress: 100 });
@@ -181,12 +207,16 @@ describe.skipIf(!redis)('Redis', () => {
 /** A plain node:http call (the spawned servers are reached like any HTTP client would). */
 function http(method: string, url: string, body?: string): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method, headers: { authorization: `Bearer ${KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
+    const request = httpRequest(
+      url,
+      { method, headers: { authorization: `Bearer ${KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });

@@ -121,11 +121,25 @@ describe('video: OpenAI Videos upstream', () => {
       { status: 'queued', progress: 0 },
       { status: 'completed', progress: 100, completed_at: 1_700_000_100 },
     ];
-    const { body: task } = await createTask({ model: 'sora', prompt: 'waves', seconds: '8', size: '1280x720', image: 'https://example.com/first.png', metadata: { quality: 'high' } });
+    const { body: task } = await createTask({
+      model: 'sora',
+      prompt: 'waves',
+      seconds: '8',
+      size: '1280x720',
+      image: 'https://example.com/first.png',
+      metadata: { quality: 'high' },
+    });
     expect(task.status).toBe('queued');
     expect(JSON.stringify(task)).not.toContain('video_upstream_1');
     const [sent] = requestsTo(openaiFake, 'POST', '/v1/videos').slice(-1);
-    expect(sent!.json).toEqual({ quality: 'high', model: 'sora-2', prompt: 'waves', seconds: '8', size: '1280x720', input_reference: { image_url: 'https://example.com/first.png' } });
+    expect(sent!.json).toEqual({
+      quality: 'high',
+      model: 'sora-2',
+      prompt: 'waves',
+      seconds: '8',
+      size: '1280x720',
+      input_reference: { image_url: 'https://example.com/first.png' },
+    });
     expect(sent!.headers.authorization).toBe('Bearer sk-upstream-openai');
 
     const statuses = [];
@@ -187,7 +201,10 @@ describe('video: upstream status answers out of the ordinary', () => {
     const openai = createOpenAIProvider({ baseURL: openaiFake.baseURL, apiKey: 'sk-upstream-openai' });
     try {
       openaiFake.stallNext = true;
-      await expect(openai.getVideo!({ id: 'video_upstream_1' }, { ...call, idleTimeoutMs: 100 })).rejects.toMatchObject({ status: 504, code: 'upstream_timeout' });
+      await expect(openai.getVideo!({ id: 'video_upstream_1' }, { ...call, idleTimeoutMs: 100 })).rejects.toMatchObject({
+        status: 504,
+        code: 'upstream_timeout',
+      });
     } finally {
       await openai.close?.();
     }
@@ -198,7 +215,10 @@ describe('video: upstream status answers out of the ordinary', () => {
     const impatient = await served(mediaGateway(upstreams, { limits: { streamIdleTimeoutMs: 100 }, logger }));
     try {
       openaiFake.stallNext = true;
-      expect(await createTask({ model: 'sora', prompt: 'x' }, impatient.server.url)).toMatchObject({ status: 504, body: { error: { type: 'timeout_error', code: 'upstream_timeout' } } });
+      expect(await createTask({ model: 'sora', prompt: 'x' }, impatient.server.url)).toMatchObject({
+        status: 504,
+        body: { error: { type: 'timeout_error', code: 'upstream_timeout' } },
+      });
 
       openaiFake.videoStatuses = [{ status: 'in_progress', progress: 40 }];
       const { body: task } = await createTask({ model: 'sora', prompt: 'x' }, impatient.server.url);
@@ -280,7 +300,9 @@ describe('video: Seedance on Ark', () => {
 
 describe('video: refresh throttle and background poller', () => {
   it('asks the upstream at most once per interval per task', async () => {
-    const throttled = await served(mediaGateway({ openaiBaseURL: openaiFake.baseURL, arkBaseURL: arkFake.baseURL, speechBaseURL: arkFake.url }, { videoRefreshIntervalMs: 300 }));
+    const throttled = await served(
+      mediaGateway({ openaiBaseURL: openaiFake.baseURL, arkBaseURL: arkFake.baseURL, speechBaseURL: arkFake.url }, { videoRefreshIntervalMs: 300 }),
+    );
     try {
       openaiFake.videoStatuses = [{ status: 'in_progress', progress: 50 }];
       const { body: task } = await createTask({ model: 'sora', prompt: 'x' }, throttled.server.url);
@@ -289,7 +311,11 @@ describe('video: refresh throttle and background poller', () => {
       await Promise.all([readTask(task.id, KEY, throttled.server.url), readTask(task.id, KEY, throttled.server.url)]);
       expect(polls()).toBe(before);
       await sleep(350);
-      await Promise.all([readTask(task.id, KEY, throttled.server.url), readTask(task.id, KEY, throttled.server.url), readTask(task.id, KEY, throttled.server.url)]);
+      await Promise.all([
+        readTask(task.id, KEY, throttled.server.url),
+        readTask(task.id, KEY, throttled.server.url),
+        readTask(task.id, KEY, throttled.server.url),
+      ]);
       expect(polls()).toBe(before + 1);
       expect((await readTask(task.id, KEY, throttled.server.url)).body).toMatchObject({ status: 'in_progress', progress: 50 });
     } finally {
@@ -300,17 +326,34 @@ describe('video: refresh throttle and background poller', () => {
   it('the poller advances tasks nobody reads; dispose stops it', async () => {
     const store = new MemoryTaskStore();
     const gateway = mediaGateway(undefined, { taskStore: store, videoPoller: { intervalMs: 50, batchSize: 5 } });
-    const response = await gateway.fetch('http://gateway/v1/video/generations', { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ model: 'local-video', prompt: 'x', seconds: 1 }) });
+    const response = await gateway.fetch('http://gateway/v1/video/generations', {
+      method: 'POST',
+      headers: jsonHeaders,
+      body: JSON.stringify({ model: 'local-video', prompt: 'x', seconds: 1 }),
+    });
     const { id } = (await response.json()) as { id: string };
-    const done = await waitFor(() => store.get(id), (task) => task?.status === 'completed', 5000);
+    const done = await waitFor(
+      () => store.get(id),
+      (task) => task?.status === 'completed',
+      5000,
+    );
     expect(done).toMatchObject({ status: 'completed', progress: 100 });
     expect(await store.pending(10)).toEqual([]);
     await gateway.dispose();
   });
 
   it('answers 501 for a video model whose provider has no video calls', async () => {
-    const gateway = createGateway({ keys: [{ key: KEY }], providers: { bare: { type: 'bare' } }, models: [{ id: 'v', provider: 'bare', kind: 'video' }], logger: false });
-    const response = await gateway.fetch('http://gateway/v1/video/generations', { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ model: 'v', prompt: 'x' }) });
+    const gateway = createGateway({
+      keys: [{ key: KEY }],
+      providers: { bare: { type: 'bare' } },
+      models: [{ id: 'v', provider: 'bare', kind: 'video' }],
+      logger: false,
+    });
+    const response = await gateway.fetch('http://gateway/v1/video/generations', {
+      method: 'POST',
+      headers: jsonHeaders,
+      body: JSON.stringify({ model: 'v', prompt: 'x' }),
+    });
     expect(response.status).toBe(501);
   });
 });

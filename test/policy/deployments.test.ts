@@ -77,7 +77,10 @@ describe('the catalog’s deployments', () => {
 
 describe('runWithFallback', () => {
   const plan: Deployment[] = three;
-  const run = (fail: (deployment: Deployment, attempt: number) => Error | undefined, extra: { replaySafe?: boolean; retries?: number; health?: DeploymentHealth } = {}) => {
+  const run = (
+    fail: (deployment: Deployment, attempt: number) => Error | undefined,
+    extra: { replaySafe?: boolean; retries?: number; health?: DeploymentHealth } = {},
+  ) => {
     const outcomes: AttemptOutcome[] = [];
     const promise = runWithFallback({
       plan,
@@ -121,7 +124,9 @@ describe('runWithFallback', () => {
   it('a request that is not replay-safe is retried after a 429 or a refused connection, not after a 500', async () => {
     const refused = new GatewayError({ status: 502, message: 'unreachable', cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) });
     await expect(run((d) => (d.id === 'a/x' ? refused : undefined), { replaySafe: false }).promise).resolves.toMatchObject({ result: 'b/x' });
-    await expect(run((d) => (d.id === 'a/x' ? new GatewayError({ status: 429, message: 'slow' }) : undefined), { replaySafe: false }).promise).resolves.toMatchObject({ result: 'b/x' });
+    await expect(
+      run((d) => (d.id === 'a/x' ? new GatewayError({ status: 429, message: 'slow' }) : undefined), { replaySafe: false }).promise,
+    ).resolves.toMatchObject({ result: 'b/x' });
     await expect(run((d) => (d.id === 'a/x' ? serverError() : undefined), { replaySafe: false }).promise).rejects.toMatchObject({ status: 500 });
   });
 
@@ -207,7 +212,15 @@ describe('stickyKeyOf', () => {
   it('falls back to the key and a long system prompt, in every protocol', () => {
     const long = 'You are a careful assistant. '.repeat(200);
     const responses = stickyKeyOf({ instructions: long, input: 'hi' }, key);
-    const chat = stickyKeyOf({ messages: [{ role: 'system', content: long }, { role: 'user', content: 'hi' }] }, key);
+    const chat = stickyKeyOf(
+      {
+        messages: [
+          { role: 'system', content: long },
+          { role: 'user', content: 'hi' },
+        ],
+      },
+      key,
+    );
     const messages = stickyKeyOf({ system: [{ type: 'text', text: long }], messages: [] }, key);
     expect(responses).toMatch(/^prefix:k1:/);
     expect(chat).toBe(responses);

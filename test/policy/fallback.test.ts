@@ -108,7 +108,11 @@ describe('fallback between deployments', () => {
   it('falls back on a stream before its first byte, and the SDK stream helper sees one clean stream', async () => {
     primary.reply({ error: { status: 503, message: 'overloaded', type: 'server_error' } });
     secondary.reply({ text: ['Stre', 'amed.'] });
-    const stream = openai.chat.completions.stream({ model: 'mixed', messages: [{ role: 'user', content: 'Hi' }], prompt_cache_key: cacheKeyStartingWith('primary') });
+    const stream = openai.chat.completions.stream({
+      model: 'mixed',
+      messages: [{ role: 'user', content: 'Hi' }],
+      prompt_cache_key: cacheKeyStartingWith('primary'),
+    });
     const final = await stream.finalChatCompletion();
     expect(final.choices[0]!.message.content).toBe('Streamed.');
     expect(attempts.map((event) => event.deployment)).toEqual(['primary', 'secondary']);
@@ -167,7 +171,11 @@ describe('fallback between deployments', () => {
   it('never retries once bytes reached the client: a stream cut after its first delta ends with an error, once', async () => {
     primary.reply({ text: ['Once', ' upon', ' a time'], cutAfter: 3 });
     secondary.reply({ text: ['never'] });
-    const stream = openai.chat.completions.stream({ model: 'mixed', messages: [{ role: 'user', content: 'Hi' }], prompt_cache_key: cacheKeyStartingWith('primary') });
+    const stream = openai.chat.completions.stream({
+      model: 'mixed',
+      messages: [{ role: 'user', content: 'Hi' }],
+      prompt_cache_key: cacheKeyStartingWith('primary'),
+    });
     await expect(stream.finalChatCompletion()).rejects.toThrow();
     expect(secondary.accepted()).toHaveLength(0);
   });
@@ -203,7 +211,10 @@ describe('fallback between deployments', () => {
     for (let i = 0; i < 3; i++) {
       primary.reply({ error: { status: 500, message: 'internal', type: 'server_error' } });
       await expect(
-        openai.chat.completions.create({ model: 'mixed', messages: [{ role: 'user', content: 'Hi' }], prompt_cache_key: key }, { headers: { 'x-infergate-retry': 'off' } }),
+        openai.chat.completions.create(
+          { model: 'mixed', messages: [{ role: 'user', content: 'Hi' }], prompt_cache_key: key },
+          { headers: { 'x-infergate-retry': 'off' } },
+        ),
       ).rejects.toMatchObject({ status: 500 });
     }
     expect(secondary.accepted()).toHaveLength(0);

@@ -61,7 +61,9 @@ describe('requests per minute', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('0');
-    expect(await refused.json()).toEqual({ error: { message: expect.stringContaining('requests per minute'), type: 'rate_limit_exceeded', param: null, code: 'rate_limit_exceeded' } });
+    expect(await refused.json()).toEqual({
+      error: { message: expect.stringContaining('requests per minute'), type: 'rate_limit_exceeded', param: null, code: 'rate_limit_exceeded' },
+    });
     expect(upstream!.accepted()).toHaveLength(2);
   });
 
@@ -128,7 +130,10 @@ describe('quota', () => {
 
     const openai = new OpenAI({ baseURL: url + '/v1', apiKey: 'sk-test', maxRetries: 3 });
     const before = upstream!.requests.length;
-    await expect(openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'Hi' }] })).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
+    await expect(openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'Hi' }] })).rejects.toMatchObject({
+      status: 429,
+      code: 'insufficient_quota',
+    });
     expect(upstream!.requests.length).toBe(before);
   });
 

@@ -7,7 +7,11 @@ import { createLocalProvider } from '../../src/providers/local/local-provider.js
 let gateway: Gateway;
 const usage: UsageEvent[] = [];
 const post = (path: string, body: unknown, key = 'sk-test') =>
-  gateway.fetch(`http://gateway${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  gateway.fetch(`http://gateway${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 beforeAll(() => {
   gateway = createGateway({
@@ -29,7 +33,15 @@ describe('usage events for media', () => {
     expect(response.status).toBe(200);
     await response.arrayBuffer();
     await expect.poll(() => usage.length).toBe(1);
-    expect(usage[0]).toMatchObject({ kind: 'image', endpoint: '/v1/images/generations', model: 'local-image', keyId: 'team-a', status: 'ok', units: { images: 2 }, attempts: 1 });
+    expect(usage[0]).toMatchObject({
+      kind: 'image',
+      endpoint: '/v1/images/generations',
+      model: 'local-image',
+      keyId: 'team-a',
+      status: 'ok',
+      units: { images: 2 },
+      attempts: 1,
+    });
   });
 
   it('a streamed image generation reports once the stream ended, with its time to first byte', async () => {

@@ -73,7 +73,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const instance of instances) instance.child.kill('SIGTERM');
-  await Promise.all(instances.map((instance) => new Promise((resolve) => (instance.child.exitCode !== null ? resolve(null) : instance.child.once('exit', resolve)))));
+  await Promise.all(
+    instances.map((instance) => new Promise((resolve) => (instance.child.exitCode !== null ? resolve(null) : instance.child.once('exit', resolve)))),
+  );
   await Promise.all([east?.close(), west?.close()]);
   await redis?.stop();
 });

@@ -148,7 +148,15 @@ describe('decodeChatRequest', () => {
     [{ functions: [{ name: 'f' }] }, 'functions'],
     [{ function_call: 'auto' }, 'function_call'],
     [{ web_search_options: {} }, 'web_search_options'],
-    [{ tools: [{ type: 'function', function: { name: 'a' } }, { type: 'custom', custom: { name: 'b' } }] }, 'tools[1].type'],
+    [
+      {
+        tools: [
+          { type: 'function', function: { name: 'a' } },
+          { type: 'custom', custom: { name: 'b' } },
+        ],
+      },
+      'tools[1].type',
+    ],
     [{ tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [] } } }, 'tool_choice.type'],
     [{ response_format: { type: 'grammar' } }, 'response_format.type'],
     [
@@ -292,14 +300,15 @@ describe('encodeChatStream through the OpenAI SDK', () => {
   });
 
   it('sends no usage chunk unless include_usage was asked', async () => {
-    const { text, stream } = await streamThroughSdk(
-      [start, { type: 'text_delta', text: 'hi' }, { type: 'finish', reason: 'stop', usage: { output: 1 } }],
-      { stream: true },
-    );
+    const { text, stream } = await streamThroughSdk([start, { type: 'text_delta', text: 'hi' }, { type: 'finish', reason: 'stop', usage: { output: 1 } }], {
+      stream: true,
+    });
     const completion = await stream.finalChatCompletion();
     expect(completion.choices[0]!.message.content).toBe('hi');
     expect(completion.usage).toBeUndefined();
-    const chunks = parseSse(text).slice(0, -1).map((f) => JSON.parse(f.data));
+    const chunks = parseSse(text)
+      .slice(0, -1)
+      .map((f) => JSON.parse(f.data));
     expect(chunks.every((c) => c.choices.length === 1 && !('usage' in c))).toBe(true);
   });
 
@@ -359,16 +368,11 @@ describe('encodeChatStream through the OpenAI SDK', () => {
   });
 
   it('streams a tool call only, with null content', async () => {
-    const { stream } = await streamThroughSdk(
-      [start, { type: 'tool_call_start', id: 'call_z', name: 'noop' }, { type: 'finish', reason: 'stop' }],
-      withUsage,
-    );
+    const { stream } = await streamThroughSdk([start, { type: 'tool_call_start', id: 'call_z', name: 'noop' }, { type: 'finish', reason: 'stop' }], withUsage);
     const completion = await stream.finalChatCompletion();
     expect(completion.choices[0]!.message.content).toBeNull();
     expect(completion.choices[0]!.finish_reason).toBe('tool_calls');
-    expect(completion.choices[0]!.message.tool_calls).toEqual([
-      { id: 'call_z', type: 'function', function: { name: 'noop', arguments: '' } },
-    ]);
+    expect(completion.choices[0]!.message.tool_calls).toEqual([{ id: 'call_z', type: 'function', function: { name: 'noop', arguments: '' } }]);
   });
 
   it('reports a length finish', async () => {
@@ -383,11 +387,7 @@ describe('encodeChatStream through the OpenAI SDK', () => {
 
   it('turns a mid-stream failure into an error the SDK throws, without [DONE]', async () => {
     const failure = new GatewayError({ status: 503, message: 'upstream overloaded', code: 'overloaded' });
-    const { text, stream, errors } = await streamThroughSdk(
-      [start, { type: 'text_delta', text: 'partial' }],
-      withUsage,
-      failure,
-    );
+    const { text, stream, errors } = await streamThroughSdk([start, { type: 'text_delta', text: 'partial' }], withUsage, failure);
     expect(text).not.toContain('[DONE]');
     expect(errors).toEqual([failure]);
     const frames = parseSse(text);

@@ -135,7 +135,10 @@ describe('decodeMessagesRequest', () => {
   it.each([
     [{ type: 'auto' }, { type: 'auto' }],
     [{ type: 'none' }, { type: 'none' }],
-    [{ type: 'tool', name: 'f', disable_parallel_tool_use: false }, { type: 'tool', name: 'f', parallel: true }],
+    [
+      { type: 'tool', name: 'f', disable_parallel_tool_use: false },
+      { type: 'tool', name: 'f', parallel: true },
+    ],
   ])('maps tool_choice %j', (choice, expected) => {
     expect(decode({ tool_choice: choice }).toolChoice).toEqual(expected);
   });
@@ -151,7 +154,18 @@ describe('decodeMessagesRequest', () => {
   });
 
   it('applies top-level automatic caching to the last block', () => {
-    const ir = decode({ cache_control: ephemeral, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }] });
+    const ir = decode({
+      cache_control: ephemeral,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
+      ],
+    });
     expect(ir.messages[0]!.content).toEqual([
       { type: 'text', text: 'a' },
       { type: 'text', text: 'b', cacheControl: ephemeral },
@@ -159,23 +173,53 @@ describe('decodeMessagesRequest', () => {
   });
 
   it.each([
-    [{ tools: [{ name: 'f', input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search' }] }, 'tools[1].type'],
+    [
+      {
+        tools: [
+          { name: 'f', input_schema: { type: 'object' } },
+          { type: 'web_search_20250305', name: 'web_search' },
+        ],
+      },
+      'tools[1].type',
+    ],
     [{ messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].role'],
     [{ tools: [{ type: 'bash_20250124', name: 'bash' }] }, 'tools[0].type'],
     [{ tools: [{ type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' }] }, 'tools[0].type'],
-    [{ messages: [{ role: 'user', content: 'q' }, { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://x.test/a.png' } }] }] }, 'messages[1].content[0].type'],
     [
-      { messages: [{ role: 'user', content: 'q' }, { role: 'system', content: [{ type: 'tool_addition', tool: { type: 'mcp_toolset_reference', server_name: 's' } }] }] },
+      {
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://x.test/a.png' } }] },
+        ],
+      },
+      'messages[1].content[0].type',
+    ],
+    [
+      {
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'system', content: [{ type: 'tool_addition', tool: { type: 'mcp_toolset_reference', server_name: 's' } }] },
+        ],
+      },
       'messages[1].content[0].tool.type',
     ],
     [{ messages: [{ role: 'user', content: [{ type: 'search_result', source: 's', title: 't', content: [] }] }] }, 'messages[0].content[0].type'],
     [
-      { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] }] },
+      {
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: [{ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] },
+        ],
+      },
       'messages[1].content[0].type',
     ],
     [{ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f' } }] }] }, 'messages[0].content[0].source.type'],
     [
-      { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'x' }, citations: { enabled: true } }] }] },
+      {
+        messages: [
+          { role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'x' }, citations: { enabled: true } }] },
+        ],
+      },
       'messages[0].content[0].citations',
     ],
     [{ container: 'c' }, 'container'],
@@ -295,7 +339,12 @@ describe('decodeMessagesRequest: what Claude Code sends', () => {
     ['text_editor_20250728', /schema only Claude knows/],
     ['computer_20250124', /schema only Claude knows/],
   ])('answers a clear 400 for the Anthropic-defined tool %s', (type, message) => {
-    const error = decodeError({ tools: [{ name: 'Read', input_schema: schema }, { type, name: 'x' }] });
+    const error = decodeError({
+      tools: [
+        { name: 'Read', input_schema: schema },
+        { type, name: 'x' },
+      ],
+    });
     expect(error).toMatchObject({ status: 400, param: 'tools[1].type', code: 'unsupported_parameter' });
     expect(error.message).toMatch(message);
   });
@@ -378,14 +427,26 @@ describe('encodeMessagesResponse', () => {
 
   it('carries OpenAI encrypted reasoning in a prefixed signature the decoder reads back', () => {
     const body = encodeMessagesResponse(
-      { ...response, content: [{ type: 'reasoning', text: 'summary', encrypted: 'ENC' }, { type: 'text', text: 'ok' }], finishReason: 'stop' },
+      {
+        ...response,
+        content: [
+          { type: 'reasoning', text: 'summary', encrypted: 'ENC' },
+          { type: 'text', text: 'ok' },
+        ],
+        finishReason: 'stop',
+      },
       makeCtx({}),
     );
     expect(body.content).toEqual([
       { type: 'thinking', thinking: 'summary', signature: 'infergate-encrypted:ENC' },
       { type: 'text', text: 'ok', citations: null },
     ]);
-    const ir = decode({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: body.content }] });
+    const ir = decode({
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: body.content },
+      ],
+    });
     expect(ir.messages[1]).toEqual({
       role: 'assistant',
       content: [
@@ -397,13 +458,24 @@ describe('encodeMessagesResponse', () => {
 
   it('reports reasoning tokens as output_tokens_details.thinking_tokens when the upstream counted them', () => {
     const body = encodeMessagesResponse({ ...response, usage: { ...usage, reasoning: 30 } }, makeCtx({}));
-    expect(body.usage).toEqual({ input_tokens: 100, cache_read_input_tokens: 700, cache_creation_input_tokens: 200, output_tokens: 50, output_tokens_details: { thinking_tokens: 30 } });
+    expect(body.usage).toEqual({
+      input_tokens: 100,
+      cache_read_input_tokens: 700,
+      cache_creation_input_tokens: 200,
+      output_tokens: 50,
+      output_tokens_details: { thinking_tokens: 30 },
+    });
   });
 
   it('keeps Anthropic redacted thinking as a redacted_thinking block', () => {
     const body = encodeMessagesResponse({ ...response, content: [{ type: 'reasoning', text: '', redacted: 'RED' }], finishReason: 'stop' }, makeCtx({}));
     expect(body.content).toEqual([{ type: 'redacted_thinking', data: 'RED' }]);
-    const ir = decode({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: body.content }] });
+    const ir = decode({
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: body.content },
+      ],
+    });
     expect(ir.messages[1]!.content).toEqual([{ type: 'reasoning', text: '', redacted: 'RED' }]);
   });
 
@@ -567,9 +639,13 @@ describe('encodeMessagesStream through the Anthropic SDK', () => {
     ];
     const text = await collect(encodeMessagesStream(irStream(events), makeCtx(request, errors)));
     expect(text).not.toContain('thoughts');
-    const deltas = checkMessagesStream(text).filter((e) => e.type === 'content_block_delta').map((e) => e.delta.type);
+    const deltas = checkMessagesStream(text)
+      .filter((e) => e.type === 'content_block_delta')
+      .map((e) => e.delta.type);
     expect(deltas).toEqual(['signature_delta', 'text_delta']);
-    const message = await anthropicWith(sseBody(text)).messages.stream({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
+    const message = await anthropicWith(sseBody(text))
+      .messages.stream({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
+      .finalMessage();
     expect(message.content).toEqual([
       { type: 'thinking', thinking: '', signature: 'SIG' },
       { type: 'text', text: 'Answer' },

@@ -46,12 +46,27 @@ describe('decodeResponsesRequest', () => {
             { type: 'input_file', file_id: 'file_1' },
           ],
         },
-        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'a' }, { type: 'summary_text', text: 'b' }], encrypted_content: 'ENC' },
+        {
+          type: 'reasoning',
+          id: 'rs_1',
+          summary: [
+            { type: 'summary_text', text: 'a' },
+            { type: 'summary_text', text: 'b' },
+          ],
+          encrypted_content: 'ENC',
+        },
         { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'I will call', annotations: [] }] },
         { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '{"x":1}' },
         { type: 'function_call', id: 'fc_2', call_id: 'call_2', name: 'g', arguments: '' },
         { type: 'function_call_output', call_id: 'call_1', output: 'one' },
-        { type: 'function_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: 'two' }, { type: 'input_image', image_url: 'data:image/jpeg;base64,QUJD' }] },
+        {
+          type: 'function_call_output',
+          call_id: 'call_2',
+          output: [
+            { type: 'input_text', text: 'two' },
+            { type: 'input_image', image_url: 'data:image/jpeg;base64,QUJD' },
+          ],
+        },
         { role: 'system', content: [{ type: 'input_text', text: 'later' }] },
         { role: 'assistant', content: 'plain' },
       ],
@@ -249,10 +264,7 @@ describe('encodeResponsesResponse', () => {
   });
 
   it('reports length as incomplete with the last item incomplete', () => {
-    const body = encodeResponsesResponse(
-      { ...response, content: [{ type: 'text', text: 'cut' }], finishReason: 'length' },
-      makeCtx(request),
-    ) as any;
+    const body = encodeResponsesResponse({ ...response, content: [{ type: 'text', text: 'cut' }], finishReason: 'length' }, makeCtx(request)) as any;
     expect(body.status).toBe('incomplete');
     expect(body.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect(body.completed_at).toBeNull();
@@ -386,11 +398,7 @@ describe('encodeResponsesStream through the OpenAI SDK', () => {
   });
 
   it('ends a length finish with response.incomplete', async () => {
-    const { text, stream } = await streamThroughSdk([
-      start,
-      { type: 'text_delta', text: 'trunc' },
-      { type: 'finish', reason: 'length', usage: { output: 1 } },
-    ]);
+    const { text, stream } = await streamThroughSdk([start, { type: 'text_delta', text: 'trunc' }, { type: 'finish', reason: 'length', usage: { output: 1 } }]);
     const events = checkResponsesStream(text);
     expect(events.at(-1)!.type).toBe('response.incomplete');
     const final = await stream.finalResponse();
@@ -450,16 +458,39 @@ describe('encodeResponsesStream through the OpenAI SDK', () => {
 });
 
 describe('tool kinds of the Responses API on upstreams with functions only', () => {
-  const spawn = { type: 'function', name: 'spawn_agent', description: 'Spawn', parameters: { type: 'object', properties: { task: { type: 'string' } } }, strict: false };
+  const spawn = {
+    type: 'function',
+    name: 'spawn_agent',
+    description: 'Spawn',
+    parameters: { type: 'object', properties: { task: { type: 'string' } } },
+    strict: false,
+  };
   const agents = { type: 'namespace', name: 'multi_agent_v1', description: 'Sub-agents', tools: [spawn, { type: 'function', name: 'wait_agent' }] };
   const grammar = { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch" LF' };
   const applyPatch = { type: 'custom', name: 'apply_patch', description: 'Edit files. FREEFORM.', format: grammar };
-  const toolSearch = { type: 'tool_search', execution: 'client', description: 'Find tools', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } };
-  const codexTools = [{ type: 'function', name: 'exec_command', parameters: { type: 'object' } }, agents, applyPatch, toolSearch, { type: 'web_search', external_web_access: false }];
+  const toolSearch = {
+    type: 'tool_search',
+    execution: 'client',
+    description: 'Find tools',
+    parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+  };
+  const codexTools = [
+    { type: 'function', name: 'exec_command', parameters: { type: 'object' } },
+    agents,
+    applyPatch,
+    toolSearch,
+    { type: 'web_search', external_web_access: false },
+  ];
 
   it('flattens namespaces, turns custom and client tool_search tools into functions, and drops hosted tools', () => {
     const ir = decode({ input: 'x', tools: codexTools, tool_choice: 'auto' });
-    expect(ir.tools!.map((tool) => tool.name)).toEqual(['exec_command', 'multi_agent_v1__spawn_agent', 'multi_agent_v1__wait_agent', 'apply_patch', 'tool_search']);
+    expect(ir.tools!.map((tool) => tool.name)).toEqual([
+      'exec_command',
+      'multi_agent_v1__spawn_agent',
+      'multi_agent_v1__wait_agent',
+      'apply_patch',
+      'tool_search',
+    ]);
     expect(ir.tools![1]).toEqual({ name: 'multi_agent_v1__spawn_agent', description: 'Spawn', parameters: spawn.parameters, strict: false });
     const patch = ir.tools![3]!;
     expect(patch.parameters).toEqual({
@@ -483,7 +514,14 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
       tools: [
         { type: 'function', name: 'ns__f' },
         { type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'f' }] },
-        { type: 'namespace', name: long, tools: [{ type: 'function', name: 'create_calendar_event' }, { type: 'function', name: 'create_calendar_event_2' }] },
+        {
+          type: 'namespace',
+          name: long,
+          tools: [
+            { type: 'function', name: 'create_calendar_event' },
+            { type: 'function', name: 'create_calendar_event_2' },
+          ],
+        },
       ],
     });
     const names = ir.tools!.map((tool) => tool.name);
@@ -491,7 +529,12 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
     expect(new Set(names).size).toBe(4);
     for (const name of names) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
     // The same request decodes to the same names: the mapping holds across turns.
-    expect(decode({ input: 'x', tools: [{ type: 'function', name: 'ns__f' }, ...[{ type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'f' }] }]] }).tools!.map((t) => t.name)).toEqual(names.slice(0, 2));
+    expect(
+      decode({
+        input: 'x',
+        tools: [{ type: 'function', name: 'ns__f' }, ...[{ type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'f' }] }]],
+      }).tools!.map((t) => t.name),
+    ).toEqual(names.slice(0, 2));
   });
 
   it('leaves a client function its own name when a built-in tool would take it', () => {
@@ -507,14 +550,29 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
     expect(search!.name).toMatch(/^tool_search__[0-9a-f]{10}$/);
     expect(ir.messages[0]).toMatchObject({ role: 'assistant', content: [{ type: 'tool_call', name: search!.name }] });
     const body = encodeResponsesResponse(
-      { id: 'x', model: 'm', created: 1, finishReason: 'tool_calls', usage: {}, content: [{ type: 'tool_call', id: 'c', name: search!.name, arguments: '{}' }, { type: 'tool_call', id: 'd', name: 'tool_search', arguments: '{}' }] },
+      {
+        id: 'x',
+        model: 'm',
+        created: 1,
+        finishReason: 'tool_calls',
+        usage: {},
+        content: [
+          { type: 'tool_call', id: 'c', name: search!.name, arguments: '{}' },
+          { type: 'tool_call', id: 'd', name: 'tool_search', arguments: '{}' },
+        ],
+      },
       makeCtx({ input: 'x', tools: [toolSearch, { type: 'function', name: 'tool_search' }] }),
     ) as any;
     expect(body.output.map((item: any) => item.type)).toEqual(['tool_search_call', 'function_call']);
   });
 
   it('replays namespaced, custom, tool search and local shell history as function calls and results', () => {
-    const loaded = { type: 'namespace', name: 'mcp__cal', description: 'Calendar', tools: [{ type: 'function', name: 'create_event', parameters: { type: 'object' }, defer_loading: true }] };
+    const loaded = {
+      type: 'namespace',
+      name: 'mcp__cal',
+      description: 'Calendar',
+      tools: [{ type: 'function', name: 'create_event', parameters: { type: 'object' }, defer_loading: true }],
+    };
     const ir = decode({
       tools: [...codexTools, { type: 'local_shell' }],
       input: [
@@ -526,7 +584,12 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
         { type: 'custom_tool_call_output', call_id: 'call_2', output: 'Done!' },
         { type: 'tool_search_call', call_id: 'call_3', execution: 'client', status: 'completed', arguments: { query: 'calendar' } },
         { type: 'tool_search_output', call_id: 'call_3', execution: 'client', status: 'completed', tools: [loaded] },
-        { type: 'local_shell_call', call_id: 'call_4', status: 'completed', action: { type: 'exec', command: ['ls', '-l'], working_directory: '/tmp', timeout_ms: 1000, env: null, user: null } },
+        {
+          type: 'local_shell_call',
+          call_id: 'call_4',
+          status: 'completed',
+          action: { type: 'exec', command: ['ls', '-l'], working_directory: '/tmp', timeout_ms: 1000, env: null, user: null },
+        },
         { type: 'function_call_output', call_id: 'call_4', output: 'total 0' },
         { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } },
       ],
@@ -552,7 +615,10 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
   });
 
   it('forces a custom or namespaced tool by its flat name, and refuses to force a hosted one', () => {
-    expect(decode({ input: 'x', tools: codexTools, tool_choice: { type: 'custom', name: 'apply_patch' } }).toolChoice).toEqual({ type: 'tool', name: 'apply_patch' });
+    expect(decode({ input: 'x', tools: codexTools, tool_choice: { type: 'custom', name: 'apply_patch' } }).toolChoice).toEqual({
+      type: 'tool',
+      name: 'apply_patch',
+    });
     expect(decode({ input: 'x', tools: codexTools, tool_choice: { type: 'function', name: 'wait_agent', namespace: 'multi_agent_v1' } }).toolChoice).toEqual({
       type: 'tool',
       name: 'multi_agent_v1__wait_agent',
@@ -593,8 +659,19 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
     expect(spawnCall.id).toMatch(/^fc_/);
     expect(patchCall).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch', call_id: 'call_b', input: '*** Begin Patch\n', status: 'completed' });
     expect(patchCall.id).toMatch(/^ctc_/);
-    expect(searchCall).toMatchObject({ type: 'tool_search_call', call_id: 'call_c', execution: 'client', status: 'completed', arguments: { query: 'calendar', limit: 2 } });
-    expect(shellCall).toMatchObject({ type: 'local_shell_call', call_id: 'call_d', status: 'completed', action: { type: 'exec', command: ['ls'], working_directory: '/w' } });
+    expect(searchCall).toMatchObject({
+      type: 'tool_search_call',
+      call_id: 'call_c',
+      execution: 'client',
+      status: 'completed',
+      arguments: { query: 'calendar', limit: 2 },
+    });
+    expect(shellCall).toMatchObject({
+      type: 'local_shell_call',
+      call_id: 'call_d',
+      status: 'completed',
+      action: { type: 'exec', command: ['ls'], working_directory: '/w' },
+    });
     expect(execCall).toMatchObject({ type: 'function_call', name: 'exec_command' });
     expect('namespace' in execCall).toBe(false);
     // Usage counters Codex reads are there even when the upstream reported none.
@@ -631,7 +708,12 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.map((e) => e.delta).join('')).toBe('*** Begin Patch\n*** Add File: a "b".txt\n+é\n*** End Patch\n');
     const final = events.at(-1)!.response.output;
-    expect(final[0]).toMatchObject({ type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch\n*** Add File: a "b".txt\n+é\n*** End Patch\n' });
+    expect(final[0]).toMatchObject({
+      type: 'custom_tool_call',
+      call_id: 'call_p',
+      name: 'apply_patch',
+      input: '*** Begin Patch\n*** Add File: a "b".txt\n+é\n*** End Patch\n',
+    });
     expect(final[1]).toMatchObject({ type: 'function_call', call_id: 'call_s', name: 'wait_agent', namespace: 'multi_agent_v1', arguments: '{}' });
     expect(events.find((e) => e.type === 'response.function_call_arguments.done')).toMatchObject({ name: 'wait_agent' });
   });

@@ -54,7 +54,15 @@ describe('stringifyBody', () => {
     const awkward = `${'"\\\n\u0001'.repeat(70_000)}😀${'z'.repeat(262_140)}😀 \ud800 lone`;
     const body = {
       model: 'claude',
-      messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } }, { type: 'text', text: awkward }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } },
+            { type: 'text', text: awkward },
+          ],
+        },
+      ],
       when: new Date(0),
       nested: { list: [image, 'short', { deep: awkward }] },
       decoy: '\u0000not-a-placeholder:0',

@@ -99,7 +99,13 @@ describe('continueConversation', () => {
     expect(turn2.body).not.toHaveProperty('instructions');
     expect(JSON.stringify(turn2.body)).not.toContain('pirate');
     // Turn 3 with its own instructions: only those.
-    await store.put({ id: 'resp_2', keyId: 'key_a', model: 'm', items: storedItemsOf(turn2.history, [assistant('Farewell.', 'msg_2')]), createdAt: Date.now() });
+    await store.put({
+      id: 'resp_2',
+      keyId: 'key_a',
+      model: 'm',
+      items: storedItemsOf(turn2.history, [assistant('Farewell.', 'msg_2')]),
+      createdAt: Date.now(),
+    });
     const turn3 = await continueConversation(store, 'key_a', { model: 'm', previous_response_id: 'resp_2', input: 'Again', instructions: 'Be formal.' });
     expect(turn3.body.instructions).toBe('Be formal.');
     expect(JSON.stringify(turn3.body)).not.toContain('pirate');
@@ -145,7 +151,13 @@ describe('continueConversation: item_reference', () => {
   it('answers 404 naming the reference for an unknown item, and the very same for another key’s', async () => {
     const store = await storeWith('resp_theirs', 'key_b', [assistant('secret', 'msg_theirs')]);
     const unknown = await notFound(continueConversation(store, 'key_a', { model: 'm', input: [user('Hi'), ref('msg_unknown')] }));
-    expect(unknown).toMatchObject({ status: 404, type: 'invalid_request_error', param: 'input[1].id', code: 'item_not_found', message: "Item with id 'msg_unknown' not found." });
+    expect(unknown).toMatchObject({
+      status: 404,
+      type: 'invalid_request_error',
+      param: 'input[1].id',
+      code: 'item_not_found',
+      message: "Item with id 'msg_unknown' not found.",
+    });
     const theirs = await notFound(continueConversation(store, 'key_a', { model: 'm', input: [user('Hi'), ref('msg_theirs')] }));
     expect(theirs).toMatchObject({ status: 404, param: unknown.param, code: unknown.code, message: "Item with id 'msg_theirs' not found." });
     expect(JSON.stringify(theirs)).not.toContain('secret');
@@ -267,7 +279,10 @@ describe('recordResponses on JSON', () => {
     const bytes = new TextEncoder().encode(text);
     const { stream } = source(chunked(bytes, 5));
     const onCompleted = vi.fn();
-    const recorded = recordResponses(new Response(stream, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': 'b' } }), onCompleted);
+    const recorded = recordResponses(
+      new Response(stream, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': 'b' } }),
+      onCompleted,
+    );
     expect(recorded.status).toBe(200);
     expect(recorded.headers.get('x-a')).toBe('b');
     expect(await bytesOf(recorded)).toEqual(bytes);
@@ -344,7 +359,10 @@ describe('recordResponses on SSE', () => {
 
   it.each([
     ['response.failed', { type: 'response.failed', response: completedResponse({ status: 'failed', error: { code: 'server_error', message: 'x' } }) }],
-    ['response.incomplete', { type: 'response.incomplete', response: completedResponse({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }) }],
+    [
+      'response.incomplete',
+      { type: 'response.incomplete', response: completedResponse({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }) },
+    ],
     ['an error event', { type: 'error', error: { type: 'server_error', message: 'x' } }],
   ])('does not report a stream ending with %s', async (_, last) => {
     const onCompleted = vi.fn();

@@ -62,7 +62,14 @@ describe('item_reference from the Vercel AI SDK (store: true)', () => {
     const model = responsesModel('gpt-chat-state', sent);
 
     // Turn 1, streamed: a tool call, then the answer with the result.
-    const first = streamText({ model, system: 'Be brief.', prompt: 'Weather in Paris?', tools: { get_weather: weather }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    const first = streamText({
+      model,
+      system: 'Be brief.',
+      prompt: 'Weather in Paris?',
+      tools: { get_weather: weather },
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    });
     for await (const part of first.fullStream) if (part.type === 'error') throw part.error;
     expect(await first.text).toBe('It is 18°C in Paris.');
     const turn1Messages = (await first.response).messages;
@@ -91,11 +98,7 @@ describe('item_reference from the Vercel AI SDK (store: true)', () => {
       { role: 'tool', text: expect.stringContaining('18°C') },
     ];
     expect(transcript(step2!.body)).toEqual(roundTrip);
-    expect(transcript(turn2!.body)).toEqual([
-      ...roundTrip,
-      { role: 'assistant', text: 'It is 18°C in Paris.' },
-      { role: 'user', text: 'And tomorrow?' },
-    ]);
+    expect(transcript(turn2!.body)).toEqual([...roundTrip, { role: 'assistant', text: 'It is 18°C in Paris.' }, { role: 'user', text: 'And tomorrow?' }]);
     expect(JSON.stringify(turn2!.body)).not.toContain('item_reference');
   });
 
@@ -103,11 +106,22 @@ describe('item_reference from the Vercel AI SDK (store: true)', () => {
     const response = await fetch(h.url + '/v1/responses', {
       method: 'POST',
       headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-chat-state', input: [{ role: 'user', content: 'Hi' }, { type: 'item_reference', id: 'msg_nowhere' }] }),
+      body: JSON.stringify({
+        model: 'gpt-chat-state',
+        input: [
+          { role: 'user', content: 'Hi' },
+          { type: 'item_reference', id: 'msg_nowhere' },
+        ],
+      }),
     });
     expect(response.status).toBe(404);
     expect((await response.json()) as Json).toEqual({
-      error: expect.objectContaining({ message: "Item with id 'msg_nowhere' not found.", type: 'invalid_request_error', param: 'input[1].id', code: 'item_not_found' }),
+      error: expect.objectContaining({
+        message: "Item with id 'msg_nowhere' not found.",
+        type: 'invalid_request_error',
+        param: 'input[1].id',
+        code: 'item_not_found',
+      }),
     });
     expect(h.upstreams.chat.fake.accepted()).toHaveLength(0);
   });
@@ -116,7 +130,13 @@ describe('item_reference from the Vercel AI SDK (store: true)', () => {
     const response = await fetch(h.url + '/v1/responses', {
       method: 'POST',
       headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-chat', input: [{ role: 'user', content: 'Hi' }, { type: 'item_reference', id: 'msg_1' }] }),
+      body: JSON.stringify({
+        model: 'gpt-chat',
+        input: [
+          { role: 'user', content: 'Hi' },
+          { type: 'item_reference', id: 'msg_1' },
+        ],
+      }),
     });
     expect(response.status).toBe(400);
     const { error } = (await response.json()) as Json;

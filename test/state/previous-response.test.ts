@@ -45,10 +45,15 @@ async function turn(params: Omit<ResponseCreateParamsNonStreaming, 'stream'>, st
 /** The conversation the upstream received, in neutral terms: system texts and each turn's text. */
 function transcriptOf(kind: UpstreamKind, body: Json): { role: string; text: string }[] {
   const text = (content: unknown): string =>
-    typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: Json) => (part.type === 'text' || part.type?.endsWith('_text') ? part.text : '')).join('') : '';
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part: Json) => (part.type === 'text' || part.type?.endsWith('_text') ? part.text : '')).join('')
+        : '';
   const out: { role: string; text: string }[] = [];
   if (kind === 'chat') {
-    for (const message of body.messages) if (text(message.content) !== '') out.push({ role: message.role === 'developer' ? 'system' : message.role, text: text(message.content) });
+    for (const message of body.messages)
+      if (text(message.content) !== '') out.push({ role: message.role === 'developer' ? 'system' : message.role, text: text(message.content) });
   } else if (kind === 'responses') {
     if (body.instructions) out.push({ role: 'system', text: body.instructions });
     for (const item of body.input) {
@@ -122,7 +127,10 @@ describe.each([false, true])('previous_response_id (stream: %s)', (stream) => {
     const call = first.output.find((item) => item.type === 'function_call');
     expect(call).toMatchObject({ name: 'get_weather', arguments: '{"city":"Paris"}' });
 
-    const second = await turn({ model, tools, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call!.call_id, output: '18°C' }] }, stream);
+    const second = await turn(
+      { model, tools, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call!.call_id, output: '18°C' }] },
+      stream,
+    );
     expect(second.output_text).toBe('18°C in Paris.');
     const exchange = toolExchange(kind, fake.last().body);
     expect(exchange.calls).toEqual([{ id: call!.call_id, name: 'get_weather', input: { city: 'Paris' } }]);
@@ -145,7 +153,12 @@ describe('previous_response_id refusals', () => {
     const response = await rawRequest(h.url, 'responses', STATEFUL.chat, { extra: { previous_response_id: 'resp_unknown' } });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
-      error: { message: "Previous response with id 'resp_unknown' not found.", type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' },
+      error: {
+        message: "Previous response with id 'resp_unknown' not found.",
+        type: 'invalid_request_error',
+        param: 'previous_response_id',
+        code: 'previous_response_not_found',
+      },
     });
     for (const kind of UPSTREAMS) expect(h.upstreams[kind].fake.requests).toHaveLength(0);
   });
@@ -154,7 +167,9 @@ describe('previous_response_id refusals', () => {
     h.upstreams.chat.fake.reply({ text: ['Hi.'] });
     const first = await h.openai.responses.create({ model: STATEFUL.chat, input: 'Hi' });
     for (const kind of UPSTREAMS) {
-      const error = await h.openai.responses.create({ model: h.upstreams[kind].model, previous_response_id: first.id, input: 'Again' }).catch((e: unknown) => e);
+      const error = await h.openai.responses
+        .create({ model: h.upstreams[kind].model, previous_response_id: first.id, input: 'Again' })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
       expect(error).toMatchObject({ status: 400, param: 'previous_response_id', code: 'unsupported_parameter' });
     }
@@ -213,7 +228,12 @@ describe('previous_response_id across keys', () => {
     expect(unknown.status).toBe(404);
     const [otherBody, unknownBody] = (await Promise.all([asOther.json(), unknown.json()])) as Json[];
     expect(otherBody).toEqual({
-      error: { message: `Previous response with id '${first.id}' not found.`, type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' },
+      error: {
+        message: `Previous response with id '${first.id}' not found.`,
+        type: 'invalid_request_error',
+        param: 'previous_response_id',
+        code: 'previous_response_not_found',
+      },
     });
     expect({ ...otherBody!.error, message: undefined }).toEqual({ ...unknownBody!.error, message: undefined });
     expect(JSON.stringify(otherBody)).not.toContain('1234');

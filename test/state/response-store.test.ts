@@ -75,7 +75,15 @@ function storeSuite(name: string, open: (options?: { shortTtl?: boolean }) => Re
       const [a, b] = [uniqueId(), uniqueId()];
       const msg = `msg_${a}`;
       const fc = `fc_${a}`;
-      await store.put(stored(a, { items: [...stored(a).items, { type: 'message', id: msg, role: 'assistant', content: [{ type: 'output_text', text: 'Hi 👋' }] }, { type: 'function_call', id: fc, call_id: 'c', name: 'f', arguments: '{}' }] }));
+      await store.put(
+        stored(a, {
+          items: [
+            ...stored(a).items,
+            { type: 'message', id: msg, role: 'assistant', content: [{ type: 'output_text', text: 'Hi 👋' }] },
+            { type: 'function_call', id: fc, call_id: 'c', name: 'f', arguments: '{}' },
+          ],
+        }),
+      );
       await store.put(stored(b, { keyId: 'key_b', items: [{ type: 'message', id: `msg_${b}`, role: 'assistant', content: 'theirs' }] }));
       const found = await store.getItems!('key_a', [fc, 'msg_unknown', msg, `msg_${b}`]);
       expect(found).toEqual([

@@ -41,7 +41,10 @@ describe('accessLogObserver', () => {
 
   it('includes the error of a failed request', async () => {
     const { logger, lines } = recording();
-    await accessLogObserver(logger).onUsage!(usageEvent({ status: 'error', httpStatus: 502, error: { status: 502, code: 'upstream_error', message: 'bad gateway' } }), clientRequest());
+    await accessLogObserver(logger).onUsage!(
+      usageEvent({ status: 'error', httpStatus: 502, error: { status: 502, code: 'upstream_error', message: 'bad gateway' } }),
+      clientRequest(),
+    );
     expect(lines[0]!.fields).toMatchObject({ status: 'error', httpStatus: 502, error: { status: 502, code: 'upstream_error', message: 'bad gateway' } });
   });
 

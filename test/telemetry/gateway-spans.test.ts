@@ -27,7 +27,10 @@ let served: Served;
 
 beforeAll(async () => {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  [first, second] = await Promise.all([startFakeOpenAI({ endpoints: ['chat'], apiKey: UPSTREAM_KEY }), startFakeOpenAI({ endpoints: ['chat'], apiKey: UPSTREAM_KEY })]);
+  [first, second] = await Promise.all([
+    startFakeOpenAI({ endpoints: ['chat'], apiKey: UPSTREAM_KEY }),
+    startFakeOpenAI({ endpoints: ['chat'], apiKey: UPSTREAM_KEY }),
+  ]);
   const capture = (level: string) => (message: string, fields?: Record<string, unknown>) => void logLines.push(JSON.stringify({ level, message, ...fields }));
   gateway = createGateway({
     keys: [{ key: CLIENT_KEY, id: 'team-a' }],
@@ -35,7 +38,15 @@ beforeAll(async () => {
       first: createOpenAIProvider({ baseURL: first.url + '/v1', apiKey: UPSTREAM_KEY, responses: false }),
       second: createOpenAIProvider({ baseURL: second.url + '/v1', apiKey: UPSTREAM_KEY, responses: false }),
     },
-    models: [{ id: 'gpt', deployments: [{ id: 'first', provider: 'first', upstreamModel: 'gpt-4.1' }, { id: 'second', provider: 'second', upstreamModel: 'gpt-5' }] }],
+    models: [
+      {
+        id: 'gpt',
+        deployments: [
+          { id: 'first', provider: 'first', upstreamModel: 'gpt-4.1' },
+          { id: 'second', provider: 'second', upstreamModel: 'gpt-5' },
+        ],
+      },
+    ],
     policies: { retry: { backoffMs: 1, retries: 2 } },
     telemetry: { tracer },
     accessLog: true,
@@ -81,6 +92,7 @@ it('one SERVER span and a CLIENT span per attempt, in the caller’s trace, with
   expect(clients.map((span) => span.attributes['infergate.attempt.outcome'])).toEqual(['error', 'error', 'ok']);
 
   await expect.poll(() => logLines.some((line) => line.includes('"message":"request"'))).toBe(true);
-  const everything = JSON.stringify(spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status }))) + logLines.join('\n');
+  const everything =
+    JSON.stringify(spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status }))) + logLines.join('\n');
   for (const secret of [CLIENT_KEY, UPSTREAM_KEY, PROMPT, first.url, second.url]) expect(everything).not.toContain(secret);
 });

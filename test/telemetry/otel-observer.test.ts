@@ -32,7 +32,9 @@ const millis = (time: HrTime) => time[0] * 1000 + time[1] / 1e6;
 describe('openTelemetryObserver', () => {
   it('makes a SERVER span per request and a CLIENT child per attempt, timed by the events', async () => {
     const observer = openTelemetryObserver({ tracer });
-    observer.onAttempt!(attemptEvent({ attempt: 1, status: 'error', error: { status: 429, code: 'rate_limit_exceeded', message: 'slow down' }, willRetry: true, delayMs: 250 }));
+    observer.onAttempt!(
+      attemptEvent({ attempt: 1, status: 'error', error: { status: 429, code: 'rate_limit_exceeded', message: 'slow down' }, willRetry: true, delayMs: 250 }),
+    );
     observer.onAttempt!(attemptEvent({ attempt: 2, deployment: 'openai/gpt-test-b', upstreamModel: 'gpt-test-b', startedAt: T0 + 600, latencyMs: 800 }));
     await observer.onUsage!(usageEvent(), clientRequest());
 
@@ -101,7 +103,12 @@ describe('openTelemetryObserver', () => {
       'error.type': 'rate_limit_exceeded',
     });
     expect(second.status.code).toBe(SpanStatusCode.UNSET);
-    expect(second.attributes).toMatchObject({ 'infergate.attempt': 2, 'infergate.attempt.outcome': 'ok', 'infergate.retry.will_retry': false, 'gen_ai.request.model': 'gpt-test-b' });
+    expect(second.attributes).toMatchObject({
+      'infergate.attempt': 2,
+      'infergate.attempt.outcome': 'ok',
+      'infergate.retry.will_retry': false,
+      'gen_ai.request.model': 'gpt-test-b',
+    });
     expect(second.attributes).not.toHaveProperty('error.type');
   });
 
@@ -138,7 +145,10 @@ describe('openTelemetryObserver', () => {
     const observer = openTelemetryObserver({ tracer });
     const error = { status: 401, code: 'invalid_api_key', message: `Incorrect API key provided: ${UPSTREAM_KEY}` };
     observer.onAttempt!(attemptEvent({ status: 'error', error }));
-    await observer.onUsage!(usageEvent({ status: 'error', httpStatus: 502, error: { status: 502, code: null, message: error.message }, usage: {} }), clientRequest());
+    await observer.onUsage!(
+      usageEvent({ status: 'error', httpStatus: 502, error: { status: 502, code: null, message: error.message }, usage: {} }),
+      clientRequest(),
+    );
 
     const [request] = byKind(SpanKind.SERVER) as [ReadableSpan];
     const [attempt] = byKind(SpanKind.CLIENT) as [ReadableSpan];
@@ -162,9 +172,18 @@ describe('openTelemetryObserver', () => {
   it('names media requests generate_content, with the output type where the conventions have one', async () => {
     const observer = openTelemetryObserver({ tracer });
     const media = { stream: false, ttftMs: undefined, finishReason: undefined, usage: {}, attempts: 1 };
-    await observer.onUsage!(usageEvent({ ...media, requestId: 'img', kind: 'image', model: 'painter', endpoint: '/v1/images/generations', units: { images: 2 } }), clientRequest());
-    await observer.onUsage!(usageEvent({ ...media, requestId: 'tts', kind: 'speech', model: 'voice', endpoint: '/v1/audio/speech', units: { characters: 42 } }), clientRequest());
-    await observer.onUsage!(usageEvent({ ...media, requestId: 'vid', kind: 'video', model: 'director', endpoint: '/v1/video/generations', units: { videoSeconds: 5 } }), clientRequest());
+    await observer.onUsage!(
+      usageEvent({ ...media, requestId: 'img', kind: 'image', model: 'painter', endpoint: '/v1/images/generations', units: { images: 2 } }),
+      clientRequest(),
+    );
+    await observer.onUsage!(
+      usageEvent({ ...media, requestId: 'tts', kind: 'speech', model: 'voice', endpoint: '/v1/audio/speech', units: { characters: 42 } }),
+      clientRequest(),
+    );
+    await observer.onUsage!(
+      usageEvent({ ...media, requestId: 'vid', kind: 'video', model: 'director', endpoint: '/v1/video/generations', units: { videoSeconds: 5 } }),
+      clientRequest(),
+    );
 
     const [image, speech, video] = spans() as [ReadableSpan, ReadableSpan, ReadableSpan];
     expect(image.name).toBe('generate_content painter');

@@ -64,7 +64,10 @@ describe('redactFields', () => {
 
   it('looks into nested objects and arrays', () => {
     const fields = { request: { headers: { authorization: 'Bearer abc', accept: 'application/json' } }, items: [{ apiKey: 'x' }, 'plain'] };
-    expect(redactFields(fields)).toEqual({ request: { headers: { authorization: REDACTED, accept: 'application/json' } }, items: [{ apiKey: REDACTED }, 'plain'] });
+    expect(redactFields(fields)).toEqual({
+      request: { headers: { authorization: REDACTED, accept: 'application/json' } },
+      items: [{ apiKey: REDACTED }, 'plain'],
+    });
   });
 
   it('survives cycles and cuts deep nesting', () => {
@@ -83,7 +86,11 @@ describe('redactFields', () => {
 
   it('scrubs credentials out of free text anywhere', () => {
     const error = new Error(`401 from upstream: Incorrect API key provided: ${UPSTREAM_KEY}`);
-    const redacted = redactFields({ message: `sent Authorization: Bearer ${CLIENT_KEY}`, error, list: [`GET https://gemini.test/v1/models?key=${CLIENT_KEY}&alt=sse`] });
+    const redacted = redactFields({
+      message: `sent Authorization: Bearer ${CLIENT_KEY}`,
+      error,
+      list: [`GET https://gemini.test/v1/models?key=${CLIENT_KEY}&alt=sse`],
+    });
     expect(JSON.stringify(redacted)).not.toContain(CLIENT_KEY);
     expect(JSON.stringify(redacted)).not.toContain(UPSTREAM_KEY);
     expect(redacted.message).toBe('sent Authorization: Bearer [redacted]');

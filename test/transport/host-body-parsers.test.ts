@@ -93,10 +93,17 @@ describe('Fastify: the plugin’s scope leaves bodies unread, the host’s keeps
     const { origin } = host;
     const echo = await fetch(`${origin}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
     expect(await echo.json()).toEqual({ received: { a: 1 } });
-    const bad = await fetch(`${origin}/ai/v1/chat/completions`, { ...chat('{"model":'), headers: { authorization: 'Bearer sk-app-alice', 'content-type': 'application/json' } });
+    const bad = await fetch(`${origin}/ai/v1/chat/completions`, {
+      ...chat('{"model":'),
+      headers: { authorization: 'Bearer sk-app-alice', 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { code: 'invalid_json' } });
-    const plain = await fetch(`${origin}/ai/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-app-alice', 'content-type': 'text/plain' }, body: 'hi' });
+    const plain = await fetch(`${origin}/ai/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-app-alice', 'content-type': 'text/plain' },
+      body: 'hi',
+    });
     expect(plain.status).toBe(400);
     expect(await plain.json()).toMatchObject({ error: { code: 'invalid_content_type' } });
   });

@@ -77,7 +77,10 @@ export function transportSuite(host: HostUnderTest): void {
 
     it('streams SSE as it is produced, not buffered', async () => {
       const started = performance.now();
-      const response = await fetch(`${base}/v1/chat/completions`, json(ALICE, { model: 'local-reasoner', stream: true, messages: [{ role: 'user', content: 'Tell me about streaming' }] }));
+      const response = await fetch(
+        `${base}/v1/chat/completions`,
+        json(ALICE, { model: 'local-reasoner', stream: true, messages: [{ role: 'user', content: 'Tell me about streaming' }] }),
+      );
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
       const reads = await timedReads(response);
@@ -219,7 +222,10 @@ export function transportSuite(host: HostUnderTest): void {
         body: JSON.stringify({ model: 'local-chat', messages: [{ role: 'user', content: 'Hi' }] }),
       });
       expect(invalidMessages.status).toBe(400);
-      expect(await invalidMessages.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') } });
+      expect(await invalidMessages.json()).toMatchObject({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') },
+      });
     });
 
     it('serves below its mount path only', async () => {

@@ -44,7 +44,12 @@ describe('Vercel AI SDK clients', () => {
       tools: {
         get_weather: tool({
           description: 'Weather of a city',
-          inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }),
+          inputSchema: jsonSchema<{ city: string }>({
+            type: 'object',
+            properties: { city: { type: 'string' } },
+            required: ['city'],
+            additionalProperties: false,
+          }),
           execute: async (input) => {
             executed.push(input);
             return '18°C';

@@ -67,7 +67,12 @@ describe.each(UPSTREAMS)('chat client → %s upstream', (kind) => {
     expect(received.body.temperature).toBe(0.5);
     expectUpstreamCredentials(kind, received.headers);
     await expect.poll(() => h.usage.length).toBe(1);
-    expect(h.usage[0]).toMatchObject({ model: up().model, upstreamModel: up().upstreamModel, status: 'ok', usage: { input: USAGE.input, output: USAGE.output } });
+    expect(h.usage[0]).toMatchObject({
+      model: up().model,
+      upstreamModel: up().upstreamModel,
+      status: 'ok',
+      usage: { input: USAGE.input, output: USAGE.output },
+    });
   });
 
   it('streams through the SDK helper, with usage at the end', async () => {
@@ -115,7 +120,11 @@ describe.each(UPSTREAMS)('chat client → %s upstream', (kind) => {
         {
           role: 'assistant',
           content: null,
-          tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments } })),
+          tool_calls: toolCalls.map((call) => ({
+            id: call.id,
+            type: 'function' as const,
+            function: { name: call.function.name, arguments: call.function.arguments },
+          })),
         },
         { role: 'tool', tool_call_id: toolCalls[0]!.id, content: '18°C' },
         { role: 'tool', tool_call_id: toolCalls[1]!.id, content: '14:05' },
@@ -137,7 +146,9 @@ describe.each(UPSTREAMS)('chat client → %s upstream', (kind) => {
   });
 
   it('passes an upstream 400 on with its status, message and the OpenAI error shape', async () => {
-    up().fake.reply({ error: { status: 400, message: "Invalid 'messages[1].content': string too long.", type: 'invalid_request_error', code: 'string_above_max_length' } });
+    up().fake.reply({
+      error: { status: 400, message: "Invalid 'messages[1].content': string too long.", type: 'invalid_request_error', code: 'string_above_max_length' },
+    });
     const error = await h.openai.chat.completions.create({ model: up().model, messages: question }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     const apiError = error as InstanceType<typeof OpenAI.BadRequestError>;
@@ -149,7 +160,10 @@ describe.each(UPSTREAMS)('chat client → %s upstream', (kind) => {
 
   it('passes an upstream 429 on a stream with its retry headers', async () => {
     up().fake.reply({ error: rateLimited(kind) });
-    const error = await h.openai.chat.completions.stream({ model: up().model, messages: question }).finalChatCompletion().catch((e: unknown) => e);
+    const error = await h.openai.chat.completions
+      .stream({ model: up().model, messages: question })
+      .finalChatCompletion()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     const apiError = error as InstanceType<typeof OpenAI.RateLimitError>;
     expect(apiError.message).toContain('Rate limit reached for requests');
@@ -174,7 +188,14 @@ describe.each(UPSTREAMS)('chat client → %s upstream', (kind) => {
   });
 
   it('makes the SDK throw with the upstream message on an in-stream error', async () => {
-    up().fake.reply({ text: ['Once', ' upon', ' a time'], streamError: { after: THROUGH_SECOND_DELTA[kind], message: 'The server had an error while processing your request.', type: kind === 'anthropic' ? 'overloaded_error' : 'server_error' } });
+    up().fake.reply({
+      text: ['Once', ' upon', ' a time'],
+      streamError: {
+        after: THROUGH_SECOND_DELTA[kind],
+        message: 'The server had an error while processing your request.',
+        type: kind === 'anthropic' ? 'overloaded_error' : 'server_error',
+      },
+    });
     const stream = h.openai.chat.completions.stream({ model: up().model, messages: question });
     const error = await stream.finalChatCompletion().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);

@@ -75,19 +75,22 @@ describe('client disconnect aborts the upstream at once', () => {
     expect(upstream.closedEarly).toBe(true);
   });
 
-  it.each(cells.flatMap(([client, kind]) => [false, true].map((stream) => [client, kind, stream] as const)))('%s client → %s upstream, waiting for the headers (stream: %s)', async (client, kind, stream) => {
-    const up = h.upstreams[kind];
-    up.fake.reply({ hang: true });
-    const controller = new AbortController();
-    const pending = rawRequest(h.url, client, up.model, { stream, signal: controller.signal }).catch((error: unknown) => error);
-    await expect.poll(() => up.fake.accepted().length).toBe(1);
-    controller.abort();
-    expect(await pending).toMatchObject({ name: 'AbortError' });
+  it.each(cells.flatMap(([client, kind]) => [false, true].map((stream) => [client, kind, stream] as const)))(
+    '%s client → %s upstream, waiting for the headers (stream: %s)',
+    async (client, kind, stream) => {
+      const up = h.upstreams[kind];
+      up.fake.reply({ hang: true });
+      const controller = new AbortController();
+      const pending = rawRequest(h.url, client, up.model, { stream, signal: controller.signal }).catch((error: unknown) => error);
+      await expect.poll(() => up.fake.accepted().length).toBe(1);
+      controller.abort();
+      expect(await pending).toMatchObject({ name: 'AbortError' });
 
-    const upstream = up.fake.last();
-    await within(upstream.closed, 2000, 'the upstream connection close');
-    expect(upstream.closedEarly).toBe(true);
-  });
+      const upstream = up.fake.last();
+      await within(upstream.closed, 2000, 'the upstream connection close');
+      expect(upstream.closedEarly).toBe(true);
+    },
+  );
 });
 
 describe('a cut or failed upstream stream never looks complete', () => {
@@ -134,7 +137,11 @@ describe('a cut or failed upstream stream never looks complete', () => {
 describe('what a stream reports', () => {
   it.each(cells)('%s client → %s upstream: an upstream error event is reported to onUsage as an error', async (client, kind) => {
     const up = h.upstreams[kind];
-    up.fake.reply({ text: ['Once', ' upon'], usage: { input: 9, output: 2 }, streamError: { after: THROUGH_SECOND_DELTA[kind], message: 'boom', type: 'server_error' } });
+    up.fake.reply({
+      text: ['Once', ' upon'],
+      usage: { input: 9, output: 2 },
+      streamError: { after: THROUGH_SECOND_DELTA[kind], message: 'boom', type: 'server_error' },
+    });
     const text = await (await rawRequest(h.url, client, up.model, { stream: true })).text();
     expect(text).toContain('boom');
     await expect.poll(() => h.usage.length).toBe(1);
@@ -142,7 +149,13 @@ describe('what a stream reports', () => {
   });
 
   it.each([false, true])('a Chat upstream’s error frame written `{ "error": … }` fails the passed-through stream (then [DONE]: %s)', async (done) => {
-    const delta = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1', choices: [{ index: 0, delta: { role: 'assistant', content: 'Once' }, finish_reason: null }] };
+    const delta = {
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'gpt-4.1',
+      choices: [{ index: 0, delta: { role: 'assistant', content: 'Once' }, finish_reason: null }],
+    };
     const spacedError = '{ "error": { "message": "boom", "type": "server_error", "param": null, "code": null } }';
     h.upstreams.chat.fake.reply({ raw: `data: ${JSON.stringify(delta)}\n\ndata: ${spacedError}\n\n` + (done ? 'data: [DONE]\n\n' : '') });
     const text = await (await rawRequest(h.url, 'chat', 'gpt-chat', { stream: true })).text();
@@ -164,24 +177,27 @@ describe('what a stream reports', () => {
     }
   });
 
-  it.each(CLIENTS.filter((client) => client !== 'messages'))('%s client: a no-argument tool call streamed by Anthropic has "{}" as arguments', async (client) => {
-    for (const stream of [false, true]) {
-      h.upstreams.anthropic.fake.reply({ toolCalls: [{ name: 'get_time', args: [] }] });
-      const text = await (await rawRequest(h.url, client, 'claude', { stream })).text();
-      if (client === 'chat' && stream) {
-        const fragments = parseSse(text)
-          .filter((frame) => frame.data !== '[DONE]')
-          .flatMap((frame) => JSON.parse(frame.data).choices[0]?.delta.tool_calls ?? [])
-          .map((call: any) => call.function.arguments);
-        expect(fragments.join(''), `stream: ${stream}`).toBe('{}');
-      } else if (client === 'chat') {
-        expect(JSON.parse(text).choices[0].message.tool_calls[0].function.arguments).toBe('{}');
-      } else {
-        const response = stream ? checkResponsesStream(text).at(-1)!.response : JSON.parse(text);
-        expect(response.output[0].arguments, `stream: ${stream}`).toBe('{}');
+  it.each(CLIENTS.filter((client) => client !== 'messages'))(
+    '%s client: a no-argument tool call streamed by Anthropic has "{}" as arguments',
+    async (client) => {
+      for (const stream of [false, true]) {
+        h.upstreams.anthropic.fake.reply({ toolCalls: [{ name: 'get_time', args: [] }] });
+        const text = await (await rawRequest(h.url, client, 'claude', { stream })).text();
+        if (client === 'chat' && stream) {
+          const fragments = parseSse(text)
+            .filter((frame) => frame.data !== '[DONE]')
+            .flatMap((frame) => JSON.parse(frame.data).choices[0]?.delta.tool_calls ?? [])
+            .map((call: any) => call.function.arguments);
+          expect(fragments.join(''), `stream: ${stream}`).toBe('{}');
+        } else if (client === 'chat') {
+          expect(JSON.parse(text).choices[0].message.tool_calls[0].function.arguments).toBe('{}');
+        } else {
+          const response = stream ? checkResponsesStream(text).at(-1)!.response : JSON.parse(text);
+          expect(response.output[0].arguments, `stream: ${stream}`).toBe('{}');
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe('translated and passed-through streams keep every SDK invariant', () => {
@@ -241,8 +257,14 @@ describe('JSON answers', () => {
       client === 'chat'
         ? json.choices[0].message.content
         : client === 'responses'
-          ? json.output.filter((item: any) => item.type === 'message').flatMap((item: any) => item.content.map((part: any) => part.text)).join('')
-          : json.content.filter((block: any) => block.type === 'text').map((block: any) => block.text).join('');
+          ? json.output
+              .filter((item: any) => item.type === 'message')
+              .flatMap((item: any) => item.content.map((part: any) => part.text))
+              .join('')
+          : json.content
+              .filter((block: any) => block.type === 'text')
+              .map((block: any) => block.text)
+              .join('');
     expect(text).toBe('Let me check.');
     const finish = client === 'chat' ? json.choices[0].finish_reason : client === 'responses' ? json.status : json.stop_reason;
     expect(finish).toBe({ chat: 'tool_calls', responses: 'completed', messages: 'tool_use' }[client]);
@@ -275,9 +297,14 @@ describe('recorded upstream streams', () => {
       const text = await (await rawRequest(h.url, client, h.upstreams[kind].model, { stream: true })).text();
       const names =
         client === 'responses'
-          ? checkResponsesStream(text).at(-1)!.response.output.filter((item: any) => item.type === 'function_call').map((item: any) => item.name)
+          ? checkResponsesStream(text)
+              .at(-1)!
+              .response.output.filter((item: any) => item.type === 'function_call')
+              .map((item: any) => item.name)
           : client === 'messages'
-            ? checkMessagesStream(text).filter((event) => event.content_block?.type === 'tool_use').map((event) => event.content_block.name)
+            ? checkMessagesStream(text)
+                .filter((event) => event.content_block?.type === 'tool_use')
+                .map((event) => event.content_block.name)
             : parseSse(text)
                 .filter((frame) => frame.data !== '[DONE]')
                 .flatMap((frame) => JSON.parse(frame.data).choices[0]?.delta.tool_calls ?? [])
@@ -309,7 +336,14 @@ describe('upstream failures in the route’s error shape', () => {
       h.upstreams.anthropic.fake.reply({ hang: true });
     }
     const started = Date.now();
-    const errors = await Promise.all(combos.map(async ({ client, model, stream }) => ({ client, model, stream, ...(await errorOf(client, await rawRequest(h.url, client, model, { stream }))) })));
+    const errors = await Promise.all(
+      combos.map(async ({ client, model, stream }) => ({
+        client,
+        model,
+        stream,
+        ...(await errorOf(client, await rawRequest(h.url, client, model, { stream }))),
+      })),
+    );
     for (const error of errors) expect(error, JSON.stringify(error)).toMatchObject({ status: 504, type: 'timeout_error' });
     expect(Date.now() - started).toBeLessThan(5000);
   });
@@ -335,7 +369,12 @@ describe('upstream failures in the route’s error shape', () => {
       error:
         kind === 'anthropic'
           ? { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 215023 tokens > 200000 maximum' }
-          : { status: 400, type: 'invalid_request_error', code: 'context_length_exceeded', message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130218 tokens." },
+          : {
+              status: 400,
+              type: 'invalid_request_error',
+              code: 'context_length_exceeded',
+              message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130218 tokens.",
+            },
     });
     const error = await errorOf(client, await rawRequest(h.url, client, h.upstreams[kind].model));
     expect(error.status).toBe(400);
@@ -377,4 +416,3 @@ describe('model rules answer 400 before any upstream call', () => {
     expect(h.upstreams.responses.fake.requests).toHaveLength(1);
   });
 });
-

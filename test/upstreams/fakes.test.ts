@@ -41,9 +41,31 @@ describe('fake OpenAI refuses what OpenAI refuses', () => {
     ['a wrong key', chat([user('hi')]), { authorization: 'Bearer nope' }, 401, 'Incorrect API key'],
     ['an unknown model', { ...chat([user('hi')]), model: 'gpt-9' }, bearer, 404, 'does not exist'],
     ['an unknown role', chat([{ role: 'bot', content: 'x' }]), bearer, 400, "Invalid value: 'bot'"],
-    ['a tool message without a call', chat([user('hi'), { role: 'tool', tool_call_id: 'call_1', content: 'x' }]), bearer, 400, "must be a response to a preceeding message with 'tool_calls'"],
-    ['a tool message with another id', chat([user('hi'), { role: 'assistant', content: null, tool_calls: [chatCall('call_1')] }, { role: 'tool', tool_call_id: 'call_2', content: 'x' }]), bearer, 400, 'preceeding'],
-    ['an unanswered call', chat([user('hi'), { role: 'assistant', content: null, tool_calls: [chatCall('call_1'), chatCall('call_2')] }, { role: 'tool', tool_call_id: 'call_1', content: 'x' }]), bearer, 400, 'did not have response messages: call_2'],
+    [
+      'a tool message without a call',
+      chat([user('hi'), { role: 'tool', tool_call_id: 'call_1', content: 'x' }]),
+      bearer,
+      400,
+      "must be a response to a preceeding message with 'tool_calls'",
+    ],
+    [
+      'a tool message with another id',
+      chat([user('hi'), { role: 'assistant', content: null, tool_calls: [chatCall('call_1')] }, { role: 'tool', tool_call_id: 'call_2', content: 'x' }]),
+      bearer,
+      400,
+      'preceeding',
+    ],
+    [
+      'an unanswered call',
+      chat([
+        user('hi'),
+        { role: 'assistant', content: null, tool_calls: [chatCall('call_1'), chatCall('call_2')] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'x' },
+      ]),
+      bearer,
+      400,
+      'did not have response messages: call_2',
+    ],
     ['stream_options without stream', chat([user('hi')], { stream_options: { include_usage: true } }), bearer, 400, "only allowed when 'stream' is enabled"],
     ['tool_choice without tools', chat([user('hi')], { tool_choice: 'auto' }), bearer, 400, "only allowed when 'tools' are specified"],
     ['a Responses field', chat([user('hi')], { instructions: 'x' }), bearer, 400, 'Unrecognized request argument supplied: instructions'],
@@ -56,10 +78,22 @@ describe('fake OpenAI refuses what OpenAI refuses', () => {
 
   const responses = (input: unknown, extra: Json = {}) => ({ model: 'gpt-5', input, ...extra });
   it.each([
-    ['an output without its call', responses([user('hi'), { type: 'function_call_output', call_id: 'call_1', output: 'x' }]), 'No tool call found for function call output with call_id call_1'],
-    ['a call without its output', responses([user('hi'), { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' }]), 'No tool output found for function call call_1'],
+    [
+      'an output without its call',
+      responses([user('hi'), { type: 'function_call_output', call_id: 'call_1', output: 'x' }]),
+      'No tool call found for function call output with call_id call_1',
+    ],
+    [
+      'a call without its output',
+      responses([user('hi'), { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' }]),
+      'No tool output found for function call call_1',
+    ],
     ['input_text in an assistant message', responses([{ role: 'assistant', content: [{ type: 'input_text', text: 'x' }] }]), "Invalid value: 'input_text'"],
-    ['stream_options.include_usage', responses('hi', { stream: true, stream_options: { include_usage: true } }), "Unknown parameter: 'stream_options.include_usage'"],
+    [
+      'stream_options.include_usage',
+      responses('hi', { stream: true, stream_options: { include_usage: true } }),
+      "Unknown parameter: 'stream_options.include_usage'",
+    ],
     ['a Chat-only field', responses('hi', { seed: 1 }), 'Unrecognized request argument supplied: seed'],
     ['nested Chat tools', responses('hi', { tools: [{ type: 'function', function: { name: 'f' } }] }), "Missing required parameter: 'tools[0].name'"],
     ['previous_response_id (nothing is stored)', responses('hi', { previous_response_id: 'resp_1' }), "Previous response with id 'resp_1' not found."],
@@ -93,16 +127,74 @@ describe('fake Anthropic refuses what Anthropic refuses', () => {
     ['no max_tokens', { model: 'claude-sonnet-4-5', messages: [user('hi')] }, anthropicHeaders, 400, 'max_tokens: Field required'],
     ['an assistant first', body([{ role: 'assistant', content: 'x' }]), anthropicHeaders, 400, 'first message must use the "user" role'],
     ['two user turns in a row', body([user('a'), user('b')]), anthropicHeaders, 400, 'roles must alternate'],
-    ['an image in a system message', body([user('hi'), { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://x.test/a.png' } }] }]), anthropicHeaders, 400, "expected tags: 'text', 'tool_addition', 'tool_removal'"],
-    ['five cache breakpoints', body([user([1, 2, 3, 4, 5].map((n) => ({ type: 'text', text: `part ${n}`, cache_control: { type: 'ephemeral' } })))]), anthropicHeaders, 400, 'A maximum of 4 blocks with cache_control'],
+    [
+      'an image in a system message',
+      body([user('hi'), { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://x.test/a.png' } }] }]),
+      anthropicHeaders,
+      400,
+      "expected tags: 'text', 'tool_addition', 'tool_removal'",
+    ],
+    [
+      'five cache breakpoints',
+      body([user([1, 2, 3, 4, 5].map((n) => ({ type: 'text', text: `part ${n}`, cache_control: { type: 'ephemeral' } })))]),
+      anthropicHeaders,
+      400,
+      'A maximum of 4 blocks with cache_control',
+    ],
     ['an empty text block', body([user([{ type: 'text', text: '' }])]), anthropicHeaders, 400, 'text content blocks must be non-empty'],
-    ['an unanswered tool_use', body([user('hi'), { role: 'assistant', content: [toolUse('toolu_1'), toolUse('toolu_2')] }, user([toolResult('toolu_1')])]), anthropicHeaders, 400, 'without `tool_result` blocks immediately after: toolu_2'],
-    ['a tool_result for another id', body([user('hi'), { role: 'assistant', content: [toolUse('toolu_1')] }, user([toolResult('toolu_9'), toolResult('toolu_1')])]), anthropicHeaders, 400, 'unexpected `tool_use_id`'],
-    ['text before the tool_result', body([user('hi'), { role: 'assistant', content: [toolUse('toolu_1')] }, user([{ type: 'text', text: 'x' }, toolResult('toolu_1')])]), anthropicHeaders, 400, 'tool_result blocks must come first'],
-    ['a tool id with bad characters', body([user('hi'), { role: 'assistant', content: [toolUse('call:1')] }, user([toolResult('call:1')])]), anthropicHeaders, 400, "String should match pattern '^[a-zA-Z0-9_-]+$'"],
-    ['thinking without its signature', body([user('hi'), { role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }, { type: 'text', text: 'y' }] }, user('more')]), anthropicHeaders, 400, 'signature'],
+    [
+      'an unanswered tool_use',
+      body([user('hi'), { role: 'assistant', content: [toolUse('toolu_1'), toolUse('toolu_2')] }, user([toolResult('toolu_1')])]),
+      anthropicHeaders,
+      400,
+      'without `tool_result` blocks immediately after: toolu_2',
+    ],
+    [
+      'a tool_result for another id',
+      body([user('hi'), { role: 'assistant', content: [toolUse('toolu_1')] }, user([toolResult('toolu_9'), toolResult('toolu_1')])]),
+      anthropicHeaders,
+      400,
+      'unexpected `tool_use_id`',
+    ],
+    [
+      'text before the tool_result',
+      body([user('hi'), { role: 'assistant', content: [toolUse('toolu_1')] }, user([{ type: 'text', text: 'x' }, toolResult('toolu_1')])]),
+      anthropicHeaders,
+      400,
+      'tool_result blocks must come first',
+    ],
+    [
+      'a tool id with bad characters',
+      body([user('hi'), { role: 'assistant', content: [toolUse('call:1')] }, user([toolResult('call:1')])]),
+      anthropicHeaders,
+      400,
+      "String should match pattern '^[a-zA-Z0-9_-]+$'",
+    ],
+    [
+      'thinking without its signature',
+      body([
+        user('hi'),
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'x' },
+            { type: 'text', text: 'y' },
+          ],
+        },
+        user('more'),
+      ]),
+      anthropicHeaders,
+      400,
+      'signature',
+    ],
     ['a trailing-space prefill', body([user('hi'), { role: 'assistant', content: 'Sure, ' }]), anthropicHeaders, 400, 'trailing whitespace'],
-    ['an OpenAI field', body([user('hi')], { stream_options: { include_usage: true } }), anthropicHeaders, 400, 'stream_options: Extra inputs are not permitted'],
+    [
+      'an OpenAI field',
+      body([user('hi')], { stream_options: { include_usage: true } }),
+      anthropicHeaders,
+      400,
+      'stream_options: Extra inputs are not permitted',
+    ],
   ])('%s', async (_name, requestBody, headers, status, message) => {
     const { status: got, json } = await post(anthropic, '/v1/messages', requestBody, headers);
     expect(got).toBe(status);
@@ -124,7 +216,9 @@ describe('the fakes’ streams satisfy the official SDKs', () => {
   it('Chat Completions', async () => {
     openai.reply(reply);
     const client = new OpenAI({ baseURL: openai.url + '/v1', apiKey: 'up-key', maxRetries: 0 });
-    const final = await client.chat.completions.stream({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } }).finalChatCompletion();
+    const final = await client.chat.completions
+      .stream({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } })
+      .finalChatCompletion();
     expect(final.choices[0]!.message.content).toBe('Hello');
     expect(final.choices[0]!.message.tool_calls!.map((call) => (call.type === 'function' ? call.function.arguments : ''))).toEqual(['{"city":"Paris"}', '{}']);
     expect(final.usage).toMatchObject({ prompt_tokens: 100, prompt_tokens_details: { cached_tokens: 60 } });
@@ -132,7 +226,13 @@ describe('the fakes’ streams satisfy the official SDKs', () => {
 
   it('Responses', async () => {
     openai.reply(reply, reply);
-    const raw = await (await fetch(openai.url + '/v1/responses', { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-5', input: 'hi', stream: true }) })).text();
+    const raw = await (
+      await fetch(openai.url + '/v1/responses', {
+        method: 'POST',
+        headers: { ...bearer, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-5', input: 'hi', stream: true }),
+      })
+    ).text();
     const events = checkResponsesStream(raw);
     expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i));
     const client = new OpenAI({ baseURL: openai.url + '/v1', apiKey: 'up-key', maxRetries: 0 });
@@ -144,7 +244,13 @@ describe('the fakes’ streams satisfy the official SDKs', () => {
 
   it('Messages', async () => {
     anthropic.reply(reply, reply);
-    const raw = await (await fetch(anthropic.url + '/v1/messages', { method: 'POST', headers: { ...anthropicHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [user('hi')], stream: true }) })).text();
+    const raw = await (
+      await fetch(anthropic.url + '/v1/messages', {
+        method: 'POST',
+        headers: { ...anthropicHeaders, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [user('hi')], stream: true }),
+      })
+    ).text();
     checkMessagesStream(raw);
     const client = new Anthropic({ baseURL: anthropic.url, apiKey: 'up-key', maxRetries: 0 });
     const final = await client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();

@@ -146,12 +146,18 @@ export function promptOf(kind: UpstreamKind, body: Json): { system: string; user
   if (kind === 'anthropic') {
     return {
       system: text(body.system),
-      user: body.messages.filter((m: Json) => m.role === 'user').map((m: Json) => text(m.content)).filter((t: string) => t !== ''),
+      user: body.messages
+        .filter((m: Json) => m.role === 'user')
+        .map((m: Json) => text(m.content))
+        .filter((t: string) => t !== ''),
     };
   }
   if (kind === 'chat') {
     return {
-      system: body.messages.filter((m: Json) => m.role === 'system' || m.role === 'developer').map((m: Json) => text(m.content)).join('\n\n'),
+      system: body.messages
+        .filter((m: Json) => m.role === 'system' || m.role === 'developer')
+        .map((m: Json) => text(m.content))
+        .join('\n\n'),
       user: body.messages.filter((m: Json) => m.role === 'user').map((m: Json) => text(m.content)),
     };
   }
@@ -262,7 +268,8 @@ export function rawRequest(
       : client === 'responses'
         ? { model, input: 'Hi', stream }
         : { model, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], stream };
-  const auth: Record<string, string> = client === 'messages' ? { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' } : { authorization: 'Bearer sk-test' };
+  const auth: Record<string, string> =
+    client === 'messages' ? { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' } : { authorization: 'Bearer sk-test' };
   return fetch(url + CLIENT_PATHS[client], {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...auth },

@@ -144,7 +144,11 @@ describe.each(UPSTREAMS)('messages client → %s upstream', (kind) => {
       max_tokens: 4096,
       thinking,
       tools,
-      messages: [...question, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: calls[0]!.id, content: '18°C' }] }],
+      messages: [
+        ...question,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: calls[0]!.id, content: '18°C' }] },
+      ],
     });
     expect(second.content.at(-1)).toMatchObject({ type: 'text', text: '18°C.' });
     const received = up().fake.last().body;
@@ -155,7 +159,9 @@ describe.each(UPSTREAMS)('messages client → %s upstream', (kind) => {
   });
 
   it('passes an upstream 400 on with its status, message and the Anthropic error shape', async () => {
-    up().fake.reply({ error: { status: 400, message: 'messages.0.content: string too long.', type: 'invalid_request_error', code: 'string_above_max_length' } });
+    up().fake.reply({
+      error: { status: 400, message: 'messages.0.content: string too long.', type: 'invalid_request_error', code: 'string_above_max_length' },
+    });
     const error = await h.anthropic.messages.create({ model: up().model, max_tokens: 100, messages: question }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     const apiError = error as InstanceType<typeof Anthropic.BadRequestError>;
@@ -167,7 +173,10 @@ describe.each(UPSTREAMS)('messages client → %s upstream', (kind) => {
 
   it('passes an upstream 429 on a stream with its retry headers', async () => {
     up().fake.reply({ error: rateLimited(kind) });
-    const error = await h.anthropic.messages.stream({ model: up().model, max_tokens: 100, messages: question }).finalMessage().catch((e: unknown) => e);
+    const error = await h.anthropic.messages
+      .stream({ model: up().model, max_tokens: 100, messages: question })
+      .finalMessage()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.RateLimitError);
     const apiError = error as InstanceType<typeof Anthropic.RateLimitError>;
     expect(apiError.message).toContain('Rate limit reached for requests');
@@ -187,8 +196,14 @@ describe.each(UPSTREAMS)('messages client → %s upstream', (kind) => {
   });
 
   it('makes the SDK throw with the upstream message on an in-stream error', async () => {
-    up().fake.reply({ text: ['Once', ' upon', ' a time'], streamError: { after: THROUGH_SECOND_DELTA[kind], message: 'Overloaded', type: kind === 'anthropic' ? 'overloaded_error' : 'server_overloaded' } });
-    const error = await h.anthropic.messages.stream({ model: up().model, max_tokens: 100, messages: question }).finalMessage().catch((e: unknown) => e);
+    up().fake.reply({
+      text: ['Once', ' upon', ' a time'],
+      streamError: { after: THROUGH_SECOND_DELTA[kind], message: 'Overloaded', type: kind === 'anthropic' ? 'overloaded_error' : 'server_overloaded' },
+    });
+    const error = await h.anthropic.messages
+      .stream({ model: up().model, max_tokens: 100, messages: question })
+      .finalMessage()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect((error as Error).message).toContain('Overloaded');
     expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
@@ -196,8 +211,17 @@ describe.each(UPSTREAMS)('messages client → %s upstream', (kind) => {
 
   it(passthrough ? 'passes unknown fields and beta headers through, model mapped' : 'accepts unknown fields', async () => {
     up().fake.reply({ text: ['ok'] });
-    const body = { model: up().model, max_tokens: 64, messages: question, x_custom_field: { nested: [1, 'two'] }, metadata: { user_id: 'u-1' }, ...(passthrough ? { top_k: 5 } : {}) };
-    const message = await h.anthropic.messages.create(body as Anthropic.MessageCreateParamsNonStreaming, { headers: { 'anthropic-beta': 'fine-grained-tool-streaming-2025-05-14' } });
+    const body = {
+      model: up().model,
+      max_tokens: 64,
+      messages: question,
+      x_custom_field: { nested: [1, 'two'] },
+      metadata: { user_id: 'u-1' },
+      ...(passthrough ? { top_k: 5 } : {}),
+    };
+    const message = await h.anthropic.messages.create(body as Anthropic.MessageCreateParamsNonStreaming, {
+      headers: { 'anthropic-beta': 'fine-grained-tool-streaming-2025-05-14' },
+    });
     expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'ok' })]);
     const received = up().fake.last();
     expect(received.body.model).toBe(up().upstreamModel);

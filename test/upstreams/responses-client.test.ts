@@ -123,7 +123,14 @@ describe.each(UPSTREAMS)('responses client → %s upstream', (kind) => {
     const calls = parallelCalls(kind).slice(0, 1);
     up().fake.reply({ reasoning: ['The user wants ', 'the weather.'], toolCalls: calls });
     const first = await h.openai.responses
-      .stream({ model: up().model, input: question, tools, reasoning: { effort: 'low', summary: 'auto' }, include: ['reasoning.encrypted_content'], store: false })
+      .stream({
+        model: up().model,
+        input: question,
+        tools,
+        reasoning: { effort: 'low', summary: 'auto' },
+        include: ['reasoning.encrypted_content'],
+        store: false,
+      })
       .finalResponse();
     const reasoning = first.output.find((item) => item.type === 'reasoning');
     if (kind !== 'chat') expect(reasoning?.summary.map((part) => part.text).join('')).toBe('The user wants the weather.');
@@ -147,7 +154,9 @@ describe.each(UPSTREAMS)('responses client → %s upstream', (kind) => {
   });
 
   it('passes an upstream 400 on with its status, message and the OpenAI error shape', async () => {
-    up().fake.reply({ error: { status: 400, message: "Invalid 'input[0].content': string too long.", type: 'invalid_request_error', code: 'string_above_max_length' } });
+    up().fake.reply({
+      error: { status: 400, message: "Invalid 'input[0].content': string too long.", type: 'invalid_request_error', code: 'string_above_max_length' },
+    });
     const error = await h.openai.responses.create({ model: up().model, input: question }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     const apiError = error as InstanceType<typeof OpenAI.BadRequestError>;
@@ -158,7 +167,10 @@ describe.each(UPSTREAMS)('responses client → %s upstream', (kind) => {
 
   it('passes an upstream 429 on a stream with its retry headers', async () => {
     up().fake.reply({ error: rateLimited(kind) });
-    const error = await h.openai.responses.stream({ model: up().model, input: question }).finalResponse().catch((e: unknown) => e);
+    const error = await h.openai.responses
+      .stream({ model: up().model, input: question })
+      .finalResponse()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     const apiError = error as InstanceType<typeof OpenAI.RateLimitError>;
     expect(apiError.message).toContain('Rate limit reached for requests');
@@ -177,8 +189,18 @@ describe.each(UPSTREAMS)('responses client → %s upstream', (kind) => {
   });
 
   it('makes the SDK throw with the upstream message on an in-stream error', async () => {
-    up().fake.reply({ text: ['Once', ' upon', ' a time'], streamError: { after: THROUGH_SECOND_DELTA[kind], message: 'The server had an error while processing your request.', type: kind === 'anthropic' ? 'overloaded_error' : 'server_error' } });
-    const error = await h.openai.responses.stream({ model: up().model, input: question }).finalResponse().catch((e: unknown) => e);
+    up().fake.reply({
+      text: ['Once', ' upon', ' a time'],
+      streamError: {
+        after: THROUGH_SECOND_DELTA[kind],
+        message: 'The server had an error while processing your request.',
+        type: kind === 'anthropic' ? 'overloaded_error' : 'server_error',
+      },
+    });
+    const error = await h.openai.responses
+      .stream({ model: up().model, input: question })
+      .finalResponse()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as Error).message).toContain('The server had an error while processing your request.');
   });

@@ -16,16 +16,7 @@ import {
   unsupported,
   withCache,
 } from '../decode-helpers.js';
-import type {
-  IRAssistantPart,
-  IRContentPart,
-  IRFilePart,
-  IRMessage,
-  IRRequest,
-  IRTextPart,
-  IRTool,
-  IRToolChoice,
-} from '../ir.js';
+import type { IRAssistantPart, IRContentPart, IRFilePart, IRMessage, IRRequest, IRTextPart, IRTool, IRToolChoice } from '../ir.js';
 
 /**
  * Chat Completions request → IR. Everything the IR can carry is mapped; OpenAI fields with the
@@ -49,8 +40,6 @@ const PASSTHROUGH = [
   'prediction',
   'moderation',
 ] as const;
-
-
 
 export function decodeChatRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
   rejectInexpressible(body);
@@ -108,8 +97,7 @@ export function decodeChatRequest(body: Record<string, unknown>, upstreamModel: 
   }
   if (toolChoice) request.toolChoice = toolChoice;
 
-  const maxTokens =
-    optNumber(body, 'max_completion_tokens', 'max_completion_tokens') ?? optNumber(body, 'max_tokens', 'max_tokens');
+  const maxTokens = optNumber(body, 'max_completion_tokens', 'max_completion_tokens') ?? optNumber(body, 'max_tokens', 'max_tokens');
   if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
   const temperature = optNumber(body, 'temperature', 'temperature');
   if (temperature !== undefined) request.temperature = temperature;

@@ -179,8 +179,7 @@ function isCompleteObject(text: string): boolean {
  */
 export function openAiStreamError(raw: unknown, fallback = 'The upstream failed while streaming'): GatewayError {
   const error = asObject(raw) ?? {};
-  const message =
-    typeof raw === 'string' && raw !== '' ? raw : typeof error.message === 'string' && error.message !== '' ? error.message : fallback;
+  const message = typeof raw === 'string' && raw !== '' ? raw : typeof error.message === 'string' && error.message !== '' ? error.message : fallback;
   const code = typeof error.code === 'string' ? error.code : null;
   const type = typeof error.type === 'string' && error.type !== '' ? error.type : undefined;
   const numeric = [error.status, error.code].find((value) => typeof value === 'number' && value >= 400 && value <= 599) as number | undefined;

@@ -9,7 +9,8 @@ import { isRecord, type Json } from '../../json.js';
  * (OpenAI caches prefixes by itself; the field would be rejected), `reasoning.summary`.
  */
 export function encodeChatRequest(ir: IRRequest): Json {
-  if (ir.topK !== undefined) throw invalidRequest('top_k is not supported by this model (its upstream speaks Chat Completions).', 'top_k', 'unsupported_parameter');
+  if (ir.topK !== undefined)
+    throw invalidRequest('top_k is not supported by this model (its upstream speaks Chat Completions).', 'top_k', 'unsupported_parameter');
   const body: Json = { ...ir.passthrough, model: ir.model, messages: encodeMessages(ir) };
   // Responses-only: what it asks for (encrypted reasoning, tool results) Chat cannot return.
   delete body.include;
@@ -97,7 +98,10 @@ function encodeMessages(ir: IRRequest): Json[] {
         break;
       }
       case 'tool': {
-        const text = message.content.filter((part): part is IRTextPart => part.type === 'text').map((part) => part.text).join('');
+        const text = message.content
+          .filter((part): part is IRTextPart => part.type === 'text')
+          .map((part) => part.text)
+          .join('');
         for (const part of message.content) if (part.type !== 'text') moved.push(encodePart(part));
         // Chat has no error flag on tool results: say it in the text so the model still knows.
         out.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.isError ? `Error: ${text}` : text });

@@ -31,8 +31,7 @@ class ChatStreamEncoder implements StreamEncoder {
 
   constructor(private readonly ctx: EncodeContext) {
     const options = ctx.request.stream_options;
-    this.includeUsage =
-      typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
+    this.includeUsage = typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
   }
 
   push(event: IRStreamEvent): string {

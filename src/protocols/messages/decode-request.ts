@@ -15,17 +15,7 @@ import {
   unsupported,
   withCache,
 } from '../decode-helpers.js';
-import type {
-  CacheControl,
-  IRAssistantPart,
-  IRContentPart,
-  IRMessage,
-  IRReasoningPart,
-  IRRequest,
-  IRTextPart,
-  IRTool,
-  IRToolChoice,
-} from '../ir.js';
+import type { CacheControl, IRAssistantPart, IRContentPart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRTool, IRToolChoice } from '../ir.js';
 import { fromThinkingSignature } from './thinking-opaque.js';
 
 /**
@@ -42,7 +32,11 @@ import { fromThinkingSignature } from './thinking-opaque.js';
 export function decodeMessagesRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
   if (isPresent(body, 'container')) unsupported('container', `'container' (Anthropic's code-execution sandbox)`);
   if (isPresent(body, 'mcp_servers')) {
-    throw invalidRequest(`'mcp_servers' cannot be served by this model: its upstream does not run MCP servers. Connect the MCP servers in the client instead.`, 'mcp_servers', 'unsupported_parameter');
+    throw invalidRequest(
+      `'mcp_servers' cannot be served by this model: its upstream does not run MCP servers. Connect the MCP servers in the client instead.`,
+      'mcp_servers',
+      'unsupported_parameter',
+    );
   }
 
   const rawMessages = expectArray(body.messages, 'messages');
@@ -420,7 +414,11 @@ function decodeTool(tool: Json, param: string): IRTool {
     const why = SERVER_TOOL.test(name)
       ? `runs on Anthropic's servers, which this model's upstream cannot do`
       : `is an Anthropic-defined tool whose schema only Claude knows`;
-    throw invalidRequest(`Tool type '${name}' ${why}; give it as a custom tool (a name and an input_schema) instead.`, `${param}.type`, 'unsupported_parameter');
+    throw invalidRequest(
+      `Tool type '${name}' ${why}; give it as a custom tool (a name and an input_schema) instead.`,
+      `${param}.type`,
+      'unsupported_parameter',
+    );
   }
   const out: IRTool = { name: expectString(tool, 'name', `${param}.name`) };
   const description = optString(tool, 'description', `${param}.description`);

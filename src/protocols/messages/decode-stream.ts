@@ -163,4 +163,3 @@ function messagesStreamError(raw: unknown): GatewayError {
 function blockIndex(event: Json): number {
   return typeof event.index === 'number' ? event.index : -1;
 }
-

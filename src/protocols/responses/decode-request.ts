@@ -16,16 +16,7 @@ import {
   unsupported,
   withCache,
 } from '../decode-helpers.js';
-import type {
-  IRAssistantPart,
-  IRContentPart,
-  IRFilePart,
-  IRMessage,
-  IRReasoningPart,
-  IRRequest,
-  IRTextPart,
-  IRToolChoice,
-} from '../ir.js';
+import type { IRAssistantPart, IRContentPart, IRFilePart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
 import { ClientTools, CUSTOM_INPUT, isHostedTool } from './client-tools.js';
 import { fromEncryptedContent } from './reasoning-opaque.js';
 import { decodeCompactionItem } from './compaction-item.js';
@@ -39,17 +30,7 @@ import { decodeCompactionItem } from './compaction-item.js';
  */
 
 /** Same name and meaning on OpenAI-family upstreams (Chat and Responses): forwarded unchanged. */
-const PASSTHROUGH = [
-  'prompt_cache_key',
-  'prompt_cache_retention',
-  'prompt_cache_options',
-  'service_tier',
-  'store',
-  'safety_identifier',
-  'moderation',
-] as const;
-
-
+const PASSTHROUGH = ['prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'store', 'safety_identifier', 'moderation'] as const;
 
 /** `include` values that only add data to built-in tool items (which we never emit) or echo inputs. */
 const NEUTRAL_INCLUDES = new Set([
@@ -105,8 +86,7 @@ export function decodeResponsesRequest(body: Record<string, unknown>, upstreamMo
   if (reasoning) {
     const effort = optString(reasoning, 'effort', 'reasoning.effort');
     // `generate_summary` is the deprecated name of `summary`.
-    const summary =
-      optString(reasoning, 'summary', 'reasoning.summary') ?? optString(reasoning, 'generate_summary', 'reasoning.generate_summary');
+    const summary = optString(reasoning, 'summary', 'reasoning.summary') ?? optString(reasoning, 'generate_summary', 'reasoning.generate_summary');
     if (effort !== undefined || summary !== undefined) {
       request.reasoning = {
         ...(effort !== undefined ? { effort } : {}),
@@ -384,7 +364,10 @@ function toolSearchResult(item: Json, param: string, tools: ClientTools): string
 function decodeToolChoice(raw: unknown, tools: ClientTools): IRToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (raw === 'required' && tools.irTools.length === 0 && tools.dropped.length > 0) {
-    throw invalidRequest(`'tool_choice: required' cannot be served: every offered tool is one the upstream cannot run (${tools.dropped.join(', ')}).`, 'tool_choice');
+    throw invalidRequest(
+      `'tool_choice: required' cannot be served: every offered tool is one the upstream cannot run (${tools.dropped.join(', ')}).`,
+      'tool_choice',
+    );
   }
   if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw };
   if (typeof raw === 'string') throw invalidRequest(`Invalid 'tool_choice' value '${raw}'.`, 'tool_choice');

@@ -23,7 +23,10 @@ export function decodeResponsesResponse(json: unknown): IRResponse {
     model: typeof body.model === 'string' ? body.model : '',
     created: typeof body.created_at === 'number' ? body.created_at : unixSeconds(),
     content,
-    finishReason: responsesFinishReason(body, content.some((part) => part.type === 'tool_call')),
+    finishReason: responsesFinishReason(
+      body,
+      content.some((part) => part.type === 'tool_call'),
+    ),
     usage: fromResponsesUsage(body.usage),
   };
 }

@@ -4,16 +4,7 @@ import type { IRResponse } from '../ir.js';
 import { publicId } from '../public-id.js';
 import { ClientTools } from './client-tools.js';
 import { toEncryptedContent } from './reasoning-opaque.js';
-import {
-  buildResponse,
-  callItem,
-  callItemId,
-  finishedStatus,
-  messageItem,
-  outputTextPart,
-  reasoningItem,
-  refusalPart,
-} from './response-object.js';
+import { buildResponse, callItem, callItemId, finishedStatus, messageItem, outputTextPart, reasoningItem, refusalPart } from './response-object.js';
 import type { Json } from '../../json.js';
 
 /**

@@ -162,9 +162,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private begin(event: IRStreamEvent | undefined): string {
     if (this.head) return '';
     this.head =
-      event?.type === 'start'
-        ? { id: publicId('resp_', event.id), createdAt: event.created }
-        : { id: publicId('resp_', undefined), createdAt: unixSeconds() };
+      event?.type === 'start' ? { id: publicId('resp_', event.id), createdAt: event.created } : { id: publicId('resp_', undefined), createdAt: unixSeconds() };
     const response = this.response('in_progress', [], null);
     return this.emit('response.created', { response }) + this.emit('response.in_progress', { response });
   }
@@ -307,9 +305,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const ref = { item_id: message.id, output_index: message.index, content_index: message.parts.length };
     return (
       out +
-      (kind === 'text'
-        ? this.emit('response.output_text.delta', { ...ref, delta, logprobs: [] })
-        : this.emit('response.refusal.delta', { ...ref, delta }))
+      (kind === 'text' ? this.emit('response.output_text.delta', { ...ref, delta, logprobs: [] }) : this.emit('response.refusal.delta', { ...ref, delta }))
     );
   }
 

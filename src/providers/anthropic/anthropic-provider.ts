@@ -81,7 +81,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       return decodeMessagesResponse(await postJson(client, '/messages', encodeMessagesRequest({ ...ir, stream: false }, encodeOptions), call, headers));
     },
 
-    ...anthropicTokenCounting(client, (headers) => ({ 'anthropic-version': headers.get('anthropic-version') ?? version, ...betaHeader(headers.get('anthropic-beta')) })),
+    ...anthropicTokenCounting(client, (headers) => ({
+      'anthropic-version': headers.get('anthropic-version') ?? version,
+      ...betaHeader(headers.get('anthropic-beta')),
+    })),
 
     close: () => client.close(),
   };

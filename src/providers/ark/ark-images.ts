@@ -68,7 +68,12 @@ function supportedExtras(fields: Record<string, unknown>): Record<string, unknow
   const { output_format, ...rest } = fields;
   // Seedream writes jpeg or png; `output_format` is passed on only when it names one of those.
   if (output_format !== undefined && output_format !== 'png' && output_format !== 'jpeg') {
-    throw new GatewayError({ status: 400, param: 'output_format', code: 'unsupported_value', message: `The Seedream model writes 'png' or 'jpeg', received ${JSON.stringify(output_format)}.` });
+    throw new GatewayError({
+      status: 400,
+      param: 'output_format',
+      code: 'unsupported_value',
+      message: `The Seedream model writes 'png' or 'jpeg', received ${JSON.stringify(output_format)}.`,
+    });
   }
   return { ...rest, ...(output_format !== undefined ? { output_format } : {}) };
 }

@@ -26,7 +26,12 @@ export function arkSpeech(client: UpstreamClient): Pick<Provider, 'synthesizeSpe
   return {
     async synthesizeSpeech(request, call) {
       if (request.stream_format !== undefined && request.stream_format !== 'audio') {
-        throw new GatewayError({ status: 400, param: 'stream_format', code: 'unsupported_value', message: `This speech model streams raw audio only: 'stream_format' must be 'audio', received ${JSON.stringify(request.stream_format)}.` });
+        throw new GatewayError({
+          status: 400,
+          param: 'stream_format',
+          code: 'unsupported_value',
+          message: `This speech model streams raw audio only: 'stream_format' must be 'audio', received ${JSON.stringify(request.stream_format)}.`,
+        });
       }
       const format = request.response_format ?? 'mp3';
       const result = await client.post('/api/v3/tts/unidirectional', JSON.stringify(ttsBody(request, FORMATS[format])), {
@@ -88,7 +93,11 @@ function readLine(line: string): Uint8Array | typeof DONE | undefined {
   if (message.code !== 0) {
     // Volcengine codes starting with 4 are the request's fault (bad speaker, text…).
     const status = /^4/.test(String(message.code)) ? 400 : 502;
-    throw new GatewayError({ status, message: typeof message.message === 'string' && message.message ? message.message : `Speech synthesis failed (code ${String(message.code)}).`, code: `upstream_${String(message.code)}` });
+    throw new GatewayError({
+      status,
+      message: typeof message.message === 'string' && message.message ? message.message : `Speech synthesis failed (code ${String(message.code)}).`,
+      code: `upstream_${String(message.code)}`,
+    });
   }
   return typeof message.data === 'string' && message.data ? Buffer.from(message.data, 'base64') : undefined;
 }

@@ -54,14 +54,25 @@ function createBody(request: VideoRequest): Record<string, unknown> {
   const fields: Record<string, unknown> = { ...extra, ...meta };
   if (size !== undefined) {
     if (meta.ratio !== undefined || meta.resolution !== undefined) {
-      throw new GatewayError({ status: 400, param: 'size', code: 'invalid_value', message: "Send either 'size' or 'metadata.ratio'/'metadata.resolution', not both." });
+      throw new GatewayError({
+        status: 400,
+        param: 'size',
+        code: 'invalid_value',
+        message: "Send either 'size' or 'metadata.ratio'/'metadata.resolution', not both.",
+      });
     }
     Object.assign(fields, ratioAndResolution(size));
   }
   const length = seconds ?? duration;
   if (length !== undefined) {
     const n = typeof length === 'string' ? Number(length) : length;
-    if (!Number.isInteger(n)) throw new GatewayError({ status: 400, param: 'seconds', code: 'unsupported_value', message: `Seedance takes a whole number of seconds: 'seconds' was ${JSON.stringify(length)}.` });
+    if (!Number.isInteger(n))
+      throw new GatewayError({
+        status: 400,
+        param: 'seconds',
+        code: 'unsupported_value',
+        message: `Seedance takes a whole number of seconds: 'seconds' was ${JSON.stringify(length)}.`,
+      });
     fields.duration = n;
   }
   return { model, content, ...fields };

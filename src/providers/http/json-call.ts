@@ -13,7 +13,11 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /** POSTs JSON, throws the upstream's error as a `GatewayError`, returns the parsed answer. */
 export async function postJson(client: UpstreamClient, path: string, body: unknown, call: UpstreamCall, headers?: Record<string, string>): Promise<unknown> {
-  const result = await client.post(path, await stringifyBody(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, ...(headers ? { headers } : {}) });
+  const result = await client.post(path, await stringifyBody(body), {
+    signal: call.signal,
+    idleTimeoutMs: call.idleTimeoutMs,
+    ...(headers ? { headers } : {}),
+  });
   if (result.status >= 400) throw await upstreamError(result);
   return parseAnswer(await readText(result.body), result.redact);
 }
@@ -30,7 +34,11 @@ export async function* streamIR(
   decode: (sse: AsyncIterable<SseMessage>) => AsyncIterable<IRStreamEvent>,
   headers?: Record<string, string>,
 ): AsyncGenerator<IRStreamEvent> {
-  const result = await client.post(path, await stringifyBody(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, headers: { accept: 'text/event-stream', ...headers } });
+  const result = await client.post(path, await stringifyBody(body), {
+    signal: call.signal,
+    idleTimeoutMs: call.idleTimeoutMs,
+    headers: { accept: 'text/event-stream', ...headers },
+  });
   if (result.status >= 400) throw await upstreamError(result);
   await expectEventStream(result);
   try {

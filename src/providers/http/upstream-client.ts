@@ -72,11 +72,7 @@ export class UpstreamClient {
    * POSTs a JSON body (or raw bytes with their content type) and returns the raw result. A body
    * in pieces is sent piece by piece with its total length (see `upstream-body.ts`).
    */
-  async post(
-    path: string,
-    body: UpstreamBody,
-    init: UpstreamCall & { headers?: Record<string, string>; contentType?: string },
-  ): Promise<UpstreamResult> {
+  async post(path: string, body: UpstreamBody, init: UpstreamCall & { headers?: Record<string, string>; contentType?: string }): Promise<UpstreamResult> {
     return this.send('POST', path, body, init);
   }
 
@@ -94,7 +90,13 @@ export class UpstreamClient {
    */
   async download(url: string, init: UpstreamCall & { headers?: Record<string, string> }): Promise<UpstreamResult> {
     try {
-      const response = await request(url, { method: 'GET', headers: init.headers ?? {}, signal: init.signal, dispatcher: this.dispatcher, ...this.bodyTimeout(init) });
+      const response = await request(url, {
+        method: 'GET',
+        headers: init.headers ?? {},
+        signal: init.signal,
+        dispatcher: this.dispatcher,
+        ...this.bodyTimeout(init),
+      });
       return { status: response.statusCode, headers: response.headers, body: response.body, redact: this.redact };
     } catch (error) {
       throw transportError(error);

@@ -14,7 +14,12 @@ export async function videoContentOf(result: UpstreamResult): Promise<VideoConte
   if (result.status === 416) {
     result.body.destroy();
     const range = header(result, 'content-range');
-    throw new GatewayError({ status: 416, message: 'The requested range is outside the video.', code: 'range_not_satisfiable', headers: range ? { 'content-range': range } : {} });
+    throw new GatewayError({
+      status: 416,
+      message: 'The requested range is outside the video.',
+      code: 'range_not_satisfiable',
+      headers: range ? { 'content-range': range } : {},
+    });
   }
   if (result.status >= 400) throw await upstreamError(result);
   const headers: Record<string, string> = {};

@@ -10,9 +10,7 @@ import { toolArguments, truncate, valueFromSchema } from './tool-arguments.js';
  *    forces it; `none` forbids it) → a call of that tool, arguments built from its schema;
  * 3. otherwise → a sentence about the prompt (JSON when a response format asks for it).
  */
-export type LocalReply =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool_call'; id: string; name: string; arguments: string };
+export type LocalReply = { kind: 'text'; text: string } | { kind: 'tool_call'; id: string; name: string; arguments: string };
 
 export function planReply(request: IRRequest): LocalReply {
   const results = resultsSinceLastAnswer(request.messages);
@@ -22,7 +20,12 @@ export function planReply(request: IRRequest): LocalReply {
   }
   const tool = chooseTool(request, withoutContextNotes(userText));
   if (tool) {
-    return { kind: 'tool_call', id: callId(tool.name, userText, request.messages.length), name: tool.name, arguments: toolArguments(tool.parameters, withoutContextNotes(userText)) };
+    return {
+      kind: 'tool_call',
+      id: callId(tool.name, userText, request.messages.length),
+      name: tool.name,
+      arguments: toolArguments(tool.parameters, withoutContextNotes(userText)),
+    };
   }
   return { kind: 'text', text: formatted(request, describePrompt(request.messages), userText) };
 }
@@ -121,7 +124,27 @@ function chooseTool(request: IRRequest, userText: string): IRTool | undefined {
 }
 
 /** Words in tool names that say nothing about the tool, so a prompt using them asks for none. */
-const GENERIC_WORDS = new Set(['get', 'set', 'list', 'fetch', 'create', 'update', 'delete', 'make', 'run', 'call', 'tool', 'function', 'current', 'info', 'data', 'api', 'the', 'for', 'and']);
+const GENERIC_WORDS = new Set([
+  'get',
+  'set',
+  'list',
+  'fetch',
+  'create',
+  'update',
+  'delete',
+  'make',
+  'run',
+  'call',
+  'tool',
+  'function',
+  'current',
+  'info',
+  'data',
+  'api',
+  'the',
+  'for',
+  'and',
+]);
 
 /**
  * The tool the prompt names: its full name first ("get_weather", "get weather"), then a telling
@@ -157,7 +180,13 @@ function asksForATool(text: string): boolean {
 
 /** `call_` + 24 hex characters derived from the prompt: the same request gets the same id. */
 function callId(name: string, userText: string, messageCount: number): string {
-  return 'call_' + createHash('sha256').update(JSON.stringify([name, userText, messageCount])).digest('hex').slice(0, 24);
+  return (
+    'call_' +
+    createHash('sha256')
+      .update(JSON.stringify([name, userText, messageCount]))
+      .digest('hex')
+      .slice(0, 24)
+  );
 }
 
 function lastUserText(messages: readonly IRMessage[]): string {

@@ -20,7 +20,12 @@ export function localGenerateImage(request: ImageGenerationRequest): ImageResult
   const size = parseSize(request.size);
   checkFormats(request.output_format, request.response_format);
   if (request.image !== undefined) {
-    throw new GatewayError({ status: 400, param: 'image', code: 'unsupported_parameter', message: 'The local image model does not take reference images; use /v1/images/edits to change an image.' });
+    throw new GatewayError({
+      status: 400,
+      param: 'image',
+      code: 'unsupported_parameter',
+      message: 'The local image model does not take reference images; use /v1/images/edits to change an image.',
+    });
   }
   const count = request.n ?? 1;
   const draw = () => drawPicture(request.prompt, size.width, size.height);
@@ -55,11 +60,21 @@ export function localEditImage(request: ImageEditRequest): ImageResult | ImageSt
   const source = readPng(request.images[0]!, request.images.length === 1 ? 'image' : 'image[0]');
   const mask = request.mask ? readPng(request.mask, 'mask') : undefined;
   if (mask && (mask.width !== source.width || mask.height !== source.height)) {
-    throw new GatewayError({ status: 400, param: 'mask', code: 'invalid_value', message: `The mask must have the image's size (${source.width}x${source.height}), received ${mask.width}x${mask.height}.` });
+    throw new GatewayError({
+      status: 400,
+      param: 'mask',
+      code: 'invalid_value',
+      message: `The mask must have the image's size (${source.width}x${source.height}), received ${mask.width}x${mask.height}.`,
+    });
   }
   const size = { width: source.width, height: source.height };
   if (fields.size !== undefined && fields.size !== 'auto' && fields.size !== `${size.width}x${size.height}`) {
-    throw new GatewayError({ status: 400, param: 'size', code: 'unsupported_value', message: `The local image model keeps the input's size: 'size' must be 'auto' or '${size.width}x${size.height}', received ${JSON.stringify(fields.size)}.` });
+    throw new GatewayError({
+      status: 400,
+      param: 'size',
+      code: 'unsupported_value',
+      message: `The local image model keeps the input's size: 'size' must be 'auto' or '${size.width}x${size.height}', received ${JSON.stringify(fields.size)}.`,
+    });
   }
   const target = drawPicture(fields.prompt, size.width, size.height);
   const edit = (strength: number) => blend(source, target, mask, strength);
@@ -113,24 +128,44 @@ function parseSize(size: string | undefined): { width: number; height: number } 
   const width = Number(match?.[1]);
   const height = Number(match?.[2]);
   if (!match || width < 16 || height < 16 || width > MAX_SIDE || height > MAX_SIDE) {
-    throw new GatewayError({ status: 400, param: 'size', code: 'unsupported_value', message: `The local image model takes a 'size' of 'auto' or WIDTHxHEIGHT with 16 to ${MAX_SIDE} pixels a side, received ${JSON.stringify(size)}.` });
+    throw new GatewayError({
+      status: 400,
+      param: 'size',
+      code: 'unsupported_value',
+      message: `The local image model takes a 'size' of 'auto' or WIDTHxHEIGHT with 16 to ${MAX_SIDE} pixels a side, received ${JSON.stringify(size)}.`,
+    });
   }
   return { width, height };
 }
 
 function checkFormats(outputFormat: string | undefined, responseFormat: string | undefined): void {
   if (outputFormat !== undefined && outputFormat !== 'png') {
-    throw new GatewayError({ status: 400, param: 'output_format', code: 'unsupported_value', message: `The local image model writes PNG only: 'output_format' must be 'png', received ${JSON.stringify(outputFormat)}.` });
+    throw new GatewayError({
+      status: 400,
+      param: 'output_format',
+      code: 'unsupported_value',
+      message: `The local image model writes PNG only: 'output_format' must be 'png', received ${JSON.stringify(outputFormat)}.`,
+    });
   }
   if (responseFormat !== undefined && responseFormat !== 'b64_json' && responseFormat !== 'url') {
-    throw new GatewayError({ status: 400, param: 'response_format', code: 'unsupported_value', message: `The local image model answers 'b64_json' or 'url': 'response_format' was ${JSON.stringify(responseFormat)}.` });
+    throw new GatewayError({
+      status: 400,
+      param: 'response_format',
+      code: 'unsupported_value',
+      message: `The local image model answers 'b64_json' or 'url': 'response_format' was ${JSON.stringify(responseFormat)}.`,
+    });
   }
 }
 
 function partialCount(value: number | undefined): number {
   const count = value ?? 0;
   if (count < 0 || count > MAX_PARTIALS) {
-    throw new GatewayError({ status: 400, param: 'partial_images', code: 'unsupported_value', message: `The local image model sends 0 to ${MAX_PARTIALS} partial images: 'partial_images' was ${count}.` });
+    throw new GatewayError({
+      status: 400,
+      param: 'partial_images',
+      code: 'unsupported_value',
+      message: `The local image model sends 0 to ${MAX_PARTIALS} partial images: 'partial_images' was ${count}.`,
+    });
   }
   return count;
 }
@@ -139,7 +174,12 @@ function readPng(file: UploadedFile, param: string): RgbaImage {
   try {
     return decodePng(file.data, { maxSide: MAX_SIDE });
   } catch (error) {
-    throw new GatewayError({ status: 400, param, code: 'invalid_image', message: `The local image model edits PNG images; '${param}' (${file.filename}) could not be read: ${(error as Error).message}.` });
+    throw new GatewayError({
+      status: 400,
+      param,
+      code: 'invalid_image',
+      message: `The local image model edits PNG images; '${param}' (${file.filename}) could not be read: ${(error as Error).message}.`,
+    });
   }
 }
 

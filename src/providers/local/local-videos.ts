@@ -40,7 +40,12 @@ export class LocalVideos {
   create(request: VideoRequest): VideoJob {
     for (const param of ['image', 'images'] as const) {
       if (request[param] !== undefined) {
-        throw new GatewayError({ status: 400, param, code: 'unsupported_parameter', message: `The local video model does not take reference images ('${param}').` });
+        throw new GatewayError({
+          status: 400,
+          param,
+          code: 'unsupported_parameter',
+          message: `The local video model does not take reference images ('${param}').`,
+        });
       }
     }
     const { width, height } = parseSize(request.size);
@@ -63,7 +68,12 @@ export class LocalVideos {
     const size = mp4.length;
     const wanted = parseRange(range, size);
     if (wanted === 'unsatisfiable') {
-      throw new GatewayError({ status: 416, message: `The range ${range} is outside the video (${size} bytes).`, code: 'range_not_satisfiable', headers: { 'content-range': `bytes */${size}` } });
+      throw new GatewayError({
+        status: 416,
+        message: `The range ${range} is outside the video (${size} bytes).`,
+        code: 'range_not_satisfiable',
+        headers: { 'content-range': `bytes */${size}` },
+      });
     }
     const { start, end } = wanted ?? { start: 0, end: size - 1 };
     return {
@@ -110,7 +120,12 @@ function parseSize(size: string | undefined): { width: number; height: number } 
   const width = Number(match?.[1]);
   const height = Number(match?.[2]);
   if (!match || width % 2 || height % 2 || width < 32 || height < 32 || width > MAX_SIDE || height > MAX_SIDE) {
-    throw new GatewayError({ status: 400, param: 'size', code: 'unsupported_value', message: `The local video model takes a 'size' of WIDTHxHEIGHT with even sides from 32 to ${MAX_SIDE}, received ${JSON.stringify(size)}.` });
+    throw new GatewayError({
+      status: 400,
+      param: 'size',
+      code: 'unsupported_value',
+      message: `The local video model takes a 'size' of WIDTHxHEIGHT with even sides from 32 to ${MAX_SIDE}, received ${JSON.stringify(size)}.`,
+    });
   }
   return { width, height };
 }
@@ -121,7 +136,12 @@ function parseSeconds(seconds: number | string | undefined, duration: number | u
   const value = seconds ?? duration ?? DEFAULT_SECONDS;
   const n = typeof value === 'string' ? Number(value) : value;
   if (!Number.isInteger(n) || n < 1 || n > MAX_SECONDS) {
-    throw new GatewayError({ status: 400, param, code: 'unsupported_value', message: `The local video model makes clips of 1 to ${MAX_SECONDS} whole seconds: '${param}' was ${JSON.stringify(value)}.` });
+    throw new GatewayError({
+      status: 400,
+      param,
+      code: 'unsupported_value',
+      message: `The local video model makes clips of 1 to ${MAX_SECONDS} whole seconds: '${param}' was ${JSON.stringify(value)}.`,
+    });
   }
   return n;
 }

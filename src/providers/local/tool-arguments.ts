@@ -72,9 +72,7 @@ function buildObject(schema: Schema, context: BuildContext): Record<string, unkn
   const properties = isRecord(schema.properties) ? schema.properties : {};
   // Without a `required` list every property is optional; filling them all still validates and
   // shows more of the schema at work.
-  const names = Array.isArray(schema.required)
-    ? schema.required.filter((name): name is string => typeof name === 'string')
-    : Object.keys(properties);
+  const names = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : Object.keys(properties);
   const value: Record<string, unknown> = {};
   for (const name of names) {
     const property = properties[name];
@@ -166,5 +164,10 @@ function resolveRef(schema: Schema, root: Schema): Schema {
 /** `text` cut to `length` characters with an ellipsis, never splitting a surrogate pair. */
 export function truncate(text: string, length: number): string {
   if (text.length <= length) return text;
-  return text.slice(0, length - 1).replace(/[\uD800-\uDBFF]$/, '').trimEnd() + '…';
+  return (
+    text
+      .slice(0, length - 1)
+      .replace(/[\uD800-\uDBFF]$/, '')
+      .trimEnd() + '…'
+  );
 }

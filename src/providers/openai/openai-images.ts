@@ -17,7 +17,11 @@ export function openAIImages(client: UpstreamClient): Pick<Provider, 'generateIm
   return {
     async generateImage(request, call) {
       const stream = request.stream === true;
-      const result = await client.post('/images/generations', JSON.stringify(request), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, headers: { accept: stream ? 'text/event-stream' : 'application/json' } });
+      const result = await client.post('/images/generations', JSON.stringify(request), {
+        signal: call.signal,
+        idleTimeoutMs: call.idleTimeoutMs,
+        headers: { accept: stream ? 'text/event-stream' : 'application/json' },
+      });
       return imageOutput(result, stream);
     },
 
@@ -29,11 +33,19 @@ export function openAIImages(client: UpstreamClient): Pick<Provider, 'generateIm
       }
       for (const file of mask ? [...images, mask] : images) {
         // The chunks as uploaded: `file.data` would join them, a copy of the whole file for nothing.
-        parts.push({ name: file.field, value: { data: file.chunks ?? file.data, filename: file.filename, contentType: file.mimeType || 'application/octet-stream' } });
+        parts.push({
+          name: file.field,
+          value: { data: file.chunks ?? file.data, filename: file.filename, contentType: file.mimeType || 'application/octet-stream' },
+        });
       }
       const { body, contentType } = multipartBody(parts);
       const stream = fields.stream === true;
-      const result = await client.post('/images/edits', body, { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, contentType, headers: { accept: stream ? 'text/event-stream' : 'application/json' } });
+      const result = await client.post('/images/edits', body, {
+        signal: call.signal,
+        idleTimeoutMs: call.idleTimeoutMs,
+        contentType,
+        headers: { accept: stream ? 'text/event-stream' : 'application/json' },
+      });
       return imageOutput(result, stream);
     },
   };
@@ -75,4 +87,3 @@ async function* imageEvents(result: UpstreamResult): AsyncGenerator<ImageStreamE
     if (!result.body.destroyed) result.body.destroy();
   }
 }
-

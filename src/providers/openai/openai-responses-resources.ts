@@ -12,7 +12,9 @@ export function openAIResponsesResources(client: UpstreamClient): Pick<Provider,
   return {
     async countTokens({ protocol, body, rawBody }, call) {
       if (protocol !== 'responses') return undefined;
-      return readJson(await client.post('/responses/input_tokens', rawBody ?? JSON.stringify(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs }));
+      return readJson(
+        await client.post('/responses/input_tokens', rawBody ?? JSON.stringify(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs }),
+      );
     },
 
     async storedResponse({ action, id, query }: StoredResponseRequest, call) {

@@ -9,7 +9,11 @@ import type { Provider } from '../provider.js';
 export function openAISpeech(client: UpstreamClient): Pick<Provider, 'synthesizeSpeech'> {
   return {
     async synthesizeSpeech(request, call) {
-      const result = await client.post('/audio/speech', JSON.stringify(request), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, headers: { accept: 'application/octet-stream' } });
+      const result = await client.post('/audio/speech', JSON.stringify(request), {
+        signal: call.signal,
+        idleTimeoutMs: call.idleTimeoutMs,
+        headers: { accept: 'application/octet-stream' },
+      });
       if (result.status >= 400) throw await upstreamError(result);
       return upstreamChunks(result.body);
     },

@@ -43,12 +43,22 @@ export function openAIVideos(client: UpstreamClient): Pick<Provider, 'createVide
 function createBody(request: VideoRequest): Record<string, unknown> {
   const { model, prompt, duration, seconds, image, images, size, metadata, ...extra } = request;
   if (images !== undefined) {
-    throw new GatewayError({ status: 400, param: 'images', code: 'unsupported_parameter', message: "This model takes one reference image: send it as 'image'." });
+    throw new GatewayError({
+      status: 400,
+      param: 'images',
+      code: 'unsupported_parameter',
+      message: "This model takes one reference image: send it as 'image'.",
+    });
   }
   const vendor: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(metadata ?? {})) {
     if (ARK_ONLY_METADATA.includes(key)) {
-      throw new GatewayError({ status: 400, param: `metadata.${key}`, code: 'unsupported_parameter', message: `This model does not support 'metadata.${key}'.` });
+      throw new GatewayError({
+        status: 400,
+        param: `metadata.${key}`,
+        code: 'unsupported_parameter',
+        message: `This model does not support 'metadata.${key}'.`,
+      });
     }
     vendor[key] = value;
   }
@@ -80,7 +90,12 @@ function videoStatus(video: Record<string, unknown>): VideoJobStatus {
     ...(typeof video.progress === 'number' ? { progress: video.progress } : {}),
     ...(typeof video.completed_at === 'number' ? { completedAt: video.completed_at } : {}),
     ...(status === 'failed'
-      ? { error: { message: typeof error?.message === 'string' ? error.message : 'The video generation failed.', code: typeof error?.code === 'string' ? error.code : 'video_generation_failed' } }
+      ? {
+          error: {
+            message: typeof error?.message === 'string' ? error.message : 'The video generation failed.',
+            code: typeof error?.code === 'string' ? error.code : 'video_generation_failed',
+          },
+        }
       : {}),
   };
 }

@@ -66,12 +66,31 @@ const pagingValues = {
 /** One to three paging parameters (a name may repeat), and the field a 400 must name when only one is bad. */
 const pagingQuery = fc
   .array(
-    fc.constantFrom(...(Object.keys(pagingValues) as (keyof typeof pagingValues)[])).chain((name) => fc.constantFrom(...pagingValues[name]).map((value) => [name, value] as const)),
+    fc
+      .constantFrom(...(Object.keys(pagingValues) as (keyof typeof pagingValues)[]))
+      .chain((name) => fc.constantFrom(...pagingValues[name]).map((value) => [name, value] as const)),
     { minLength: 1, maxLength: 3 },
   )
   .map((pairs) => ({ text: `?${pairs.map(([name, value]) => `${name}=${value}`).join('&')}`, field: pairs.length === 1 ? pairs[0]![0] : undefined }));
 
-const range = fc.constantFrom<string | null>(null, 'bytes=0-0', 'bytes=0-', 'bytes=-1', 'bytes=-0', 'bytes=5-1', 'bytes=0-0,2-3', 'bytes=99999999-', 'bytes=99999999999999999999999-', 'bytes=-99999999999999999999999', 'items=0-1', 'bytes=a-b', 'bytes=', '', 'bytes=1e3-', '{{1000×bytes=0-1}}');
+const range = fc.constantFrom<string | null>(
+  null,
+  'bytes=0-0',
+  'bytes=0-',
+  'bytes=-1',
+  'bytes=-0',
+  'bytes=5-1',
+  'bytes=0-0,2-3',
+  'bytes=99999999-',
+  'bytes=99999999999999999999999-',
+  'bytes=-99999999999999999999999',
+  'items=0-1',
+  'bytes=a-b',
+  'bytes=',
+  '',
+  'bytes=1e3-',
+  '{{1000×bytes=0-1}}',
+);
 
 /** Each route with an id in its path, and where the id goes. */
 const idRoutes = {
@@ -113,10 +132,17 @@ const listingCases: fc.Arbitrary<FuzzCase> = fc
   });
 
 /** The stored response's input items, paged with good and bad `limit`, `order` and `after`. */
-const inputItemCases: fc.Arbitrary<FuzzCase> = fc.tuple(fc.constantFrom('{response}', '{foreignResponse}', 'resp_unknown'), pagingQuery).map(([id, paging]): FuzzCase => {
-  const target = `/v1/responses/${id}/input_items${paging.text}`;
-  return { name: `response-items: GET ${target}`, route: 'response-items', target, ...(paging.field !== undefined && id === '{response}' ? { field: paging.field } : {}) };
-});
+const inputItemCases: fc.Arbitrary<FuzzCase> = fc
+  .tuple(fc.constantFrom('{response}', '{foreignResponse}', 'resp_unknown'), pagingQuery)
+  .map(([id, paging]): FuzzCase => {
+    const target = `/v1/responses/${id}/input_items${paging.text}`;
+    return {
+      name: `response-items: GET ${target}`,
+      route: 'response-items',
+      target,
+      ...(paging.field !== undefined && id === '{response}' ? { field: paging.field } : {}),
+    };
+  });
 
 /** Cases for the GET (and DELETE) routes: odd ids, queries, `Range` headers, paging. */
 export function getCases(): fc.Arbitrary<FuzzCase> {

@@ -28,7 +28,10 @@ function mutation(base: Record<string, unknown>, kept: readonly string[]): fc.Ar
   return fc.oneof(
     { weight: 2, arbitrary: fc.constantFrom(...droppable).map((path): Mutation => ({ kind: 'drop', path })) },
     { weight: 5, arbitrary: fc.tuple(fc.constantFrom(...paths), weirdValue).map(([path, value]): Mutation => ({ kind: 'set', path, value })) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...objectPaths), weirdKey, weirdValue).map(([path, key, value]): Mutation => ({ kind: 'add', path, key, value })) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(fc.constantFrom(...objectPaths), weirdKey, weirdValue).map(([path, key, value]): Mutation => ({ kind: 'add', path, key, value })),
+    },
   );
 }
 
@@ -55,7 +58,9 @@ const byteMutation: fc.Arbitrary<ByteMutation> = fc.oneof(
   fc
     .constantFrom(['[', ']'], ['', ' garbage'], ['', '}'], ['', '{}'], ['', ','], ['/* c */', ''], ['{"a":', '}'], ['"', '"'], ['', '\u0000'])
     .map(([before, after]): ByteMutation => ({ kind: 'wrap', before: before!, after: after! })),
-  fc.constantFrom('', ' ', '\n\t ', 'null', '0', '-1', '1e999', '"text"', '[]', '[{}]', 'true', '{', '}', '{"', "{'model':'x'}", '{"model"}', 'NaN').map((text): ByteMutation => ({ kind: 'replace', text })),
+  fc
+    .constantFrom('', ' ', '\n\t ', 'null', '0', '-1', '1e999', '"text"', '[]', '[{}]', 'true', '{', '}', '{"', "{'model':'x'}", '{"model"}', 'NaN')
+    .map((text): ByteMutation => ({ kind: 'replace', text })),
   fc.tuple(fc.constantFrom(' ', '\n', '\t', '\r\n'), fc.integer({ min: 1, max: 600_000 })).map(([unit, times]): ByteMutation => ({ kind: 'pad', unit, times })),
 );
 
@@ -115,7 +120,9 @@ function applyBytes(pieces: Piece[], change: ByteMutation): { parts: Piece[]; tr
 
 function describeValue(value: unknown): string {
   if (value instanceof RawJson) {
-    const text = value.pieces.map((piece) => (typeof piece === 'string' ? piece : 'repeat' in piece ? `${piece.repeat}×${piece.times}` : JSON.stringify(piece))).join('');
+    const text = value.pieces
+      .map((piece) => (typeof piece === 'string' ? piece : 'repeat' in piece ? `${piece.repeat}×${piece.times}` : JSON.stringify(piece)))
+      .join('');
     return text.length > 60 ? `${text.slice(0, 60)}…` : text;
   }
   const text = JSON.stringify(value) ?? String(value);
@@ -169,8 +176,7 @@ export function jsonRouteCases(route: RouteName): fc.Arbitrary<FuzzCase> {
       const pieces = jsonPieces(body);
       const damaged = bytes ? applyBytes(pieces, bytes) : { parts: pieces };
       const [only] = changes;
-      const field =
-        changes.length === 1 && !bytes && only ? formatPath(only.kind === 'add' ? [...only.path, only.key] : only.path) : undefined;
+      const field = changes.length === 1 && !bytes && only ? formatPath(only.kind === 'add' ? [...only.path, only.key] : only.path) : undefined;
       return {
         name: `${route}: ${[...changes, ...(bytes ? [bytes] : [])].map(describe).join('; ')}`,
         route,

@@ -6,14 +6,65 @@ import { FUZZ_LIMITS } from '../settings.js';
 
 /** Field values of the edit form that are wrong in type, range or encoding. */
 const oddFieldValue: fc.Arbitrary<Piece | Piece[]> = fc.oneof(
-  fc.constantFrom('', ' ', '0', '-1', '1.5', '129', ' 1', '1e2', '+1', '0x1', '99999999999999999999', 'NaN', 'TRUE', 'yes', '1', 'true', 'false', 'null', 'auto', '32x32', '16x16', 'jpeg', 'url', 'local-chat', 'local-video', '\u0000', '\ud800', 'é'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '0',
+    '-1',
+    '1.5',
+    '129',
+    ' 1',
+    '1e2',
+    '+1',
+    '0x1',
+    '99999999999999999999',
+    'NaN',
+    'TRUE',
+    'yes',
+    '1',
+    'true',
+    'false',
+    'null',
+    'auto',
+    '32x32',
+    '16x16',
+    'jpeg',
+    'url',
+    'local-chat',
+    'local-video',
+    '\u0000',
+    '\ud800',
+    'é',
+  ),
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.constantFrom('ff', 'c328', 'eda080', '00').map((hex): Piece => ({ hex })),
   // Past the route's 1 MiB field limit: 413.
   fc.integer({ min: 1_000, max: 1_100_000 }).map((times): Piece => ({ repeat: 'x', times })),
 );
 
-const fieldNames = ['model', 'prompt', 'n', 'size', 'quality', 'output_format', 'input_fidelity', 'response_format', 'stream', 'partial_images', 'image', 'image[]', 'image[0]', 'image[x]', 'mask', 'user', '__proto__', 'constructor', '', 'é', 'a"b'];
+const fieldNames = [
+  'model',
+  'prompt',
+  'n',
+  'size',
+  'quality',
+  'output_format',
+  'input_fidelity',
+  'response_format',
+  'stream',
+  'partial_images',
+  'image',
+  'image[]',
+  'image[0]',
+  'image[x]',
+  'mask',
+  'user',
+  '__proto__',
+  'constructor',
+  '',
+  'é',
+  'a"b',
+];
 
 const oddDisposition = fc.constantFrom<string | null>(
   null,
@@ -59,7 +110,12 @@ const formChange: fc.Arbitrary<FormChange> = fc.oneof(
   fc.tuple(index, oddDisposition).map(([i, disposition]): FormChange => ({ kind: 'disposition', index: i, disposition })),
   fc.tuple(fc.constantFrom(...fieldNames), oddFieldValue).map(([name, value]): FormChange => ({ kind: 'add-field', name, value })),
   fc
-    .tuple(fc.constantFrom(...fieldNames), fc.constantFrom('x.png', '', 'a\u0000.png', '../x.png', 'é.png'), fc.constantFrom('image/png', 'text/plain', '', 'application/octet-stream', 'image/png; charset=x'), filePayload)
+    .tuple(
+      fc.constantFrom(...fieldNames),
+      fc.constantFrom('x.png', '', 'a\u0000.png', '../x.png', 'é.png'),
+      fc.constantFrom('image/png', 'text/plain', '', 'application/octet-stream', 'image/png; charset=x'),
+      filePayload,
+    )
     .map(([name, filename, contentType, value]): FormChange => ({ kind: 'add-file', name, filename, contentType, value })),
   // Past the fuzz gateway's file count limit (4): 413.
   fc.integer({ min: 2, max: 40 }).map((count): FormChange => ({ kind: 'many-files', count })),
@@ -118,7 +174,15 @@ function applyChange(parts: MultipartPart[], change: FormChange): MultipartPart[
     case 'add-file':
       return [...parts, { name: change.name, filename: change.filename, contentType: change.contentType, value: change.value }];
     case 'many-files':
-      return [...parts, ...Array.from({ length: change.count }, (_, i) => ({ name: 'image[]', filename: `${i}.png`, contentType: 'image/png', value: { fixture: 'png16' } as Piece }))];
+      return [
+        ...parts,
+        ...Array.from({ length: change.count }, (_, i) => ({
+          name: 'image[]',
+          filename: `${i}.png`,
+          contentType: 'image/png',
+          value: { fixture: 'png16' } as Piece,
+        })),
+      ];
     case 'many-fields':
       return [...Array.from({ length: change.count }, (_, i) => ({ name: `extra_${i}`, value: 'x' })), ...parts];
   }

@@ -21,7 +21,10 @@ export function splitPieces(pieces: readonly Piece[], offset: number): [Piece[],
     }
     const within = offset - at;
     const [left, right] = splitPiece(piece, within);
-    return [[...pieces.slice(0, index), ...left], [...right, ...pieces.slice(index + 1)]];
+    return [
+      [...pieces.slice(0, index), ...left],
+      [...right, ...pieces.slice(index + 1)],
+    ];
   }
   return [[...pieces], []];
 }
@@ -42,7 +45,10 @@ function splitPiece(piece: Piece, byteOffset: number): [Piece[], Piece[]] {
   if ('repeat' in piece) {
     const unit = Buffer.byteLength(piece.repeat);
     const before = Math.min(piece.times, Math.floor(byteOffset / unit));
-    return [before > 0 ? [{ repeat: piece.repeat, times: before }] : [], piece.times - before > 0 ? [{ repeat: piece.repeat, times: piece.times - before }] : []];
+    return [
+      before > 0 ? [{ repeat: piece.repeat, times: before }] : [],
+      piece.times - before > 0 ? [{ repeat: piece.repeat, times: piece.times - before }] : [],
+    ];
   }
   if ('hex' in piece) {
     const hex = piece.hex.replace(/\s+/g, '');

@@ -14,7 +14,27 @@ export class RawJson {
 export type FuzzValue = unknown;
 
 /** Numbers at the edges: negative, zero, fractions, past 2^53, near the double range. */
-const edgeNumbers = [0, -0, -1, 1, 2, 1.5, 0.1, 129, 3601, 2 ** 31, 2 ** 32 + 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 1e21, 1e308, -1e308, 5e-324, Number.MAX_VALUE];
+const edgeNumbers = [
+  0,
+  -0,
+  -1,
+  1,
+  2,
+  1.5,
+  0.1,
+  129,
+  3601,
+  2 ** 31,
+  2 ** 32 + 1,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  1e21,
+  1e308,
+  -1e308,
+  5e-324,
+  Number.MAX_VALUE,
+];
 
 /** Number tokens that parse to Infinity, lose precision or underflow. */
 const rawNumberTokens = ['1e999', '-1e999', '1E400', '-0.0', '1e-400', '123456789012345678901234567890', '0.30000000000000004440892098500626', '1.0'];
@@ -87,9 +107,17 @@ const oddContainers: unknown[] = [[], {}, [null], [[]], { '': null }, [{}], [1, 
 
 /** Deep nesting: `[[[…]]]` or `{"a":{"a":…}}`, up to 20 000 levels. */
 export const deepNesting = fc.oneof(
-  fc.integer({ min: 100, max: 20_000 }).map((depth) => new RawJson([{ repeat: '[', times: depth }, { repeat: ']', times: depth }])),
+  fc.integer({ min: 100, max: 20_000 }).map(
+    (depth) =>
+      new RawJson([
+        { repeat: '[', times: depth },
+        { repeat: ']', times: depth },
+      ]),
+  ),
   fc.integer({ min: 100, max: 20_000 }).map((depth) => new RawJson([{ repeat: '{"a":', times: depth }, '1', { repeat: '}', times: depth }])),
-  fc.integer({ min: 100, max: 5_000 }).map((depth) => new RawJson([{ repeat: '[{"type":"text","text":', times: depth }, '"x"', { repeat: '}]', times: depth }])),
+  fc
+    .integer({ min: 100, max: 5_000 })
+    .map((depth) => new RawJson([{ repeat: '[{"type":"text","text":', times: depth }, '"x"', { repeat: '}]', times: depth }])),
 );
 
 /**
@@ -104,7 +132,9 @@ export const longString = fc
 export const wideContainer = fc.oneof(
   fc.integer({ min: 1_000, max: 100_000 }).map((count) => new RawJson(['[', { repeat: '0,', times: count }, '0]'])),
   fc.integer({ min: 1_000, max: 50_000 }).map((count) => new RawJson(['{', { repeat: '"k":1,', times: count }, '"k":2}'])),
-  fc.integer({ min: 100, max: 20_000 }).map((count) => new RawJson(['[', { repeat: '{"role":"user","content":"x"},', times: count }, '{"role":"user","content":"x"}]'])),
+  fc
+    .integer({ min: 100, max: 20_000 })
+    .map((count) => new RawJson(['[', { repeat: '{"role":"user","content":"x"},', times: count }, '{"role":"user","content":"x"}]'])),
 );
 
 /** Any value a corrupted field may hold. */

@@ -46,10 +46,53 @@ const targets: [string, (path: string) => string][] = [
 ];
 
 const headerChanges: [string, (string | string[] | null)[]][] = [
-  ['authorization', [null, '', 'Bearer', 'Bearer ', `Bearer ${FUZZ_KEY} extra`, `bearer ${FUZZ_KEY}`, `BEARER   ${FUZZ_KEY}  `, 'Basic c2s6eA==', `Bearer ${FUZZ_KEY}\t`, 'Bearer {{8000×x}}', 'Bearer \u00ff\u00fe', [`Bearer ${FUZZ_KEY}`, 'Bearer other'], `Bearer ${FUZZ_KEY}, Bearer other`, 'Bearer sk-fuzz-other']],
+  [
+    'authorization',
+    [
+      null,
+      '',
+      'Bearer',
+      'Bearer ',
+      `Bearer ${FUZZ_KEY} extra`,
+      `bearer ${FUZZ_KEY}`,
+      `BEARER   ${FUZZ_KEY}  `,
+      'Basic c2s6eA==',
+      `Bearer ${FUZZ_KEY}\t`,
+      'Bearer {{8000×x}}',
+      'Bearer \u00ff\u00fe',
+      [`Bearer ${FUZZ_KEY}`, 'Bearer other'],
+      `Bearer ${FUZZ_KEY}, Bearer other`,
+      'Bearer sk-fuzz-other',
+    ],
+  ],
   ['x-api-key', [null, '', ' ', 'wrong', FUZZ_KEY.toUpperCase(), [FUZZ_KEY, 'other'], '{{8000×x}}', '\u00ff']],
-  ['anthropic-version', [null, '', 'latest', '2023-06-01 ', '2023-6-1', '9999-99-99', '2023-06-01T00:00:00Z', '{{5000×x}}', ['2023-06-01', '2024-01-01'], '\u00e9']],
-  ['content-type', [null, '', 'text/plain', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json;;;', 'application/json; boundary=x', 'application/json; charset', 'multipart/form-data', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'APPLICATION/JSON', ' application/json ', 'application/+json', 'a/b+json', 'application/json, text/plain', ['application/json', 'text/plain'], 'application/json; {{2000×p=1;}}']],
+  [
+    'anthropic-version',
+    [null, '', 'latest', '2023-06-01 ', '2023-6-1', '9999-99-99', '2023-06-01T00:00:00Z', '{{5000×x}}', ['2023-06-01', '2024-01-01'], '\u00e9'],
+  ],
+  [
+    'content-type',
+    [
+      null,
+      '',
+      'text/plain',
+      'application/json; charset=latin1',
+      'application/json; charset=utf-16',
+      'application/json;;;',
+      'application/json; boundary=x',
+      'application/json; charset',
+      'multipart/form-data',
+      'multipart/form-data; boundary=x',
+      'application/x-www-form-urlencoded',
+      'APPLICATION/JSON',
+      ' application/json ',
+      'application/+json',
+      'a/b+json',
+      'application/json, text/plain',
+      ['application/json', 'text/plain'],
+      'application/json; {{2000×p=1;}}',
+    ],
+  ],
   ['content-encoding', ['gzip', 'deflate', 'br', 'zstd', 'identity', 'x-unknown', 'gzip, gzip']],
   ['transfer-encoding', ['gzip', 'identity', 'x', 'chunked, chunked']],
   ['expect', ['100-continue', 'weird']],
@@ -80,7 +123,12 @@ const lengths: [string, (actual: number) => number | string | null][] = [
 const headChange: fc.Arbitrary<HeadChange> = fc.oneof(
   method.map((m): HeadChange => ({ kind: 'method', method: m })),
   fc.constantFrom(...targets).map(([label, target]): HeadChange => ({ kind: 'target', target, label })),
-  { weight: 4, arbitrary: fc.constantFrom(...headerChanges).chain(([name, values]) => fc.constantFrom(...values).map((value): HeadChange => ({ kind: 'header', name, value }))) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .constantFrom(...headerChanges)
+      .chain(([name, values]) => fc.constantFrom(...values).map((value): HeadChange => ({ kind: 'header', name, value }))),
+  },
   { weight: 2, arbitrary: fc.constantFrom(...lengths).map(([label, length]): HeadChange => ({ kind: 'length', length, label })) },
   fc.integer({ min: 1, max: 64 }).map((size): HeadChange => ({ kind: 'chunked', size })),
   fc.integer({ min: 50, max: 3_000 }).map((count): HeadChange => ({ kind: 'many-headers', count })),
@@ -109,20 +157,22 @@ function describe(change: HeadChange): string {
  * encodings, absurd headers — on every route, each with the route's valid body.
  */
 export function wireCases(): fc.Arbitrary<FuzzCase> {
-  return fc.tuple(fc.constantFrom(...fuzzRoutes.map((route) => route.name)), fc.array(headChange, { minLength: 1, maxLength: 3 })).map(([route, changes]): FuzzCase => {
-    const body = validBody(route);
-    const testCase: FuzzCase = { name: `${route}: ${changes.map(describe).join('; ')}`, route, ...(body ? { body } : {}) };
-    const path = fuzzRoutes.find((candidate) => candidate.name === route)!.path;
-    const headers: Record<string, string | string[] | null> = {};
-    for (const change of changes) {
-      if (change.kind === 'method') testCase.method = change.method;
-      if (change.kind === 'target') testCase.target = change.target(testCase.target ?? path);
-      if (change.kind === 'header') headers[change.name] = change.value;
-      if (change.kind === 'length') testCase.contentLength = change.length(bodyBytes(body).byteLength);
-      if (change.kind === 'chunked') testCase.chunked = change.size;
-      if (change.kind === 'many-headers') testCase.extraHeaders = change.count;
-    }
-    if (Object.keys(headers).length > 0) testCase.headers = headers;
-    return testCase;
-  });
+  return fc
+    .tuple(fc.constantFrom(...fuzzRoutes.map((route) => route.name)), fc.array(headChange, { minLength: 1, maxLength: 3 }))
+    .map(([route, changes]): FuzzCase => {
+      const body = validBody(route);
+      const testCase: FuzzCase = { name: `${route}: ${changes.map(describe).join('; ')}`, route, ...(body ? { body } : {}) };
+      const path = fuzzRoutes.find((candidate) => candidate.name === route)!.path;
+      const headers: Record<string, string | string[] | null> = {};
+      for (const change of changes) {
+        if (change.kind === 'method') testCase.method = change.method;
+        if (change.kind === 'target') testCase.target = change.target(testCase.target ?? path);
+        if (change.kind === 'header') headers[change.name] = change.value;
+        if (change.kind === 'length') testCase.contentLength = change.length(bodyBytes(body).byteLength);
+        if (change.kind === 'chunked') testCase.chunked = change.size;
+        if (change.kind === 'many-headers') testCase.extraHeaders = change.count;
+      }
+      if (Object.keys(headers).length > 0) testCase.headers = headers;
+      return testCase;
+    });
 }

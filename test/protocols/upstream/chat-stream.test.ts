@@ -72,7 +72,10 @@ describe('decodeChatStream', () => {
       delta({ reasoning_content: 'ing.' }),
       delta({ content: 'Hi', reasoning_content: null }),
       delta({ content: '!' }),
-      { ...delta({ content: '' }, 'stop'), usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30, completion_tokens_details: { reasoning_tokens: 12 } } },
+      {
+        ...delta({ content: '' }, 'stop'),
+        usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30, completion_tokens_details: { reasoning_tokens: 12 } },
+      },
       '[DONE]',
     );
     const { events, error } = await decodeText(decodeChatStream, text);

@@ -112,7 +112,10 @@ describe('decodeMessagesStream', () => {
     expect(events.slice(1)).toEqual([{ type: 'text_delta', text: 'Hel' }]);
     expect(error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
     // message_delta alone is not the end either.
-    const noStop = await decodeText(decodeMessagesStream, messageStart() + ev({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }));
+    const noStop = await decodeText(
+      decodeMessagesStream,
+      messageStart() + ev({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }),
+    );
     expect(noStop.error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
   });
 });

@@ -55,7 +55,14 @@ const media = ir({
       ],
     },
     { role: 'assistant', content: [{ type: 'tool_call', id: 'call_img', name: 'screenshot', arguments: '{}' }] },
-    { role: 'tool', toolCallId: 'call_img', content: [{ type: 'text', text: 'Here it is' }, { type: 'image', data: PNG, mediaType: 'image/png' }] },
+    {
+      role: 'tool',
+      toolCallId: 'call_img',
+      content: [
+        { type: 'text', text: 'Here it is' },
+        { type: 'image', data: PNG, mediaType: 'image/png' },
+      ],
+    },
   ],
 });
 
@@ -149,7 +156,10 @@ describe('encodeChatRequest', () => {
       reasoning_effort: 'high',
       temperature: 0.2,
       top_p: 0.5,
-      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { x: { type: 'number' } } }, strict: true } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema: { type: 'object', properties: { x: { type: 'number' } } }, strict: true },
+      },
       user: 'u-42',
       stream: false,
     });
@@ -301,7 +311,16 @@ describe('encodeResponsesRequest', () => {
   });
 
   it('drops the Chat-only passthrough fields Responses would reject and moves verbosity under text', () => {
-    const passthrough = { seed: 7, logit_bias: { '1': -100 }, frequency_penalty: 0.5, presence_penalty: 0.1, prediction: { type: 'content', content: 'x' }, verbosity: 'low', prompt_cache_key: 'k', service_tier: 'flex' };
+    const passthrough = {
+      seed: 7,
+      logit_bias: { '1': -100 },
+      frequency_penalty: 0.5,
+      presence_penalty: 0.1,
+      prediction: { type: 'content', content: 'x' },
+      verbosity: 'low',
+      prompt_cache_key: 'k',
+      service_tier: 'flex',
+    };
     const body = encodeResponsesRequest(ir({ passthrough, responseFormat: { type: 'json_object' } }));
     for (const field of ['seed', 'logit_bias', 'frequency_penalty', 'presence_penalty', 'prediction', 'verbosity']) expect(body).not.toHaveProperty(field);
     expect(body).toMatchObject({ prompt_cache_key: 'k', service_tier: 'flex', text: { format: { type: 'json_object' }, verbosity: 'low' } });
@@ -406,8 +425,19 @@ describe('encodeMessagesRequest', () => {
   it('uses an explicit budget, the default max_tokens option, top_k and stop sequences', () => {
     const withBudget = encodeMessagesRequest(ir({ reasoning: { budgetTokens: 2000 }, maxOutputTokens: 8000 }));
     expect(withBudget).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2000 }, max_tokens: 8000 });
-    const plain = encodeMessagesRequest(ir({ temperature: -1, topP: 0.9, topK: 40, stop: ['###', ''], passthrough: { seed: 1, prompt_cache_key: 'k' } }), { defaultMaxTokens: 1024 });
-    expect(plain).toEqual({ model: 'upstream-model', messages: [], max_tokens: 1024, temperature: 0, top_p: 0.9, top_k: 40, stop_sequences: ['###'], stream: false });
+    const plain = encodeMessagesRequest(ir({ temperature: -1, topP: 0.9, topK: 40, stop: ['###', ''], passthrough: { seed: 1, prompt_cache_key: 'k' } }), {
+      defaultMaxTokens: 1024,
+    });
+    expect(plain).toEqual({
+      model: 'upstream-model',
+      messages: [],
+      max_tokens: 1024,
+      temperature: 0,
+      top_p: 0.9,
+      top_k: 40,
+      stop_sequences: ['###'],
+      stream: false,
+    });
   });
 
   it('merges same-role turns, hoists system messages, drops reasoning Claude did not sign and trims a prefill', () => {
@@ -417,7 +447,13 @@ describe('encodeMessagesRequest', () => {
           { role: 'user', content: [{ type: 'text', text: 'A' }] },
           { role: 'assistant', content: [{ type: 'reasoning', text: 'from a chat upstream' }] },
           { role: 'system', content: [{ type: 'text', text: 'Late rule' }] },
-          { role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'B' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '' },
+              { type: 'text', text: 'B' },
+            ],
+          },
           {
             role: 'assistant',
             content: [
@@ -436,8 +472,20 @@ describe('encodeMessagesRequest', () => {
       model: 'upstream-model',
       system: 'Late rule',
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] },
-        { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'redacted-data' }, { type: 'text', text: 'Sure:' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'A' },
+            { type: 'text', text: 'B' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'redacted_thinking', data: 'redacted-data' },
+            { type: 'text', text: 'Sure:' },
+          ],
+        },
       ],
       max_tokens: 4096,
       stream: false,
@@ -456,7 +504,13 @@ describe('encodeMessagesRequest', () => {
     );
     expect(body.messages).toEqual([
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }, { type: 'text', text: 'Also this note.' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1' },
+          { type: 'text', text: 'Also this note.' },
+        ],
+      },
     ]);
   });
 

@@ -72,7 +72,9 @@ describe('decodeChatResponse', () => {
 
   it.each([[null], ['text'], [{}], [{ choices: [] }], [{ choices: [{ index: 0 }] }]])('rejects malformed JSON %j with a 502', (json) => {
     expect(() => decodeChatResponse(json)).toThrow(GatewayError);
-    expect(() => decodeChatResponse(json)).toThrow(expect.objectContaining({ status: 502, type: 'upstream_error', message: 'The upstream returned an invalid response', code: 'upstream_invalid_response' }));
+    expect(() => decodeChatResponse(json)).toThrow(
+      expect.objectContaining({ status: 502, type: 'upstream_error', message: 'The upstream returned an invalid response', code: 'upstream_invalid_response' }),
+    );
   });
 });
 
@@ -86,14 +88,28 @@ describe('decodeResponsesResponse', () => {
     error: null,
     incomplete_details: null,
     output: [],
-    usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 40 }, output_tokens: 50, output_tokens_details: { reasoning_tokens: 30 }, total_tokens: 150 },
+    usage: {
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 40 },
+      output_tokens: 50,
+      output_tokens_details: { reasoning_tokens: 30 },
+      total_tokens: 150,
+    },
     ...extra,
   });
 
   it('decodes reasoning, message and function_call items in order, with call_id as the tool id', () => {
     const json = response({
       output: [
-        { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'A' }, { type: 'summary_text', text: 'B' }], encrypted_content: 'enc' },
+        {
+          id: 'rs_1',
+          type: 'reasoning',
+          summary: [
+            { type: 'summary_text', text: 'A' },
+            { type: 'summary_text', text: 'B' },
+          ],
+          encrypted_content: 'enc',
+        },
         { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Let me look.', annotations: [] }] },
         { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'search', arguments: '{"q":"x"}', status: 'completed' },
         { id: 'ws_1', type: 'web_search_call', status: 'completed' },
@@ -130,7 +146,9 @@ describe('decodeResponsesResponse', () => {
   });
 
   it('rejects malformed or unfinished responses with a 502', () => {
-    expect(() => decodeResponsesResponse({ id: 'resp_1' })).toThrow(expect.objectContaining({ status: 502, message: 'The upstream returned an invalid response', code: 'upstream_invalid_response' }));
+    expect(() => decodeResponsesResponse({ id: 'resp_1' })).toThrow(
+      expect.objectContaining({ status: 502, message: 'The upstream returned an invalid response', code: 'upstream_invalid_response' }),
+    );
     expect(() => decodeResponsesResponse(response({ status: 'queued' }))).toThrow(expect.objectContaining({ status: 502 }));
   });
 });
@@ -144,23 +162,31 @@ describe('decodeMessagesResponse', () => {
     content: [],
     stop_reason: 'end_turn',
     stop_sequence: null,
-    usage: { input_tokens: 12, output_tokens: 30, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens_details: { thinking_tokens: 20 } },
+    usage: {
+      input_tokens: 12,
+      output_tokens: 30,
+      cache_creation_input_tokens: 100,
+      cache_read_input_tokens: 1000,
+      output_tokens_details: { thinking_tokens: 20 },
+    },
     ...extra,
   });
 
   it('decodes thinking, redacted thinking, text and tool_use in order, with prompt-including-cache usage', () => {
-    const decoded = withoutRaw(decodeMessagesResponse(
-      message({
-        content: [
-          { type: 'thinking', thinking: 'Hmm.', signature: 'sig' },
-          { type: 'redacted_thinking', data: 'opaque' },
-          { type: 'text', text: 'Checking.', citations: null },
-          { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
-          { type: 'tool_use', id: 'toolu_02', name: 'now', input: {} },
-        ],
-        stop_reason: 'tool_use',
-      }),
-    ));
+    const decoded = withoutRaw(
+      decodeMessagesResponse(
+        message({
+          content: [
+            { type: 'thinking', thinking: 'Hmm.', signature: 'sig' },
+            { type: 'redacted_thinking', data: 'opaque' },
+            { type: 'text', text: 'Checking.', citations: null },
+            { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
+            { type: 'tool_use', id: 'toolu_02', name: 'now', input: {} },
+          ],
+          stop_reason: 'tool_use',
+        }),
+      ),
+    );
     expect(decoded).toEqual({
       id: 'msg_01',
       model: 'claude-sonnet-4-5',
@@ -196,6 +222,8 @@ describe('decodeMessagesResponse', () => {
   });
 
   it('rejects a body without content with a 502', () => {
-    expect(() => decodeMessagesResponse({ type: 'message' })).toThrow(expect.objectContaining({ status: 502, message: 'The upstream returned an invalid response', code: 'upstream_invalid_response' }));
+    expect(() => decodeMessagesResponse({ type: 'message' })).toThrow(
+      expect.objectContaining({ status: 502, message: 'The upstream returned an invalid response', code: 'upstream_invalid_response' }),
+    );
   });
 });

@@ -5,7 +5,16 @@ import { decodeText, fixture } from './helpers.js';
 
 let seq = 0;
 const ev = (event: Record<string, unknown>): string => `event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: seq++ })}\n\n`;
-const response = (extra: Record<string, unknown> = {}) => ({ id: 'resp_1', object: 'response', created_at: 1753000000, model: 'gpt-5-mini', status: 'in_progress', output: [], usage: null, ...extra });
+const response = (extra: Record<string, unknown> = {}) => ({
+  id: 'resp_1',
+  object: 'response',
+  created_at: 1753000000,
+  model: 'gpt-5-mini',
+  status: 'in_progress',
+  output: [],
+  usage: null,
+  ...extra,
+});
 
 describe('decodeResponsesStream', () => {
   it('decodes reasoning (summary parts, encrypted content) then a function call', async () => {
@@ -32,14 +41,49 @@ describe('decodeResponsesStream', () => {
     const text = [
       ev({ type: 'response.created', response: response() }),
       ev({ type: 'response.in_progress', response: response() }),
-      ev({ type: 'response.output_item.added', output_index: 0, item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } }),
-      ev({ type: 'response.content_part.added', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
+      ev({
+        type: 'response.output_item.added',
+        output_index: 0,
+        item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+      }),
+      ev({
+        type: 'response.content_part.added',
+        item_id: 'msg_1',
+        output_index: 0,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      }),
       ev({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hel', logprobs: [] }),
       ev({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'lo', logprobs: [] }),
       ev({ type: 'response.output_text.done', item_id: 'msg_1', output_index: 0, content_index: 0, text: 'Hello', logprobs: [] }),
       ev({ type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 1, delta: 'No.' }),
-      ev({ type: 'response.output_item.done', output_index: 0, item: { id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello', annotations: [] }, { type: 'refusal', refusal: 'No.' }] } }),
-      ev({ type: 'response.completed', response: response({ status: 'completed', usage: { input_tokens: 5, output_tokens: 2, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 7 } }) }),
+      ev({
+        type: 'response.output_item.done',
+        output_index: 0,
+        item: {
+          id: 'msg_1',
+          type: 'message',
+          status: 'completed',
+          role: 'assistant',
+          content: [
+            { type: 'output_text', text: 'Hello', annotations: [] },
+            { type: 'refusal', refusal: 'No.' },
+          ],
+        },
+      }),
+      ev({
+        type: 'response.completed',
+        response: response({
+          status: 'completed',
+          usage: {
+            input_tokens: 5,
+            output_tokens: 2,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: 7,
+          },
+        }),
+      }),
     ].join('');
     const { events, error } = await decodeText(decodeResponsesStream, text);
     expect(error).toBeUndefined();
@@ -59,7 +103,11 @@ describe('decodeResponsesStream', () => {
       ev({ type: 'response.output_item.added', output_index: 0, item: fc }),
       ev({ type: 'response.function_call_arguments.done', item_id: 'fc_1', output_index: 0, arguments: '{"a":1}' }),
       ev({ type: 'response.output_item.done', output_index: 0, item: { ...fc, status: 'completed', arguments: '{"a":1}' } }),
-      ev({ type: 'response.output_item.done', output_index: 1, item: { id: 'msg_2', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Partial' }] } }),
+      ev({
+        type: 'response.output_item.done',
+        output_index: 1,
+        item: { id: 'msg_2', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Partial' }] },
+      }),
       ev({ type: 'response.incomplete', response: response({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }) }),
     ].join('');
     const { events, error } = await decodeText(decodeResponsesStream, text);
