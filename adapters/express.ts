@@ -32,8 +32,8 @@ export function expressMiddleware(gateway: Gateway): [RequestHandler, ErrorReque
     },
     function infergateExpressParseError(error: unknown, req: Request, res: Response, next: NextFunction): void {
       const failed = error as { type?: unknown; body?: unknown } | undefined;
-      if (failed?.type !== 'entity.parse.failed' || typeof failed.body !== 'string') return next(error);
-      serve(req, res, next, failed.body);
+      if (failed?.type === 'entity.parse.failed' && typeof failed.body === 'string') serve(req, res, next, failed.body);
+      else next(error);
     },
   ];
 }

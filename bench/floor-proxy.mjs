@@ -37,5 +37,10 @@ const server = http.createServer({ noDelay: true }, async (req, res) => {
   }
 });
 server.keepAliveTimeout = 120_000;
-serveIpc({ shutdown: () => (setImmediate(() => process.exit(0)), true) });
+serveIpc({
+  shutdown: () => {
+    setImmediate(() => process.exit(0));
+    return true;
+  },
+});
 server.listen(0, '127.0.0.1', () => announce({ port: /** @type {import('node:net').AddressInfo} */ (server.address()).port }));

@@ -18,7 +18,7 @@ import { Connection } from './lib/http-client.mjs';
 import { closedLoop, exchange, holdStreams, openLoop, StreamTracker, streamLoop } from './lib/load.mjs';
 import { cells, checkAnswer, imageBase64, target } from './lib/payloads.mjs';
 import { installPeer } from './lib/peer.mjs';
-import { cpuMicros, rssBytes, withCpu } from './lib/proc.mjs';
+import { rssBytes, withCpu } from './lib/proc.mjs';
 import { acrossRounds, shuffle, summarize } from './lib/stats.mjs';
 import { renderMarkdown } from './lib/report.mjs';
 
@@ -119,7 +119,10 @@ async function waitForPort(port, timeoutMs) {
   while (Date.now() < deadline) {
     const ok = await new Promise((r) => {
       const socket = net.connect({ port, host: '127.0.0.1' });
-      socket.once('connect', () => (socket.destroy(), r(true)));
+      socket.once('connect', () => {
+        socket.destroy();
+        r(true);
+      });
       socket.once('error', () => r(false));
     });
     if (ok) return true;

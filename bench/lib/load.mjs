@@ -191,7 +191,7 @@ export class StreamTracker {
     if (this.terminal && !this.terminalSeen) {
       const m = this.terminal.length;
       const joint = this.tail ? Buffer.concat([Buffer.from(this.tail.slice(-(m - 1)), 'latin1'), chunk.subarray(0, m - 1)]) : undefined;
-      this.terminalSeen = chunk.includes(this.terminal) || (joint !== undefined && joint.includes(this.terminal));
+      this.terminalSeen = chunk.includes(this.terminal) || joint?.includes(this.terminal) === true;
     }
     this.tail = (this.tail + chunk.toString('latin1', Math.max(0, chunk.length - 256))).slice(-256);
     if (count === 0) return;

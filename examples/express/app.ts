@@ -5,7 +5,8 @@ import { exampleCatalog, type ExampleOptions } from '../shared/catalog.ts';
 import { keyRecordFor, userForNodeHeaders, userHeaderHook, type AppUser } from '../shared/users.ts';
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
+  // Augments Express's own Request type (its global namespace), not a second `Express`.
+  // biome-ignore lint/suspicious/noRedeclare: declaration merging with @types/express
   namespace Express {
     interface Request {
       /** Set by `authenticateUser`, the host's own auth middleware. */

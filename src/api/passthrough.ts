@@ -1,6 +1,6 @@
 import { Response as HostResponse } from '@whatwg-node/server';
 import { createParser } from 'eventsource-parser';
-import { GatewayError, isAbortError, toPublicError, upstreamInvalidResponse, upstreamStreamCut } from '../errors.js';
+import { type GatewayError, isAbortError, toPublicError, upstreamInvalidResponse, upstreamStreamCut } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import { mergeUsage, type IRUsage } from '../protocols/ir.js';
 import type { StreamTap } from '../protocols/stream-tap.js';

@@ -15,7 +15,7 @@ export function withUsageRequested(body: Record<string, unknown>): { body: Recor
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** A frame and the blank line that ends it (lines end in CRLF, LF or a lone CR), or the unended rest. */
-const FRAME = /[^]*?(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)|[^]+/g;
+const FRAME = /[\s\S]*?(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)|[\s\S]+/g;
 
 /** Whole SSE frames without the usage the client did not ask for; the bytes as they were when there is none. */
 export function dropUsageFrames(frames: Uint8Array): Uint8Array {

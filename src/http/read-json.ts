@@ -1,7 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { withDeadline } from './body-deadline.js';
-import { stringEnd } from './replace-json-model.js';
 import { YIELD_EVERY_BYTES, yieldToLoop } from './yield-to-loop.js';
 
 /** Longest piece of the JSON parser's reason repeated in a message (V8 quotes the input). */

@@ -59,7 +59,7 @@ function unitHash(stickyKey: string, deploymentId: string): number {
 
 /** Weighted random order without replacement (Efraimidis–Spirakis: key = u^(1/weight)). */
 function weightedShuffle(deployments: readonly Deployment[], random: () => number): Deployment[] {
-  const keyed = deployments.map((deployment) => ({ deployment, key: Math.pow(random(), 1 / deployment.weight) }));
+  const keyed = deployments.map((deployment) => ({ deployment, key: random() ** (1 / deployment.weight) }));
   keyed.sort((a, b) => b.key - a.key);
   return keyed.map((entry) => entry.deployment);
 }

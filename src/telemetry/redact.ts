@@ -53,7 +53,7 @@ export function scrubSecrets(text: string): string {
 function redactObject(fields: Fields, depth: number, ancestors: Set<object> | undefined): Fields {
   let copy: Fields | undefined;
   for (const name in fields) {
-    if (!Object.prototype.hasOwnProperty.call(fields, name)) continue;
+    if (!Object.hasOwn(fields, name)) continue;
     const value = fields[name];
     const redacted = redactEntry(name, value, depth, ancestors, fields);
     if (redacted !== value) {

@@ -20,7 +20,7 @@ export const GATEWAY_KEY = 'sk-agent-test';
 
 const TOKEN = /tok_[0-9a-f]{16}/;
 /** The file the prompt names: an absolute path ending in `secret.txt`. */
-const SECRET_PATH = /\/[\w.\/-]*\/secret\.txt/;
+const SECRET_PATH = /\/[\w./-]*\/secret\.txt/;
 
 /**
  * How the model reads a file with each client's own tool: Claude Code's `Read` takes an absolute

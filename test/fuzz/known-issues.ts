@@ -1,6 +1,4 @@
 import type { FuzzCase } from './cases.js';
-import { expandRuns } from './materialize.js';
-import { routeOf } from './routes.js';
 
 /**
  * Failures found by the fuzzer whose fix belongs in a file the fuzzer's authors may not change
@@ -17,16 +15,6 @@ export interface KnownIssue {
 }
 
 export const knownIssues: readonly KnownIssue[] = [];
-
-/**
- * The URL whatwg-node builds for the request: `http://` + Host + the target as sent; an empty Host
- * gives way to the local address and port.
- */
-function requestUrl(testCase: FuzzCase): string {
-  const header = testCase.headers?.host;
-  const host = typeof header !== 'string' ? '127.0.0.1' : header === '' ? '127.0.0.1:8080' : header;
-  return expandRuns(`http://${host}${testCase.target ?? routeOf(testCase.route).path}`);
-}
 
 /** The known issue every problem of a failing case is explained by, if one is. */
 export function knownIssueOf(testCase: FuzzCase, problems: readonly string[]): KnownIssue | undefined {

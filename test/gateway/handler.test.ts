@@ -134,7 +134,7 @@ describe('unexpected errors', () => {
     const logger = capturingLogger();
     const broken: Provider = {
       type: 'broken',
-      // eslint-disable-next-line require-yield
+      // biome-ignore lint/correctness/useYield: a stream that fails before its first event
       async *streamText() {
         throw new Error('database password is hunter2');
       },
@@ -163,7 +163,7 @@ describe('a GatewayError from a second copy of the package', () => {
 
     const foreign: Provider = {
       type: 'foreign',
-      // eslint-disable-next-line require-yield
+      // biome-ignore lint/correctness/useYield: a stream that fails before its first event
       async *streamText() {
         throw thrown;
       },

@@ -326,7 +326,9 @@ describe('nothing secret reaches clients, logs or events', () => {
     expect(seen.length).toBeGreaterThan(100);
     expect(events.length).toBeGreaterThan(50);
     expect(log.entries.length).toBeGreaterThan(0);
-    seen.forEach((output, i) => expectClean(`client answer #${i}`, output));
+    seen.forEach((output, i) => {
+      expectClean(`client answer #${i}`, output);
+    });
     expectClean('the log', log.text());
     expectClean('the usage and attempt events', JSON.stringify(events));
   });

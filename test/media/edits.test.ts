@@ -1,5 +1,5 @@
 import { crc32, deflateSync } from 'node:zlib';
-import OpenAI, { toFile } from 'openai';
+import { toFile } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { decodePng, encodePng, type RgbaImage } from '../../src/providers/codecs/png.js';
 import { FAKE_PNG_B64, requestsTo } from '../fakes/fake-openai-media.js';

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { decodePng, pngSize } from '../../src/providers/codecs/png.js';
 import { FAKE_PNG_B64, requestsTo } from '../fakes/fake-openai-media.js';

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { describe, expect, it, vi } from 'vitest';
 import { requestsTo } from '../fakes/fake-openai-media.js';
 import { decodeMp3, decodeOpus, mp3Frames, oggPages, parseWav, rms } from './audio-checks.js';

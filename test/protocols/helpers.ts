@@ -79,7 +79,9 @@ export function checkResponsesStream(text: string): Json[] {
     expect(frame.event).toBe(data.type);
     return data;
   });
-  events.forEach((event, i) => expect(event.sequence_number).toBe(i));
+  events.forEach((event, i) => {
+    expect(event.sequence_number).toBe(i);
+  });
   expect(events[0]?.type).toBe('response.created');
   expect(events[1]?.type).toBe('response.in_progress');
   expect(events.slice(2).some((e) => e.type === 'response.in_progress' || e.type === 'response.created')).toBe(false);
@@ -119,7 +121,9 @@ export function checkResponsesStream(text: string): Json[] {
         }
         expect(openParts.has(before!.id), 'content part closed before output_item.done').toBe(false);
         if (before!.type === 'reasoning') {
-          before!.summary.forEach((_: unknown, i: number) => expect(closed.has(`summary:${before!.id}:${i}`)).toBe(true));
+          before!.summary.forEach((_: unknown, i: number) => {
+            expect(closed.has(`summary:${before!.id}:${i}`)).toBe(true);
+          });
           expect(event.item.summary).toEqual(before!.summary);
         }
         if (before!.type === 'message') {

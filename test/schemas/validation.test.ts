@@ -439,11 +439,11 @@ const accepted: Accepted[] = [
 
 function expectedMessage(row: Rejected): RegExp {
   return row.missing
-    ? new RegExp(`^Missing required parameter: '${escape(row.param)}'\\.`)
-    : new RegExp(`^Invalid value for '${escape(row.param)}': expected .+, received .+\\.$`);
+    ? new RegExp(`^Missing required parameter: '${escapeRegExp(row.param)}'\\.`)
+    : new RegExp(`^Invalid value for '${escapeRegExp(row.param)}': expected .+, received .+\\.$`);
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

@@ -1,4 +1,4 @@
-import { GatewayError, upstreamInvalidResponse } from '../../errors.js';
+import { type GatewayError, upstreamInvalidResponse } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import { effectiveFinishReason } from '../finish-reason.js';
 import type { IRAssistantPart, IRFinishReason, IRResponse } from '../ir.js';

@@ -42,7 +42,9 @@ export function decodeMessagesRequest(body: Record<string, unknown>, upstreamMod
   const rawMessages = expectArray(body.messages, 'messages');
   const context: MessagesContext = { referencedTools: new Set(), toolChanges: [], lastUserIndex: lastUserIndex(rawMessages) };
   const messages: IRMessage[] = [];
-  rawMessages.forEach((raw, i) => decodeMessage(raw, i, context, messages));
+  rawMessages.forEach((raw, i) => {
+    decodeMessage(raw, i, context, messages);
+  });
 
   const request: IRRequest = {
     model: upstreamModel,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GatewayError, invalidRequest } from '../../errors.js';
+import { type GatewayError, invalidRequest } from '../../errors.js';
 import type { CacheControl, IRAssistantPart, IRContentPart, IRFilePart, IRImagePart, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
 import type { Json } from '../../json.js';
 import { toolInput } from './tool-input.js';

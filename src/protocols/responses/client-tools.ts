@@ -115,7 +115,9 @@ export class ClientTools {
     const type = tool.type;
     if (type === 'namespace' && namespace === undefined) {
       const name = expectString(tool, 'name', `${param}.name`);
-      expectArray(tool.tools, `${param}.tools`).forEach((inner, j) => this.decode(inner, `${param}.tools[${j}]`, name));
+      expectArray(tool.tools, `${param}.tools`).forEach((inner, j) => {
+        this.decode(inner, `${param}.tools[${j}]`, name);
+      });
       return;
     }
     if (isHostedTool(type) && namespace === undefined) {
@@ -222,7 +224,9 @@ function loadedTools(input: unknown): { tool: unknown; param: string }[] {
   const out: { tool: unknown; param: string }[] = [];
   input.forEach((item, i) => {
     if (!isRecord(item) || item.type !== 'tool_search_output' || !Array.isArray(item.tools)) return;
-    item.tools.forEach((tool, j) => out.push({ tool, param: `input[${i}].tools[${j}]` }));
+    item.tools.forEach((tool, j) => {
+      out.push({ tool, param: `input[${i}].tools[${j}]` });
+    });
   });
   return out;
 }

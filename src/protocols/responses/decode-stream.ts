@@ -1,4 +1,4 @@
-import { GatewayError, upstreamInvalidResponse } from '../../errors.js';
+import { type GatewayError, upstreamInvalidResponse } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import { argumentsText } from '../chat/decode-response.js';
 import { openAiStreamError, streamEndedEarly } from '../chat/decode-stream.js';

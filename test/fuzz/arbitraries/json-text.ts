@@ -8,7 +8,9 @@ export type PathKey = string | number;
 export function pathsOf(value: unknown, prefix: PathKey[] = []): PathKey[][] {
   const out: PathKey[][] = [];
   if (Array.isArray(value)) {
-    value.forEach((item, index) => out.push([...prefix, index], ...pathsOf(item, [...prefix, index])));
+    value.forEach((item, index) => {
+      out.push([...prefix, index], ...pathsOf(item, [...prefix, index]));
+    });
   } else if (isObject(value)) {
     for (const [key, item] of Object.entries(value)) out.push([...prefix, key], ...pathsOf(item, [...prefix, key]));
   }

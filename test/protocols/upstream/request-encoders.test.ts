@@ -595,7 +595,9 @@ describe('request encoders: what a Messages client (Claude Code) brings', () => 
       });
     visit(body.tools, 'tools');
     visit(body.system, 'system');
-    body.messages.forEach((message: any, i: number) => visit(message.content, `messages[${i}]`));
+    body.messages.forEach((message: any, i: number) => {
+      visit(message.content, `messages[${i}]`);
+    });
     // Six marks sent (tool, two system, user text, tool call, tool result): the first two go.
     expect(marked).toEqual(['system[1]', 'messages[0][0]', 'messages[1][2]', 'messages[2][0].content[0]']);
     expect(body.messages[1].content.slice(0, 2)).toEqual([
