@@ -267,8 +267,8 @@ async function measureJson({ arm, cell }) {
   const latOpen = summarize(open.latencies);
   return {
     rps: max.result.rps,
-    cpuUsPerReq: max.cpu.arm / max.result.requests,
-    armCoreBusy: arm === 'direct' ? NaN : max.cpu.arm / (max.elapsedMs * 1000),
+    cpuUsPerReq: (max.cpu.arm ?? NaN) / max.result.requests,
+    armCoreBusy: arm === 'direct' ? NaN : (max.cpu.arm ?? NaN) / (max.elapsedMs * 1000),
     loadCoreBusy: ((max.cpu.self ?? 0) + (arm === 'direct' ? 0 : (max.cpu.mock ?? 0))) / (max.elapsedMs * 1000),
     c1p50: lat1.p50,
     c1p99: lat1.p99,
@@ -371,8 +371,8 @@ async function measureStream({ arm, cell }) {
     pacedLost: paced.lost,
     burstChunksPerSec: (chunks * 1000) / burst.elapsedMs,
     burstStreamsPerSec: (burst.result.streams * 1000) / burst.elapsedMs,
-    cpuUsPerChunk: burst.cpu.arm / chunks,
-    armCoreBusy: arm === 'direct' ? NaN : burst.cpu.arm / (burst.elapsedMs * 1000),
+    cpuUsPerChunk: (burst.cpu.arm ?? NaN) / chunks,
+    armCoreBusy: arm === 'direct' ? NaN : (burst.cpu.arm ?? NaN) / (burst.elapsedMs * 1000),
     loadCoreBusy: ((burst.cpu.self ?? 0) + (arm === 'direct' ? 0 : (burst.cpu.mock ?? 0))) / (burst.elapsedMs * 1000),
     burstLost: burst.result.lost,
     errors: solo.lost + paced.lost + burst.result.lost,
@@ -433,22 +433,24 @@ const addedRounds = rounds.map((results) => {
     if (arm === 'direct') continue;
     const base = results[`direct/${upstreamCell(/** @type {string} */ (cell))}/${mode}`];
     if (!base) continue;
+    // A metric one of the two lacks gives NaN, as the subtraction of undefined did.
+    const minus = (/** @type {string} */ name) => (metrics[name] ?? NaN) - (base[name] ?? NaN);
     added[key] =
       mode === 'json'
         ? {
-            c1p50: metrics.c1p50 - base.c1p50,
-            c1p99: metrics.c1p99 - base.c1p99,
-            c16p50: metrics.c16p50 - base.c16p50,
-            c16p99: metrics.c16p99 - base.c16p99,
-            openP50: metrics.openP50 - base.openP50,
-            openP99: metrics.openP99 - base.openP99,
+            c1p50: minus('c1p50'),
+            c1p99: minus('c1p99'),
+            c16p50: minus('c16p50'),
+            c16p99: minus('c16p99'),
+            openP50: minus('openP50'),
+            openP99: minus('openP99'),
           }
         : {
-            ttfcP50: metrics.ttfcP50 - base.ttfcP50,
-            ttfcP99: metrics.ttfcP99 - base.ttfcP99,
-            loadedTtfcP50: metrics.loadedTtfcP50 - base.loadedTtfcP50,
-            loadedTtfcP99: metrics.loadedTtfcP99 - base.loadedTtfcP99,
-            gapP99: metrics.gapP99 - base.gapP99,
+            ttfcP50: minus('ttfcP50'),
+            ttfcP99: minus('ttfcP99'),
+            loadedTtfcP50: minus('loadedTtfcP50'),
+            loadedTtfcP99: minus('loadedTtfcP99'),
+            gapP99: minus('gapP99'),
           };
   }
   return added;

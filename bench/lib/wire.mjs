@@ -209,9 +209,9 @@ function responsesStream(chunks) {
 
 // ---------------------------------------------------------------------------------------------
 
-/** @type {Record<string, (words: number) => string>} */
+/** @type {Record<'chat' | 'messages' | 'responses', (words: number) => string>} */
 const jsonBuilders = { chat: chatJson, messages: messagesJson, responses: responsesJson };
-/** @type {Record<string, (chunks: number) => { prologue: string[], deltas: string[], epilogue: string[] }>} */
+/** @type {Record<'chat' | 'messages' | 'responses', (chunks: number) => { prologue: string[], deltas: string[], epilogue: string[] }>} */
 const streamBuilders = { chat: chatStream, messages: messagesStream, responses: responsesStream };
 
 /**
