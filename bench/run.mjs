@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The benchmark runner: `npm run bench` (builds first). See the "Benchmark" section of README.md.
+// The benchmark runner: `npm run bench` (builds first). See docs/benchmark.md.
 //
 //   node bench/run.mjs [--quick] [--peers] [--out DIR] [--rounds N] [--window MS]
 //                      [--cells a,b] [--profile] [--no-capacity] [--no-image]

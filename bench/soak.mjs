@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The soak: `npm run soak -- --minutes 10` (builds first). Mixed traffic for a set time against the
 // built gateway in its own process, sampling its memory, resources and event-loop delay, then a
-// report (bench/results/soak-latest.md) with a plateau verdict. See "Soak" in README.md.
+// report (bench/results/soak-latest.md) with a plateau verdict. See "Soak" in docs/benchmark.md.
 //
 // Processes as in the benchmark: the gateway (bench/gateway-server.mjs --soak) pinned to core 1,
 // the mock upstream and this runner (the load) on core 0. The gateway runs a copy of dist/ taken

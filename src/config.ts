@@ -10,7 +10,7 @@ import { createProvider } from './providers/registry.js';
 import type { ModelConfig } from './routing/model.js';
 
 /**
- * The standalone server's JSON config file (README, "Config file"): validated field by field,
+ * The standalone server's JSON config file (docs/configuration.md, "Config file"): validated field by field,
  * unknown fields rejected so that a typo is loud, every error naming its path
  * (`providers.oai.baseURL: expected a URL string, got "api.openai.com"`).
  */
@@ -223,7 +223,7 @@ const ConfigSchema = strictObject({
       'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
     ),
   ),
-  /** Per-key limits, retries and fallback (README, "Production policies"). */
+  /** Per-key limits, retries and fallback (docs/policies.md). */
   policies: v.optional(
     strictObject({
       limits: v.optional(

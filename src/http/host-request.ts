@@ -24,7 +24,7 @@ export interface HostIncomingMessage extends IncomingMessage {
  *   the stream has ended, the body is rebuilt from what the parser kept: `req.rawBody` bytes, else
  *   `req.body` (bytes and strings as they are, a parsed object as JSON), read once, never twice.
  *   A parser that kept nothing (a multipart parser that stored files elsewhere) leaves an empty
- *   body: mount the gateway before such parsers, as the README says. `keptText` is the body an
+ *   body: mount the gateway before such parsers, as docs/hosts.md says. `keptText` is the body an
  *   adapter recovered otherwise (Express: the text of a JSON parser's syntax error).
  */
 export function hostNodeRequest(req: HostIncomingMessage, url: string, keptText?: string): NodeRequest {
