@@ -7,6 +7,7 @@ import type { CallContext, Provider } from '../providers/provider.js';
 import type { ModelEntry, ModelKind } from '../routing/model.js';
 import { modelOnDeployment, orderDeployments } from '../routing/deployments.js';
 import { mediaUnavailable } from './media-unavailable.js';
+import { callContext } from './upstream-call.js';
 
 type MediaCapability = 'generateImage' | 'editImage' | 'synthesizeSpeech' | 'createVideo';
 type MediaProvider<C extends MediaCapability> = Provider & Required<Pick<Provider, C>>;
@@ -62,17 +63,6 @@ export function mediaProvider<C extends MediaCapability>(context: RouteContext, 
   const provider = context.options.providers[model.provider]!;
   if (typeof provider[capability] !== 'function') throw mediaUnavailable(model, what);
   return provider as MediaProvider<C>;
-}
-
-export function callContext(context: RouteContext, model: ModelEntry): CallContext {
-  return {
-    signal: context.signal,
-    requestId: context.requestId,
-    key: context.key,
-    model,
-    serverContext: context.serverContext,
-    idleTimeoutMs: context.options.limits.streamIdleTimeoutMs,
-  };
 }
 
 /** The id the upstream knows the model by. */
