@@ -12,7 +12,7 @@ import { announce, serveIpc } from './lib/ipc.mjs';
 
 // INFERGATE_DIST=<folder> runs another build (e.g. a copy of dist/ from another commit) for A/B runs.
 const dist = process.env.INFERGATE_DIST ? pathToFileURL(resolve(process.env.INFERGATE_DIST, 'index.js')).href : '../dist/index.js';
-/** @type {typeof import('../dist/index.js')} */
+/** @type {typeof import('infergate')} */
 const { createAnthropicProvider, createGateway, createOpenAIProvider, MemoryTaskStore } = await import(dist);
 
 const mock = process.argv[2] ?? 'http://127.0.0.1:8080';

@@ -31,7 +31,7 @@ const entry = argv.includes('--src')
   : process.env.INFERGATE_DIST
     ? pathToFileURL(resolve(process.env.INFERGATE_DIST, 'index.js')).href
     : pathToFileURL(resolve(root, 'dist/index.js')).href;
-/** @type {typeof import('../dist/index.js')} */
+/** @type {typeof import('infergate')} */
 const { createAnthropicProvider, createGateway, createOpenAIProvider } = await import(entry);
 
 const TICK_MS = 10;
