@@ -34,8 +34,8 @@ export class GatewayCore {
 
   handle = async (request: Request, serverContext: Record<string, unknown>): Promise<Response> => {
     const requestId = newId('req_');
-    const { hooks } = this.options;
-    // The error shape of the matched route, known before the hooks run: a hook's failure on
+    const { plugins } = this.options;
+    // The error shape of the matched route, known before the plugins run: a plugin's failure on
     // `/v1/messages` is answered as Anthropic's clients parse it.
     let style: ErrorStyle = 'openai';
     let response: Response | undefined;
@@ -43,8 +43,10 @@ export class GatewayCore {
     try {
       const target = this.locate(request);
       style = target.style;
-      if (hooks.onRequest) {
-        await hooks.onRequest({
+      for (const plugin of plugins) {
+        // The first plugin that answers ends the stage.
+        if (response) break;
+        await plugin.onGatewayRequest?.({
           request,
           requestId,
           serverContext,
@@ -64,9 +66,10 @@ export class GatewayCore {
       'x-contract-version': this.options.contractVersion,
     });
 
-    if (hooks.onResponse) {
+    for (const plugin of plugins) {
+      if (!plugin.onGatewayResponse) continue;
       try {
-        await hooks.onResponse({
+        await plugin.onGatewayResponse({
           request,
           requestId,
           response,
@@ -76,7 +79,7 @@ export class GatewayCore {
           },
         });
       } catch (error) {
-        this.options.logger.error('onResponse hook failed', { requestId, error: describe(error) });
+        this.options.logger.error('onGatewayResponse plugin failed', { requestId, error: describe(error) });
       }
     }
     return response;
@@ -113,6 +116,14 @@ export class GatewayCore {
       throw new GatewayError({ status: 404, message: 'The Messages endpoint is not available on this gateway (coming soon).' });
     }
     const key = await authenticate(request, style, this.options.keyStore, serverContext);
+    for (const plugin of this.options.plugins) {
+      if (!plugin.onAuthenticated) continue;
+      try {
+        await plugin.onAuthenticated({ request, requestId, key, serverContext });
+      } catch (error) {
+        this.options.logger.error('onAuthenticated plugin failed', { requestId, error: describe(error) });
+      }
+    }
     return route.handler({
       request,
       url,
@@ -141,8 +152,10 @@ export class GatewayCore {
 
 /** Creates the gateway. Options are validated now; a bad option throws a `TypeError` naming it. */
 export function createGateway(options: GatewayOptions): Gateway {
-  const core = new GatewayCore(createRuntime(resolveOptions(options)));
-  return createServerAdapter<Record<string, unknown>, GatewayCore>(core, { plugins: [{ onDispose: core.dispose }] });
+  const resolved = resolveOptions(options);
+  const core = new GatewayCore(createRuntime(resolved));
+  // whatwg-node runs its own stages of the caller's plugins (onRequest, onResponse, instrumentation, dispose).
+  return createServerAdapter<Record<string, unknown>, GatewayCore>(core, { plugins: [...resolved.plugins, { onDispose: core.dispose }] });
 }
 
 /** Where a request goes: its URL (none when its Host header makes none), its path as sent, the route match. */

@@ -1,4 +1,5 @@
 export { createGateway, type Gateway } from './gateway.js';
+export type { GatewayPlugin, AuthenticatedPayload } from './plugins/plugin.js';
 export type {
   GatewayOptions,
   GatewayHooks,

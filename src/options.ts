@@ -1,6 +1,7 @@
 import { StaticKeyStore, type KeyStore, type StaticKey } from './auth/key-store.js';
 import { jsonLogger, silentLogger, type Logger } from './logger.js';
 import type { AttemptEvent, UsageEvent } from './policy/events.js';
+import type { GatewayPlugin, RequestHookPayload, ResponseHookPayload } from './plugins/plugin.js';
 import { checkLimits, type PolicyOptions } from './policy/policy-options.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
 import type { Provider } from './providers/provider.js';
@@ -13,25 +14,9 @@ import type { TaskStore } from './tasks/task-store.js';
  * `TypeError` naming the bad one. What the gateway builds from them is in `runtime.ts`.
  */
 
-export type { AttemptEvent, UsageEvent };
+export type { AttemptEvent, UsageEvent, RequestHookPayload, ResponseHookPayload };
 
-export interface RequestHookPayload {
-  request: Request;
-  requestId: string;
-  serverContext: unknown;
-  /** Answer now with this response; the gateway does nothing else for the request. */
-  respondWith(response: Response): void;
-}
-
-export interface ResponseHookPayload {
-  request: Request;
-  requestId: string;
-  response: Response;
-  serverContext: unknown;
-  /** Replace the response (e.g. to add headers). */
-  setResponse(response: Response): void;
-}
-
+/** Four fixed hooks: sugar for one plugin (`onRequest` is its `onGatewayRequest`, `onResponse` its `onGatewayResponse`). */
 export interface GatewayHooks {
   /** Before routing and authentication. */
   onRequest?: (payload: RequestHookPayload) => void | Promise<void>;
@@ -121,6 +106,12 @@ export interface GatewayOptions {
    */
   responseStore?: ResponseStore;
   hooks?: GatewayHooks;
+  /**
+   * Plugins by stage (see `GatewayPlugin`): whatwg-node's `onRequest`/`onResponse` plus the
+   * gateway's request, authenticated, attempt, usage and response stages. They run after the
+   * hooks, in this order.
+   */
+  plugins?: readonly GatewayPlugin[];
   /** Default: JSON lines on stderr. Pass `false` to silence. */
   logger?: Logger | false;
   /**
@@ -168,6 +159,7 @@ export interface ResolvedOptions {
   /** The caller's response store, or undefined to let the runtime decide. */
   responseStore: ResponseStore | undefined;
   hooks: GatewayHooks;
+  plugins: readonly GatewayPlugin[];
   /** The caller's logger (or the default), before redaction. */
   logger: Logger;
   redactLogs: boolean;
@@ -230,11 +222,21 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     policies: options.policies,
     responseStore: store,
     hooks: options.hooks ?? {},
+    plugins: resolvePlugins(options.plugins),
     logger: options.logger === false ? silentLogger : (options.logger ?? jsonLogger),
     redactLogs: options.redactLogs !== false,
     accessLog: options.accessLog === true,
     telemetry: resolveTelemetry(options.telemetry),
   };
+}
+
+function resolvePlugins(plugins: GatewayOptions['plugins']): readonly GatewayPlugin[] {
+  if (plugins === undefined) return [];
+  if (!Array.isArray(plugins)) throw new TypeError('options.plugins must be an array of plugins');
+  for (const [index, plugin] of plugins.entries()) {
+    if (!plugin || typeof plugin !== 'object') throw new TypeError(`options.plugins[${index}] must be an object`);
+  }
+  return plugins;
 }
 
 function resolveTelemetry(telemetry: GatewayOptions['telemetry']): ResolvedOptions['telemetry'] {

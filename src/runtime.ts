@@ -1,7 +1,8 @@
 import type { KeyStore } from './auth/key-store.js';
 import type { Logger } from './logger.js';
-import type { ResolvedOptions, GatewayHooks, GatewayLimits, VideoPollerOptions } from './options.js';
-import type { RequestObserver } from './policy/events.js';
+import type { ResolvedOptions, GatewayLimits, VideoPollerOptions } from './options.js';
+import { hooksPlugin } from './plugins/hooks-plugin.js';
+import type { GatewayPlugin } from './plugins/plugin.js';
 import { resolvePolicies, type ResolvedPolicies } from './policy/policy-options.js';
 import type { Provider } from './providers/provider.js';
 import { ModelCatalog } from './routing/catalog.js';
@@ -31,13 +32,15 @@ export interface GatewayRuntime {
   policies: ResolvedPolicies;
   /** Set when some model accepts `previous_response_id`. */
   responseStore: ResponseStore | undefined;
-  hooks: GatewayHooks;
-  /** Told of every attempt and every request's end: the hooks, telemetry, the access log. */
-  observers: RequestObserver[];
+  /**
+   * Every stage's plugins, in order: the hooks, the caller's plugins, OpenTelemetry, the access
+   * log. whatwg-node's own stages of the caller's plugins run in `createServerAdapter`.
+   */
+  plugins: readonly GatewayPlugin[];
   logger: Logger;
 }
 
-/** Builds the catalog, stores, policies, observers and logger; throws a `TypeError` naming a bad model or policy. */
+/** Builds the catalog, stores, policies, plugins and logger; throws a `TypeError` naming a bad model or policy. */
 export function createRuntime(options: ResolvedOptions): GatewayRuntime {
   const { providers, limits } = options;
   const catalog = new ModelCatalog(options.models, Object.keys(providers));
@@ -63,10 +66,10 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     limits,
     policies: resolvePolicies(options.policies),
     responseStore: options.responseStore ?? defaultResponseStore(catalog, providers),
-    hooks: options.hooks,
-    observers: [
-      ...hookObservers(options.hooks),
-      ...telemetryObservers(options.telemetry, logger, providers),
+    plugins: [
+      hooksPlugin(options.hooks),
+      ...options.plugins,
+      ...telemetryPlugins(options.telemetry, logger, providers),
       ...(options.accessLog ? [accessLogObserver(logger)] : []),
     ],
     logger,
@@ -81,15 +84,9 @@ function defaultResponseStore(catalog: ModelCatalog, providers: Record<string, P
   return undefined;
 }
 
-function telemetryObservers(telemetry: ResolvedOptions['telemetry'], logger: Logger, providers: Record<string, Provider>): RequestObserver[] {
+function telemetryPlugins(telemetry: ResolvedOptions['telemetry'], logger: Logger, providers: Record<string, Provider>): GatewayPlugin[] {
   if (!telemetry) return [];
   const settings: OpenTelemetryObserverOptions = { logger, providerType: (name) => providers[name]?.type };
   if (telemetry.tracer) settings.tracer = telemetry.tracer as unknown as NonNullable<OpenTelemetryObserverOptions['tracer']>;
   return [openTelemetryObserver(settings)];
-}
-
-/** The user's `onUsage`/`onAttempt` hooks as an observer. */
-function hookObservers(hooks: GatewayHooks): RequestObserver[] {
-  if (!hooks.onUsage && !hooks.onAttempt) return [];
-  return [{ ...(hooks.onUsage ? { onUsage: (event) => hooks.onUsage!(event) } : {}), ...(hooks.onAttempt ? { onAttempt: hooks.onAttempt } : {}) }];
 }

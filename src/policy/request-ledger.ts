@@ -24,7 +24,7 @@ export interface LedgerEnd {
  * The account of one admitted request, from admission to its end: which deployments were
  * tried, when the first byte left, and what it used. `finish` runs once, whatever ends the
  * request first (answer sent, stream failed, client left), and settles everything: the limit
- * counters and slot, the key store's charge, and the observers (hooks, telemetry, access log).
+ * counters and slot, the key store's charge, and the plugins' attempt and usage stages (hooks, telemetry, access log).
  */
 export class RequestLedger {
   readonly startedAt = Date.now();
@@ -70,12 +70,12 @@ export class RequestLedger {
     this.attemptStartedAt = Date.now();
   }
 
-  /** Records an upstream attempt's outcome and tells the observers (once per attempt). */
+  /** Records an upstream attempt's outcome and tells the plugins (once per attempt). */
   attempted(outcome: AttemptOutcome): void {
     if (outcome.attempt <= this.reportedAttempt) return;
     this.reportedAttempt = outcome.attempt;
-    const { observers, logger } = this.context.options;
-    if (observers.length === 0) return;
+    const { plugins, logger } = this.context.options;
+    if (!plugins.some((plugin) => plugin.onAttempt)) return;
     const event: AttemptEvent = {
       requestId: this.context.requestId,
       keyId: this.context.key.id,
@@ -91,10 +91,10 @@ export class RequestLedger {
       startedAt: outcome.startedAt,
       latencyMs: Date.now() - outcome.startedAt,
     };
-    for (const observer of observers) {
-      if (!observer.onAttempt) continue;
+    for (const plugin of plugins) {
+      if (!plugin.onAttempt) continue;
       Promise.resolve()
-        .then(() => observer.onAttempt!(event))
+        .then(() => plugin.onAttempt!(event))
         .catch((error: unknown) => logger.error('onAttempt observer failed', { requestId: event.requestId, message: String(error) }));
     }
   }
@@ -179,8 +179,8 @@ export class RequestLedger {
       );
     }
     if (options.keyStore.charge && cost > 0) void settle('keyStore.charge', () => options.keyStore.charge!(key, event));
-    for (const observer of options.observers) {
-      if (observer.onUsage) void settle('onUsage observer', () => observer.onUsage!(event, request));
+    for (const plugin of options.plugins) {
+      if (plugin.onUsage) void settle('onUsage observer', () => plugin.onUsage!(event, request));
     }
   }
 }

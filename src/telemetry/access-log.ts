@@ -1,12 +1,13 @@
 import type { Logger } from '../logger.js';
-import type { AttemptEvent, RequestObserver, UsageEvent } from '../policy/events.js';
+import type { AttemptEvent, UsageEvent } from '../policy/events.js';
+import type { GatewayPlugin } from '../plugins/plugin.js';
 
 /**
  * One structured line per request when it ends, and one warning per failed upstream attempt
  * that the gateway retries. Built from the events alone, which carry ids, never a key, a prompt
- * or an upstream URL.
+ * or an upstream URL. Built in: `accessLog: true` adds it.
  */
-export function accessLogObserver(logger: Logger): RequestObserver {
+export function accessLogObserver(logger: Logger): GatewayPlugin {
   return {
     onAttempt(event) {
       if (event.status === 'error' && event.willRetry) logger.warn('upstream attempt failed, retrying', attemptFields(event));

@@ -1,6 +1,7 @@
 import type { Context, Span, TextMapGetter, Tracer } from '@opentelemetry/api';
 import type { Logger } from '../logger.js';
-import type { AttemptEvent, RequestObserver, UsageEvent } from '../policy/events.js';
+import type { AttemptEvent, UsageEvent } from '../policy/events.js';
+import type { GatewayPlugin } from '../plugins/plugin.js';
 import { AttemptBuffer } from './attempt-buffer.js';
 import { attemptAttributes, operationName, requestAttributes, statusMessage } from './genai-attributes.js';
 import { INFERGATE_VERSION } from './version.js';
@@ -31,9 +32,9 @@ export interface OpenTelemetryObserverOptions {
  * spans carry the events' own start and end times.
  *
  * `@opentelemetry/api` is an optional peer dependency, loaded on first use; without it the
- * observer warns once and does nothing.
+ * observer warns once and does nothing. Built in as a plugin: `telemetry: true` adds it.
  */
-export function openTelemetryObserver(options: OpenTelemetryObserverOptions = {}): RequestObserver {
+export function openTelemetryObserver(options: OpenTelemetryObserverOptions = {}): GatewayPlugin {
   const attempts = new AttemptBuffer();
   const providerName = (name: string) => options.providerType?.(name) ?? name;
   let api: Promise<OpenTelemetryApi | undefined> | undefined;

@@ -1,0 +1,49 @@
+import type { ServerAdapterPlugin } from '@whatwg-node/server';
+import type { KeyRecord } from '../auth/key-store.js';
+import type { RequestObserver } from '../policy/events.js';
+
+/**
+ * A plugin: a whatwg-node server plugin (`onRequest`/`onResponse` around the whole handler,
+ * `instrumentation`, dispose), plus the gateway's own stages, in the order a request meets them:
+ * `onGatewayRequest` → `onAuthenticated` → `onAttempt` (each upstream attempt) → `onUsage` (the
+ * request's end; after the answer for a stream) → `onGatewayResponse`. The hooks, the access log
+ * and OpenTelemetry are plugins too.
+ *
+ * A failure in `onAuthenticated`, `onAttempt`, `onUsage` or `onGatewayResponse` is logged and
+ * never changes the answer; `onGatewayRequest` may refuse a request by throwing (a `GatewayError`
+ * keeps its status), answered in the route's error shape. whatwg-node's own stages run outside
+ * the gateway, with whatwg-node's rules.
+ */
+export interface GatewayPlugin extends ServerAdapterPlugin<Record<string, unknown>>, RequestObserver {
+  /** Before routing and authentication, with the gateway's request id; `respondWith` answers early. */
+  onGatewayRequest?(payload: RequestHookPayload): void | Promise<void>;
+  /** The key is known (the request passed authentication); awaited before the route's handler runs. */
+  onAuthenticated?(payload: AuthenticatedPayload): void | Promise<void>;
+  /** The answer is built, with the gateway's headers, before it is sent; `setResponse` replaces it. */
+  onGatewayResponse?(payload: ResponseHookPayload): void | Promise<void>;
+}
+
+export interface RequestHookPayload {
+  request: Request;
+  requestId: string;
+  serverContext: unknown;
+  /** Answer now with this response; the gateway does nothing else for the request. */
+  respondWith(response: Response): void;
+}
+
+export interface AuthenticatedPayload {
+  request: Request;
+  requestId: string;
+  /** Who is calling: the key's record (its `id`, never the key itself). */
+  key: KeyRecord;
+  serverContext: unknown;
+}
+
+export interface ResponseHookPayload {
+  request: Request;
+  requestId: string;
+  response: Response;
+  serverContext: unknown;
+  /** Replace the response (e.g. to add headers). */
+  setResponse(response: Response): void;
+}
