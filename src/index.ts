@@ -12,7 +12,17 @@ export type { Logger } from './logger.js';
 export { GatewayError, type GatewayErrorInit } from './errors.js';
 export { StaticKeyStore, type KeyStore, type KeyRecord, type KeyLookupContext, type StaticKey } from './auth/key-store.js';
 export type { ModelEntry, ModelKind } from './routing/model.js';
-export type { Provider, CallContext, PassthroughRequest, UpstreamReply } from './providers/provider.js';
+export type {
+  Provider,
+  FlatProvider,
+  TextCapability,
+  ImageCapability,
+  SpeechCapability,
+  VideoCapability,
+  CallContext,
+  PassthroughRequest,
+  UpstreamReply,
+} from './providers/provider.js';
 export { createLocalProvider, localModels, type LocalProviderOptions } from './providers/local/local-provider.js';
 export { MemoryTaskStore, type TaskStore, type VideoTaskRecord, type TaskStatus } from './tasks/task-store.js';
 export type { VideoPollerOptions } from './options.js';

@@ -4,7 +4,8 @@ import type { AttemptEvent, UsageEvent } from './policy/events.js';
 import type { GatewayPlugin, RequestHookPayload, ResponseHookPayload } from './plugins/plugin.js';
 import { checkLimits, type PolicyOptions } from './policy/policy-options.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
-import type { Provider } from './providers/provider.js';
+import { normalizeProvider } from './providers/normalize-provider.js';
+import type { FlatProvider, Provider } from './providers/provider.js';
 import type { ModelConfig } from './routing/model.js';
 import type { ResponseStore } from './state/response-store.js';
 import type { TaskStore } from './tasks/task-store.js';
@@ -64,7 +65,7 @@ export interface GatewayOptions {
    */
   keys: KeyStore | readonly StaticKey[];
   /** Upstreams by name. Default `{ local: createLocalProvider() }`. */
-  providers?: Record<string, Provider>;
+  providers?: Record<string, Provider | FlatProvider>;
   /** The public model catalog. Default: the local provider's models. */
   models?: readonly ModelConfig[];
   /**
@@ -174,12 +175,9 @@ export const DEFAULT_CONTRACT_VERSION = '2026-11-22';
 export function resolveOptions(options: GatewayOptions): ResolvedOptions {
   if (!options || typeof options !== 'object') throw new TypeError('createGateway(options): options must be an object');
   const keyStore = resolveKeyStore(options.keys);
-  const providers = options.providers ?? { local: createLocalProvider() };
-  for (const [name, provider] of Object.entries(providers)) {
-    if (!provider || typeof provider !== 'object' || typeof provider.type !== 'string') {
-      throw new TypeError(`options.providers.${name} must be a Provider (an object with a string \`type\`)`);
-    }
-  }
+  const providers = Object.fromEntries(
+    Object.entries(options.providers ?? { local: createLocalProvider() }).map(([name, provider]) => [name, normalizeProvider(name, provider)]),
+  );
   const models = options.models ?? (providers.local ? localModels('local') : []);
   const basePath = normalizeBasePath(options.basePath ?? '');
   const contractVersion = options.contractVersion ?? DEFAULT_CONTRACT_VERSION;

@@ -80,7 +80,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
 function defaultResponseStore(catalog: ModelCatalog, providers: Record<string, Provider>): ResponseStore | undefined {
   for (const entry of catalog.entries()) if (entry.previousResponseId) return new MemoryResponseStore();
   // Responses upstreams keep what they answer; the store remembers which key owns each id.
-  for (const provider of Object.values(providers)) if (provider.storedResponse) return new MemoryResponseStore();
+  for (const provider of Object.values(providers)) if (provider.text?.storedResponse) return new MemoryResponseStore();
   return undefined;
 }
 

@@ -175,15 +175,15 @@ describe('parseConfig', () => {
 
   it('builds each configured provider with its type and native protocols', () => {
     const config = parseConfig(issueExample);
-    expect(config.providers.oai).toMatchObject({ type: 'openai', nativeProtocols: ['chat', 'responses'] });
-    expect(config.providers.claude).toMatchObject({ type: 'anthropic', nativeProtocols: ['messages'] });
+    expect(config.providers.oai).toMatchObject({ type: 'openai', text: { nativeProtocols: ['chat', 'responses'] } });
+    expect(config.providers.claude).toMatchObject({ type: 'anthropic', text: { nativeProtocols: ['messages'] } });
     expect(config.providers.local).toMatchObject({ type: 'local' });
   });
 
   it('describes a Responses-only upstream with chat: false', () => {
     const models = [{ id: 'm', provider: 'oai' }];
     const config = parseConfig({ keys: [{ key: 'sk-a' }], providers: { oai: { type: 'openai', responses: true, chat: false } }, models });
-    expect(config.providers.oai).toMatchObject({ nativeProtocols: ['responses'] });
+    expect(config.providers.oai).toMatchObject({ text: { nativeProtocols: ['responses'] } });
     expect(issuesOf({ keys: [{ key: 'sk-a' }], providers: { oai: { type: 'openai', baseURL: 'http://vllm.internal/v1', chat: false } }, models })).toEqual([
       'providers.oai: openai provider: chat: false needs responses: true',
     ]);

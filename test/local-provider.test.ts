@@ -30,7 +30,7 @@ const provider = createLocalProvider({ chunkDelayMs: 0 });
 
 async function run(request: IRRequest, signal?: AbortSignal): Promise<IRStreamEvent[]> {
   const events: IRStreamEvent[] = [];
-  for await (const event of provider.streamText!(request, callContext(signal))) events.push(event);
+  for await (const event of provider.text!.stream!(request, callContext(signal))) events.push(event);
   return events;
 }
 
@@ -142,7 +142,7 @@ describe('local provider: text', () => {
   it('generateText gives the same answer as one response, without waiting between chunks', async () => {
     const slow = createLocalProvider({ chunkDelayMs: 10_000 });
     const started = Date.now();
-    const response = await slow.generateText!(irRequest({ prompt: 'Hello' }), callContext());
+    const response = await slow.text!.generate!(irRequest({ prompt: 'Hello' }), callContext());
     expect(Date.now() - started).toBeLessThan(1000);
     expect(response.content).toEqual([{ type: 'text', text: 'You said: "Hello". This is infergate\'s offline local model.' }]);
     expect(response.finishReason).toBe('stop');
@@ -302,7 +302,7 @@ describe('local provider: abort', () => {
     const slow = createLocalProvider({ chunkDelayMs: 10_000 });
     const controller = new AbortController();
     const before = timers();
-    const iterator = slow.streamText!(irRequest({ prompt: 'Hello there, how are you today?' }), callContext(controller.signal))[Symbol.asyncIterator]();
+    const iterator = slow.text!.stream!(irRequest({ prompt: 'Hello there, how are you today?' }), callContext(controller.signal))[Symbol.asyncIterator]();
     expect((await iterator.next()).value).toMatchObject({ type: 'start' });
     expect((await iterator.next()).value).toMatchObject({ type: 'text_delta' });
 

@@ -62,7 +62,7 @@ export async function compactResponse(context: RouteContext): Promise<Response> 
 
 /** Compacted by the upstream when it can, else summarized through translation (also when the upstream has no such endpoint). */
 async function compacted(provider: Provider, body: Record<string, unknown>, deployment: Deployment, request: Request, call: CallContext): Promise<unknown> {
-  if (provider.compactResponses) {
+  if (provider.text?.compact) {
     try {
       return await forwarded(provider, body, deployment, request, call);
     } catch (error) {
@@ -75,7 +75,7 @@ async function compacted(provider: Provider, body: Record<string, unknown>, depl
 /** The body as Codex sent it, model mapped; what OpenAI cannot read (the gateway's own items) made readable. */
 function forwarded(provider: Provider, body: Record<string, unknown>, deployment: Deployment, request: Request, call: CallContext): Promise<unknown> {
   const input = withReadableCompaction(replayableReasoning(body.input, body.store));
-  return provider.compactResponses!({ protocol: 'responses', body: { ...body, input, model: deployment.upstreamModel }, headers: request.headers }, call);
+  return provider.text!.compact!({ protocol: 'responses', body: { ...body, input, model: deployment.upstreamModel }, headers: request.headers }, call);
 }
 
 const SUMMARY_REQUEST = [

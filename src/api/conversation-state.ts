@@ -74,7 +74,7 @@ export async function expandedConversation(context: RouteContext, body: Record<s
 /** Whether the deployment answers Responses on passthrough, so the upstream keeps what it answered. */
 function storesUpstream(context: RouteContext, deployment: Deployment): boolean {
   const provider = context.options.providers[deployment.provider];
-  return Boolean(provider?.passthrough && provider.nativeProtocols?.includes('responses') && provider.storedResponse);
+  return Boolean(provider?.text?.passthrough && provider.text.nativeProtocols?.includes('responses') && provider.text.storedResponse);
 }
 
 function locatorOf(context: RouteContext, model: ModelEntry, deployment: Deployment, id: string): StoredResponse {

@@ -27,9 +27,9 @@ export async function editImages(context: RouteContext): Promise<Response> {
   const model = options.catalog.resolve(key, body.model, 'image', '/v1/images/edits');
   checkEditRules(model, body, images.length, mask !== undefined);
   const stream = body.stream === true;
-  const media = { model, kind: 'image', endpoint: '/v1/images/edits', stream, capability: 'editImage', what: 'Image editing' } as const;
+  const media = { model, kind: 'image', endpoint: '/v1/images/edits', stream, capability: 'images.edit', what: 'Image editing' } as const;
   const { result, ledger } = await runMediaCall(context, media, (provider, call) =>
-    provider.editImage({ fields: { ...body, model: upstreamModel(call.model) }, images, ...(mask ? { mask } : {}) }, call),
+    provider.images.edit({ fields: { ...body, model: upstreamModel(call.model) }, images, ...(mask ? { mask } : {}) }, call),
   );
   return addHeaders(await imageResponse(result, stream, 'image_edit', options.logger, ledger), ledger.headers);
 }

@@ -14,9 +14,9 @@ export async function generateImages(context: RouteContext): Promise<Response> {
   const model = options.catalog.resolve(key, body.model, 'image', '/v1/images/generations');
   checkGenerationRules(model, body);
   const stream = body.stream === true;
-  const media = { model, kind: 'image', endpoint: '/v1/images/generations', stream, capability: 'generateImage', what: 'Image generation' } as const;
+  const media = { model, kind: 'image', endpoint: '/v1/images/generations', stream, capability: 'images.generate', what: 'Image generation' } as const;
   const { result, ledger } = await runMediaCall(context, media, (provider, call) =>
-    provider.generateImage({ ...body, model: upstreamModel(call.model) }, call),
+    provider.images.generate({ ...body, model: upstreamModel(call.model) }, call),
   );
   return addHeaders(await imageResponse(result, stream, 'image_generation', options.logger, ledger), ledger.headers);
 }

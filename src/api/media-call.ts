@@ -3,14 +3,22 @@ import type { RouteContext } from '../http/route.js';
 import { admitRequest } from '../policy/admission.js';
 import { runWithFallback } from '../policy/fallback.js';
 import { RequestLedger } from '../policy/request-ledger.js';
-import type { CallContext, Provider } from '../providers/provider.js';
+import type { CallContext, ImageCapability, Provider, SpeechCapability, VideoCapability } from '../providers/provider.js';
 import type { ModelEntry, ModelKind } from '../routing/model.js';
 import { modelOnDeployment, orderDeployments } from '../routing/deployments.js';
 import { mediaUnavailable } from './media-unavailable.js';
 import { callContext } from './upstream-call.js';
 
-type MediaCapability = 'generateImage' | 'editImage' | 'synthesizeSpeech' | 'createVideo';
-type MediaProvider<C extends MediaCapability> = Provider & Required<Pick<Provider, C>>;
+/** Which call of which capability a media route needs. */
+type MediaCapability = 'images.generate' | 'images.edit' | 'speech' | 'video';
+type MediaProvider<C extends MediaCapability> = Provider &
+  (C extends 'images.generate'
+    ? { images: Required<Pick<ImageCapability, 'generate'>> }
+    : C extends 'images.edit'
+      ? { images: Required<Pick<ImageCapability, 'edit'>> }
+      : C extends 'speech'
+        ? { speech: SpeechCapability }
+        : { video: VideoCapability });
 
 export interface MediaCall {
   model: ModelEntry;
@@ -61,8 +69,14 @@ export async function runMediaCall<C extends MediaCapability, T>(
 /** The model's provider, which must have the media call (else 501: a configuration gap, not a bad request). */
 export function mediaProvider<C extends MediaCapability>(context: RouteContext, model: ModelEntry, capability: C, what: string): MediaProvider<C> {
   const provider = context.options.providers[model.provider]!;
-  if (typeof provider[capability] !== 'function') throw mediaUnavailable(model, what);
+  if (!hasMediaCall(provider, capability)) throw mediaUnavailable(model, what);
   return provider as MediaProvider<C>;
+}
+
+function hasMediaCall(provider: Provider, capability: MediaCapability): boolean {
+  if (capability === 'images.generate') return typeof provider.images?.generate === 'function';
+  if (capability === 'images.edit') return typeof provider.images?.edit === 'function';
+  return provider[capability] !== undefined;
 }
 
 /** The id the upstream knows the model by. */

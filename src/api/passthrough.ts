@@ -33,7 +33,7 @@ export async function passthroughText(
   // would block the event loop for tens of milliseconds.
   const changed = { model: upstreamBody.model, ...(asked.stripUsageFrames ? { stream_options: asked.body.stream_options } : {}) };
   const rawBody = requestBody.text === undefined ? undefined : replaceTopLevelFields(requestBody.text, changed);
-  const reply = await provider.passthrough!(
+  const reply = await provider.text!.passthrough!(
     { protocol: tap.protocol, body: upstreamBody, ...(rawBody ? { rawBody } : {}), headers: context.request.headers },
     call,
   );

@@ -19,10 +19,10 @@ export async function createSpeech(context: RouteContext): Promise<Response> {
   const body = validateBody(speechRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes, options.limits.requestBodyTimeoutMs));
   const model = options.catalog.resolve(key, body.model, 'speech', '/v1/audio/speech');
   const format = body.response_format ?? 'mp3';
-  const media = { model, kind: 'speech', endpoint: '/v1/audio/speech', stream: true, capability: 'synthesizeSpeech', what: 'Speech synthesis' } as const;
+  const media = { model, kind: 'speech', endpoint: '/v1/audio/speech', stream: true, capability: 'speech', what: 'Speech synthesis' } as const;
   // The first chunk is part of the attempt: an upstream that fails before any audio can still fall back.
   const { result: audio, ledger } = await runMediaCall(context, media, async (provider, call) =>
-    startIterable(await provider.synthesizeSpeech({ ...body, model: upstreamModel(call.model) }, call)),
+    startIterable(await provider.speech.synthesize({ ...body, model: upstreamModel(call.model) }, call)),
   );
   ledger.firstByte();
   const settled = settleAfter(audio, (status, error) =>

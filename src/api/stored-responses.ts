@@ -83,7 +83,7 @@ async function atUpstream(context: RouteContext, record: StoredResponse, action:
   const { options } = context;
   const where = record.upstream!;
   const provider = options.providers[where.provider];
-  if (!provider?.storedResponse) {
+  if (!provider?.text?.storedResponse) {
     throw new GatewayError({
       status: 404,
       message: `Response with id '${record.id}' not found: the upstream that stored it is no longer configured.`,
@@ -92,7 +92,7 @@ async function atUpstream(context: RouteContext, record: StoredResponse, action:
     });
   }
   const model: ModelEntry = options.catalog.get(record.model) ?? { id: record.model, provider: where.provider };
-  return provider.storedResponse({ action, id: record.id, query: context.url.searchParams }, callContext(context, model));
+  return provider.text.storedResponse({ action, id: record.id, query: context.url.searchParams }, callContext(context, model));
 }
 
 /** An input item as the API lists it: a `type` and an `id`, message content as parts. */

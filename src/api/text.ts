@@ -107,7 +107,7 @@ async function attempt(
   const model = modelOnDeployment(publicModel, deployment);
   const provider = options.providers[deployment.provider]!;
   const call = callContext(context, model);
-  if (provider.passthrough && provider.nativeProtocols?.includes(endpoint.protocol)) {
+  if (provider.text?.passthrough && provider.text.nativeProtocols?.includes(endpoint.protocol)) {
     return passthroughText(provider, endpoint.tap, endpoint.forPassthrough?.(requestBody) ?? requestBody, context, call, ledger);
   }
 
@@ -155,13 +155,13 @@ function checkModelRules(model: ModelEntry, body: Record<string, unknown>): void
 
 /** A whole answer: the provider's own, or its stream accumulated. */
 export async function generate(provider: Provider, ir: IRRequest, call: CallContext): Promise<IRResponse> {
-  if (provider.generateText) return provider.generateText(ir, call);
+  if (provider.text?.generate) return provider.text.generate(ir, call);
   return accumulateStream(providerStream(provider, ir, call));
 }
 
 function providerStream(provider: Provider, ir: IRRequest, call: CallContext): AsyncIterable<IRStreamEvent> {
-  if (!provider.streamText) {
+  if (!provider.text?.stream) {
     throw new GatewayError({ status: 500, message: `The provider of model \`${call.model.id}\` cannot generate text.` });
   }
-  return provider.streamText(ir, call);
+  return provider.text.stream(ir, call);
 }

@@ -38,12 +38,12 @@ export async function handleTokenCount(context: RouteContext, endpoint: TokenCou
   const body = endpoint.prepare ? await endpoint.prepare(context, validated) : validated;
 
   const { deployment, provider, call } = firstDeployment(context, model, body);
-  if (provider.countTokens) {
+  if (provider.text?.countTokens) {
     const upstreamModel = deployment.upstreamModel;
     const clientBody: TextBody = { parsed: body, text: body === validated ? text : undefined };
     const sent = endpoint.forPassthrough?.(clientBody) ?? clientBody;
     try {
-      const counted = await provider.countTokens(
+      const counted = await provider.text.countTokens(
         {
           protocol: endpoint.protocol,
           body: { ...sent.parsed, model: upstreamModel },

@@ -14,7 +14,7 @@ export async function createVideo(context: RouteContext): Promise<Response> {
   const { request, options, key } = context;
   const body = validateBody(videoRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes, options.limits.requestBodyTimeoutMs));
   const model = options.catalog.resolve(key, body.model, 'video', '/v1/video/generations');
-  const media = { model, kind: 'video', endpoint: '/v1/video/generations', stream: false, capability: 'createVideo', what: 'Video generation' } as const;
+  const media = { model, kind: 'video', endpoint: '/v1/video/generations', stream: false, capability: 'video', what: 'Video generation' } as const;
   const { result: task, ledger } = await runMediaCall(context, media, (provider, call) =>
     options.videoTasks.create(provider, { ...body, model: upstreamModel(call.model) }, call),
   );

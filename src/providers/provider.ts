@@ -70,22 +70,19 @@ export interface UpstreamReply {
 }
 
 /**
- * How an upstream is reached. A provider implements the capabilities it has; the gateway picks:
+ * Text generation. The gateway picks:
  * - `passthrough` when the client's protocol is in `nativeProtocols` (fast and faithful path),
- * - otherwise `streamText` (and `generateText` when the client wants JSON, if provided;
- *   else the stream is accumulated).
+ * - otherwise `stream` (and `generate` when the client wants JSON, if provided; else the stream
+ *   is accumulated).
  * Errors the client should see are thrown as `GatewayError` before the first event; a stream
  * that fails later throws from its iterator.
  */
-export interface Provider {
-  /** Provider type, e.g. `openai`, `anthropic`, `local`; used in logs and `owned_by`. */
-  readonly type: string;
+export interface TextCapability {
   /** Client protocols this provider accepts unchanged (model id mapped) through `passthrough`. */
   readonly nativeProtocols?: readonly TextProtocol[];
   passthrough?(request: PassthroughRequest, call: CallContext): Promise<UpstreamReply>;
-  streamText?(request: IRRequest, call: CallContext): AsyncIterable<IRStreamEvent>;
-  generateText?(request: IRRequest, call: CallContext): Promise<IRResponse>;
-
+  stream?(request: IRRequest, call: CallContext): AsyncIterable<IRStreamEvent>;
+  generate?(request: IRRequest, call: CallContext): Promise<IRResponse>;
   /**
    * Counts a request's input tokens at the upstream, in the client's protocol (Anthropic's
    * `/v1/messages/count_tokens` for `messages`, OpenAI's `/responses/input_tokens` for
@@ -100,24 +97,67 @@ export interface Provider {
    */
   storedResponse?(request: StoredResponseRequest, call: CallContext): Promise<unknown>;
   /** Codex's remote context compaction (`POST /responses/compact`), the body as the client sent it. */
-  compactResponses?(request: PassthroughRequest, call: CallContext): Promise<unknown>;
+  compact?(request: PassthroughRequest, call: CallContext): Promise<unknown>;
+}
 
-  // Media (types in `media.ts`). A model whose provider lacks the call answers 501.
-  /** Images from a prompt; an `ImageStream` when `request.stream` is true and the upstream streams. */
-  generateImage?(request: ImageGenerationRequest, call: CallContext): Promise<ImageResult | ImageStream>;
-  /** Edits of uploaded images; an `ImageStream` when `request.fields.stream` is true and the upstream streams. */
-  editImage?(request: ImageEditRequest, call: CallContext): Promise<ImageResult | ImageStream>;
+/** Images (types in `media.ts`); each resolves to an `ImageStream` when the request streams and the upstream does. */
+export interface ImageCapability {
+  /** Images from a prompt (`request.stream` asks for a stream). */
+  generate?(request: ImageGenerationRequest, call: CallContext): Promise<ImageResult | ImageStream>;
+  /** Edits of uploaded images (`request.fields.stream` asks for a stream). */
+  edit?(request: ImageEditRequest, call: CallContext): Promise<ImageResult | ImageStream>;
+}
+
+export interface SpeechCapability {
   /**
    * Speech audio in `request.response_format` (default mp3), streamed as the upstream produces it;
    * resolves once the upstream has accepted the request.
    */
-  synthesizeSpeech?(request: SpeechRequest, call: CallContext): Promise<AsyncIterable<Uint8Array>>;
-  /** Submits a video task; `createVideo`, `getVideo` and `videoContent` come together. */
-  createVideo?(request: VideoRequest, call: CallContext): Promise<VideoJob>;
-  getVideo?(job: VideoJob, call: TaskCallContext): Promise<VideoJobStatus>;
-  /** The finished video, streamed; `range` is the client's `Range` header, to honour or ignore. */
-  videoContent?(job: VideoJob, request: { range?: string }, call: TaskCallContext): Promise<VideoContent>;
+  synthesize(request: SpeechRequest, call: CallContext): Promise<AsyncIterable<Uint8Array>>;
+}
 
+/** Video tasks: a task submitted with `create` is polled with `get` and downloaded with `content`. */
+export interface VideoCapability {
+  create(request: VideoRequest, call: CallContext): Promise<VideoJob>;
+  get(job: VideoJob, call: TaskCallContext): Promise<VideoJobStatus>;
+  /** The finished video, streamed; `range` is the client's `Range` header, to honour or ignore. */
+  content(job: VideoJob, request: { range?: string }, call: TaskCallContext): Promise<VideoContent>;
+}
+
+/**
+ * How an upstream is reached: the capabilities it has, each a group of calls. A model whose
+ * provider lacks the capability (or the call) answers 501. Custom providers of the older flat
+ * shape (`FlatProvider`) are accepted too and turned into this one by `normalizeProvider`.
+ */
+export interface Provider {
+  /** Provider type, e.g. `openai`, `anthropic`, `local`; used in logs and `owned_by`. */
+  readonly type: string;
+  /** The shape's version; a provider without it is read as a `FlatProvider`. */
+  readonly version: 2;
+  readonly text?: TextCapability;
+  readonly images?: ImageCapability;
+  readonly speech?: SpeechCapability;
+  readonly video?: VideoCapability;
   /** Releases pooled connections and timers. */
+  close?(): Promise<void>;
+}
+
+/** The first provider shape, one object of optional methods; still accepted for custom providers. */
+export interface FlatProvider {
+  readonly type: string;
+  readonly nativeProtocols?: readonly TextProtocol[];
+  passthrough?: TextCapability['passthrough'];
+  streamText?: TextCapability['stream'];
+  generateText?: TextCapability['generate'];
+  countTokens?: TextCapability['countTokens'];
+  storedResponse?: TextCapability['storedResponse'];
+  compactResponses?: TextCapability['compact'];
+  generateImage?: ImageCapability['generate'];
+  editImage?: ImageCapability['edit'];
+  synthesizeSpeech?: SpeechCapability['synthesize'];
+  /** `createVideo`, `getVideo` and `videoContent` come together. */
+  createVideo?: VideoCapability['create'];
+  getVideo?: VideoCapability['get'];
+  videoContent?: VideoCapability['content'];
   close?(): Promise<void>;
 }

@@ -45,7 +45,7 @@ export class VideoTasks {
 
   /** Submits the task upstream and stores it as `queued`. */
   async create(provider: Provider, request: VideoRequest, call: CallContext): Promise<VideoTaskRecord> {
-    const job = await provider.createVideo!(request, call);
+    const job = await provider.video!.create(request, call);
     const task: VideoTaskRecord = {
       id: newId('video_'),
       keyId: call.key.id,
@@ -80,7 +80,7 @@ export class VideoTasks {
     const now = this.now();
     if (task.refreshedAt !== undefined && now - task.refreshedAt < this.options.refreshIntervalMs) return task;
     const provider = this.options.providers[task.provider];
-    if (!provider?.getVideo) return task;
+    if (!provider?.video) return task;
 
     // Claim this refresh: whoever else read the same revision now leaves it to us.
     const claimed: VideoTaskRecord = { ...task, refreshedAt: now, revision: task.revision + 1 };
@@ -88,7 +88,7 @@ export class VideoTasks {
 
     let status: VideoJobStatus;
     try {
-      status = await provider.getVideo(jobOf(claimed), this.callContext(claimed, signal));
+      status = await provider.video.get(jobOf(claimed), this.callContext(claimed, signal));
     } catch (error) {
       if (isAbortError(error)) throw error;
       if (isGatewayError(error) && error.status === 404) {
@@ -104,7 +104,7 @@ export class VideoTasks {
   /** The finished video from the provider (the caller checked the task is completed). */
   async content(task: VideoTaskRecord, range: string | undefined, signal: AbortSignal): Promise<VideoContent> {
     const provider = this.options.providers[task.provider];
-    if (!provider?.videoContent) {
+    if (!provider?.video) {
       throw new GatewayError({
         status: 501,
         type: 'not_implemented',
@@ -112,7 +112,7 @@ export class VideoTasks {
         code: 'not_implemented',
       });
     }
-    return provider.videoContent(jobOf(task), range === undefined ? {} : { range }, this.callContext(task, signal));
+    return provider.video.content(jobOf(task), range === undefined ? {} : { range }, this.callContext(task, signal));
   }
 
   /**

@@ -4,7 +4,7 @@ import { createGateway } from '../../src/gateway.js';
 import type { Logger } from '../../src/logger.js';
 import type { GatewayOptions, UsageEvent } from '../../src/options.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
-import type { Provider } from '../../src/providers/provider.js';
+import type { FlatProvider } from '../../src/providers/provider.js';
 
 const local = () => createLocalProvider({ chunkDelayMs: 0 });
 
@@ -95,11 +95,11 @@ describe('the Messages endpoint (spec section 9)', () => {
 
 describe('model rules before any upstream call', () => {
   let calls = 0;
-  const counting: Provider = {
+  const counting: FlatProvider = {
     type: 'counting',
     streamText(request, call) {
       calls++;
-      return local().streamText!(request, call);
+      return local().text!.stream!(request, call);
     },
   };
   const gateway = make({ providers: { local: counting }, models: localModels('local') });
@@ -132,7 +132,7 @@ describe('model rules before any upstream call', () => {
 describe('unexpected errors', () => {
   it('are masked as 500 with no stack or detail, and logged without the key', async () => {
     const logger = capturingLogger();
-    const broken: Provider = {
+    const broken: FlatProvider = {
       type: 'broken',
       // biome-ignore lint/correctness/useYield: a stream that fails before its first event
       async *streamText() {
@@ -161,7 +161,7 @@ describe('a GatewayError from a second copy of the package', () => {
     const thrown = new copy.GatewayError({ status: 404, message: 'This tenant has no such model.', code: 'tenant_model_missing' });
     expect(thrown).not.toBeInstanceOf(GatewayError);
 
-    const foreign: Provider = {
+    const foreign: FlatProvider = {
       type: 'foreign',
       // biome-ignore lint/correctness/useYield: a stream that fails before its first event
       async *streamText() {

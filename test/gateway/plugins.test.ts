@@ -27,7 +27,7 @@ function failingLocal(): Provider {
   const down = () => {
     throw new GatewayError({ status: 503, message: 'The upstream is down.', code: 'upstream_unavailable' });
   };
-  return { ...createLocalProvider({ chunkDelayMs: 0 }), streamText: down, generateText: down };
+  return { ...createLocalProvider({ chunkDelayMs: 0 }), text: { stream: down, generate: down } };
 }
 
 function capturingLogger(): Logger & { lines: string[] } {

@@ -303,7 +303,7 @@ describe('streamIdleTimeoutMs: the providers honour the idle limit a call carrie
   };
 
   it('passthrough: the body read fails with 504 upstream_timeout after the idle limit', async () => {
-    const reply = await openai().passthrough!({ protocol: 'chat', body: { model: 'm', messages: [], stream: true }, headers: new Headers() }, call(300));
+    const reply = await openai().text!.passthrough!({ protocol: 'chat', body: { model: 'm', messages: [], stream: true }, headers: new Headers() }, call(300));
     const started = Date.now();
     const chunks: Uint8Array[] = [];
     const read = (async () => {
@@ -320,7 +320,7 @@ describe('streamIdleTimeoutMs: the providers honour the idle limit a call carrie
     providers.push(provider);
     const events: IRStreamEvent[] = [];
     const read = (async () => {
-      for await (const event of provider.streamText!(
+      for await (const event of provider.text!.stream!(
         { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: true, passthrough: {} },
         call(300),
       ))
@@ -330,7 +330,7 @@ describe('streamIdleTimeoutMs: the providers honour the idle limit a call carrie
   });
 
   it("the provider's own timeouts.bodyMs wins over the gateway's limit", async () => {
-    const reply = await openai({ bodyMs: 5000 }).passthrough!(
+    const reply = await openai({ bodyMs: 5000 }).text!.passthrough!(
       { protocol: 'chat', body: { model: 'm', messages: [], stream: true }, headers: new Headers() },
       call(100),
     );

@@ -188,8 +188,8 @@ describe('video: upstream status answers out of the ordinary', () => {
       for (const status of ['constructor', 'toString', '__proto__']) {
         openaiFake.videoStatuses = [{ status }];
         arkFake.taskStatuses = [status];
-        expect(await openai.getVideo!({ id: 'video_upstream_1' }, call)).toEqual({ status: 'unknown' });
-        expect(await ark.getVideo!({ id: 'cgt-20250101-abcd' }, call)).toMatchObject({ status: 'unknown' });
+        expect(await openai.video!.get({ id: 'video_upstream_1' }, call)).toEqual({ status: 'unknown' });
+        expect(await ark.video!.get({ id: 'cgt-20250101-abcd' }, call)).toMatchObject({ status: 'unknown' });
       }
     } finally {
       await openai.close?.();
@@ -201,7 +201,7 @@ describe('video: upstream status answers out of the ordinary', () => {
     const openai = createOpenAIProvider({ baseURL: openaiFake.baseURL, apiKey: 'sk-upstream-openai' });
     try {
       openaiFake.stallNext = true;
-      await expect(openai.getVideo!({ id: 'video_upstream_1' }, { ...call, idleTimeoutMs: 100 })).rejects.toMatchObject({
+      await expect(openai.video!.get({ id: 'video_upstream_1' }, { ...call, idleTimeoutMs: 100 })).rejects.toMatchObject({
         status: 504,
         code: 'upstream_timeout',
       });

@@ -52,39 +52,42 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
 
   return {
     type: 'anthropic',
-    nativeProtocols: ['messages'],
+    version: 2,
+    text: {
+      nativeProtocols: ['messages'],
 
-    async passthrough({ body, rawBody, headers }, call) {
-      const streaming = body.stream === true;
-      const result = await client.post('/messages', rawBody ?? JSON.stringify(body), {
-        signal: call.signal,
-        idleTimeoutMs: call.idleTimeoutMs,
-        headers: {
-          'anthropic-version': headers.get('anthropic-version') ?? version,
-          ...betaHeader(headers.get('anthropic-beta')),
-          ...(streaming ? { accept: 'text/event-stream' } : {}),
-        },
-      });
-      if (result.status >= 400) throw await upstreamError(result);
-      if (streaming) await expectEventStream(result);
-      const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
-      return { status: result.status, contentType, body: result.body, ...(result.redact ? { redact: result.redact } : {}) };
+      async passthrough({ body, rawBody, headers }, call) {
+        const streaming = body.stream === true;
+        const result = await client.post('/messages', rawBody ?? JSON.stringify(body), {
+          signal: call.signal,
+          idleTimeoutMs: call.idleTimeoutMs,
+          headers: {
+            'anthropic-version': headers.get('anthropic-version') ?? version,
+            ...betaHeader(headers.get('anthropic-beta')),
+            ...(streaming ? { accept: 'text/event-stream' } : {}),
+          },
+        });
+        if (result.status >= 400) throw await upstreamError(result);
+        if (streaming) await expectEventStream(result);
+        const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
+        return { status: result.status, contentType, body: result.body, ...(result.redact ? { redact: result.redact } : {}) };
+      },
+
+      stream(ir, call) {
+        const headers = { 'anthropic-version': version, ...betaHeader() };
+        return streamIR(client, '/messages', encodeMessagesRequest({ ...ir, stream: true }, encodeOptions), call, decodeMessagesStream, headers);
+      },
+
+      async generate(ir, call) {
+        const headers = { 'anthropic-version': version, ...betaHeader() };
+        return decodeMessagesResponse(await postJson(client, '/messages', encodeMessagesRequest({ ...ir, stream: false }, encodeOptions), call, headers));
+      },
+
+      ...anthropicTokenCounting(client, (headers) => ({
+        'anthropic-version': headers.get('anthropic-version') ?? version,
+        ...betaHeader(headers.get('anthropic-beta')),
+      })),
     },
-
-    streamText(ir, call) {
-      const headers = { 'anthropic-version': version, ...betaHeader() };
-      return streamIR(client, '/messages', encodeMessagesRequest({ ...ir, stream: true }, encodeOptions), call, decodeMessagesStream, headers);
-    },
-
-    async generateText(ir, call) {
-      const headers = { 'anthropic-version': version, ...betaHeader() };
-      return decodeMessagesResponse(await postJson(client, '/messages', encodeMessagesRequest({ ...ir, stream: false }, encodeOptions), call, headers));
-    },
-
-    ...anthropicTokenCounting(client, (headers) => ({
-      'anthropic-version': headers.get('anthropic-version') ?? version,
-      ...betaHeader(headers.get('anthropic-beta')),
-    })),
 
     close: () => client.close(),
   };

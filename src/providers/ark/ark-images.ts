@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors.js';
 import { postJson } from '../http/json-call.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import type { ImageResult, UploadedFile } from '../media.js';
-import type { Provider } from '../provider.js';
+import type { ImageCapability } from '../provider.js';
 import { toImageResult } from '../openai/openai-images.js';
 
 /** OpenAI image fields that Seedream has no equivalent for: a 400 rather than a silent drop. */
@@ -16,9 +16,9 @@ const UNSUPPORTED = ['quality', 'background', 'moderation', 'output_compression'
  * sent as `completed` events (Ark's own stream has no partial images), so the image is asked for
  * as `b64_json` then.
  */
-export function arkImages(client: UpstreamClient): Pick<Provider, 'generateImage' | 'editImage'> {
+export function arkImages(client: UpstreamClient): ImageCapability {
   return {
-    async generateImage(request, call) {
+    async generate(request, call) {
       const { model, prompt, image, n: _n, size, response_format, stream, partial_images: _partials, ...rest } = request;
       const body = {
         ...supportedExtras(rest),
@@ -33,7 +33,7 @@ export function arkImages(client: UpstreamClient): Pick<Provider, 'generateImage
       return generate(client, body, call.signal);
     },
 
-    async editImage({ fields, images }, call) {
+    async edit({ fields, images }, call) {
       const { model, prompt, n: _n, size, stream, partial_images: _partials, response_format, ...rest } = fields;
       const references = images.map(dataUrl);
       const body = {

@@ -59,15 +59,16 @@ export function createArkProvider(options: ArkProviderOptions = {}): Provider {
   });
   const speech = new UpstreamClient({ baseURL: options.speech?.baseURL ?? VOLCENGINE_SPEECH_URL, headers: speechHeaders(options.speech), ...common });
 
+  // Ark's text API is OpenAI's, without the stored-response, compaction and token-count endpoints.
+  const { nativeProtocols, passthrough, stream, generate } = text.text!;
+
   return {
     type: 'ark',
-    ...(text.nativeProtocols ? { nativeProtocols: text.nativeProtocols } : {}),
-    ...(text.passthrough ? { passthrough: text.passthrough } : {}),
-    ...(text.streamText ? { streamText: text.streamText } : {}),
-    ...(text.generateText ? { generateText: text.generateText } : {}),
-    ...arkImages(media),
-    ...arkVideos(media),
-    ...arkSpeech(speech),
+    version: 2,
+    text: { nativeProtocols, passthrough, stream, generate },
+    images: arkImages(media),
+    video: arkVideos(media),
+    speech: arkSpeech(speech),
     async close() {
       await Promise.all([text.close?.(), media.close(), speech.close()]);
     },

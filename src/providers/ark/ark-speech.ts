@@ -5,7 +5,7 @@ import { wavHeader } from '../codecs/wav.js';
 import { upstreamChunks, type UpstreamClient } from '../http/upstream-client.js';
 import { upstreamError } from '../http/upstream-error.js';
 import type { SpeechRequest } from '../media.js';
-import type { Provider } from '../provider.js';
+import type { SpeechCapability } from '../provider.js';
 
 /** Volcengine's TTS answers 24 kHz by default; PCM for `wav` is asked at this rate. */
 const SAMPLE_RATE = 24_000;
@@ -22,9 +22,9 @@ const DONE = 20_000_000;
  * object per line with a base64 audio chunk; each chunk is passed on as soon as its line is
  * complete.
  */
-export function arkSpeech(client: UpstreamClient): Pick<Provider, 'synthesizeSpeech'> {
+export function arkSpeech(client: UpstreamClient): SpeechCapability {
   return {
-    async synthesizeSpeech(request, call) {
+    async synthesize(request, call) {
       if (request.stream_format !== undefined && request.stream_format !== 'audio') {
         throw new GatewayError({
           status: 400,

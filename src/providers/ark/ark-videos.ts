@@ -4,7 +4,7 @@ import { postJson } from '../http/json-call.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import { videoContentOf } from '../http/video-content.js';
 import type { TaskCallContext, VideoJob, VideoJobStatus, VideoRequest } from '../media.js';
-import type { Provider } from '../provider.js';
+import type { VideoCapability } from '../provider.js';
 import type { TaskStatus } from '../../tasks/task-store.js';
 
 const RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];
@@ -19,22 +19,22 @@ const RESOLUTIONS = ['480p', '720p', '1080p'];
  * passed on as Seedance fields (`seed`, `camera_fixed`…). Ark reports no progress, so running
  * tasks get an estimate that grows with time and stays below 100 until they succeed.
  */
-export function arkVideos(client: UpstreamClient, now: () => number = Date.now): Pick<Provider, 'createVideo' | 'getVideo' | 'videoContent'> {
+export function arkVideos(client: UpstreamClient, now: () => number = Date.now): VideoCapability {
   const fetchTask = async (id: string, call: TaskCallContext) =>
     (await getJson(client, `/contents/generations/tasks/${encodeURIComponent(id)}`, call)) as Record<string, unknown>;
 
   return {
-    async createVideo(request, call) {
+    async create(request, call) {
       const answer = (await postJson(client, '/contents/generations/tasks', createBody(request), call)) as { id?: unknown };
       if (typeof answer.id !== 'string') throw upstreamInvalidResponse('The upstream task answer has no id.');
       return { id: answer.id };
     },
 
-    async getVideo(job, call) {
+    async get(job, call) {
       return taskStatus(await fetchTask(job.id, call), now());
     },
 
-    async videoContent(job, { range }, call) {
+    async content(job, { range }, call) {
       let url = videoUrl(job);
       if (!url) url = videoUrl({ id: job.id, ...taskStatus(await fetchTask(job.id, call), now()) });
       if (!url) throw upstreamInvalidResponse('The upstream task has no video URL.');

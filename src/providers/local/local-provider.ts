@@ -48,29 +48,38 @@ export function createLocalProvider(options: LocalProviderOptions = {}): Provide
   const videos = new LocalVideos(videoRenderMs);
   return {
     type: 'local',
-    streamText: function localStreamText(request, call) {
-      return localStream(request, call.signal, chunkDelayMs);
+    version: 2,
+    text: {
+      stream: function localStreamText(request, call) {
+        return localStream(request, call.signal, chunkDelayMs);
+      },
+      generate: function localGenerateText(request, call) {
+        return accumulateStream(localStream(request, call.signal, 0));
+      },
     },
-    generateText: function localGenerateText(request, call) {
-      return accumulateStream(localStream(request, call.signal, 0));
+    images: {
+      generate: async function localGenerateImages(request) {
+        return localGenerateImage(request);
+      },
+      edit: async function localEditImages(request) {
+        return localEditImage(request);
+      },
     },
-    generateImage: async function localGenerateImages(request) {
-      return localGenerateImage(request);
+    speech: {
+      synthesize: async function localSynthesizeSpeech(request, call) {
+        return localSpeech(request, call.signal);
+      },
     },
-    editImage: async function localEditImages(request) {
-      return localEditImage(request);
-    },
-    synthesizeSpeech: async function localSynthesizeSpeech(request, call) {
-      return localSpeech(request, call.signal);
-    },
-    createVideo: async function localCreateVideo(request) {
-      return videos.create(request);
-    },
-    getVideo: async function localGetVideo(job) {
-      return videos.status(job);
-    },
-    videoContent: async function localVideoContent(job, { range }) {
-      return videos.content(job, range);
+    video: {
+      create: async function localCreateVideo(request) {
+        return videos.create(request);
+      },
+      get: async function localGetVideo(job) {
+        return videos.status(job);
+      },
+      content: async function localVideoContent(job, { range }) {
+        return videos.content(job, range);
+      },
     },
   };
 }

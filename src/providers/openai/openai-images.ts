@@ -6,16 +6,16 @@ import { multipartBody, type MultipartPart } from '../http/multipart-body.js';
 import { upstreamChunks, type UpstreamClient, type UpstreamResult } from '../http/upstream-client.js';
 import { upstreamError } from '../http/upstream-error.js';
 import type { ImageResult, ImageStream, ImageStreamEvent } from '../media.js';
-import type { Provider } from '../provider.js';
+import type { ImageCapability } from '../provider.js';
 
 /**
  * OpenAI's Images API: generations (JSON) and edits (multipart), each as a whole answer or as
  * partial-image SSE events. The client's fields go on as they came (only `model` mapped); edit
  * files keep their field names (`image`, `image[]`), file names and types.
  */
-export function openAIImages(client: UpstreamClient): Pick<Provider, 'generateImage' | 'editImage'> {
+export function openAIImages(client: UpstreamClient): ImageCapability {
   return {
-    async generateImage(request, call) {
+    async generate(request, call) {
       const stream = request.stream === true;
       const result = await client.post('/images/generations', JSON.stringify(request), {
         signal: call.signal,
@@ -25,7 +25,7 @@ export function openAIImages(client: UpstreamClient): Pick<Provider, 'generateIm
       return imageOutput(result, stream);
     },
 
-    async editImage({ fields, images, mask }, call) {
+    async edit({ fields, images, mask }, call) {
       const parts: MultipartPart[] = [];
       for (const [name, value] of Object.entries(fields)) {
         if (value === undefined || value === null) continue;

@@ -5,6 +5,6 @@ import { openAISpeech } from './openai-speech.js';
 import { openAIVideos } from './openai-videos.js';
 
 /** The media calls of an OpenAI-compatible upstream: images, edits, speech and videos. */
-export function openAIMedia(client: UpstreamClient): Partial<Provider> {
-  return { ...openAIImages(client), ...openAISpeech(client), ...openAIVideos(client) };
+export function openAIMedia(client: UpstreamClient): Pick<Provider, 'images' | 'speech' | 'video'> {
+  return { images: openAIImages(client), speech: openAISpeech(client), video: openAIVideos(client) };
 }

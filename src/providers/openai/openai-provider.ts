@@ -61,33 +61,36 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
 
   return {
     type: 'openai',
-    nativeProtocols,
+    version: 2,
+    text: {
+      nativeProtocols,
 
-    async passthrough({ protocol, body, rawBody }, call) {
-      const path = paths[protocol as 'chat' | 'responses'];
-      const streaming = body.stream === true;
-      const result = await client.post(path, rawBody ?? JSON.stringify(body), {
-        signal: call.signal,
-        idleTimeoutMs: call.idleTimeoutMs,
-        ...(streaming ? { headers: { accept: 'text/event-stream' } } : {}),
-      });
-      if (result.status >= 400) throw await upstreamError(result);
-      if (streaming) await expectEventStream(result);
-      const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
-      return { status: result.status, contentType, body: result.body, ...(result.redact ? { redact: result.redact } : {}) };
+      async passthrough({ protocol, body, rawBody }, call) {
+        const path = paths[protocol as 'chat' | 'responses'];
+        const streaming = body.stream === true;
+        const result = await client.post(path, rawBody ?? JSON.stringify(body), {
+          signal: call.signal,
+          idleTimeoutMs: call.idleTimeoutMs,
+          ...(streaming ? { headers: { accept: 'text/event-stream' } } : {}),
+        });
+        if (result.status >= 400) throw await upstreamError(result);
+        if (streaming) await expectEventStream(result);
+        const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
+        return { status: result.status, contentType, body: result.body, ...(result.redact ? { redact: result.redact } : {}) };
+      },
+
+      stream(ir, call) {
+        return streamIR(client, paths[translateVia], encode({ ...ir, stream: true }), call, translateVia === 'chat' ? decodeChatStream : decodeResponsesStream);
+      },
+
+      async generate(ir, call) {
+        const json = await postJson(client, paths[translateVia], encode({ ...ir, stream: false }), call);
+        return translateVia === 'chat' ? decodeChatResponse(json) : decodeResponsesResponse(json);
+      },
+
+      ...(responses ? openAIResponsesResources(client) : {}),
     },
-
-    streamText(ir, call) {
-      return streamIR(client, paths[translateVia], encode({ ...ir, stream: true }), call, translateVia === 'chat' ? decodeChatStream : decodeResponsesStream);
-    },
-
-    async generateText(ir, call) {
-      const json = await postJson(client, paths[translateVia], encode({ ...ir, stream: false }), call);
-      return translateVia === 'chat' ? decodeChatResponse(json) : decodeResponsesResponse(json);
-    },
-
     ...openAIMedia(client),
-    ...(responses ? openAIResponsesResources(client) : {}),
 
     close: () => client.close(),
   };

@@ -1,6 +1,6 @@
 import { readJson } from '../http/get-json.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
-import type { Provider, StoredResponseRequest } from '../provider.js';
+import type { StoredResponseRequest, TextCapability } from '../provider.js';
 
 /**
  * The Responses API's other endpoints, on an upstream that speaks Responses: input token counts
@@ -8,7 +8,7 @@ import type { Provider, StoredResponseRequest } from '../provider.js';
  * `GET /responses/{id}/input_items`) and Codex's remote compaction (`POST /responses/compact`).
  * Bodies and query strings go as the client sent them (model mapped); answers come back parsed.
  */
-export function openAIResponsesResources(client: UpstreamClient): Pick<Provider, 'countTokens' | 'storedResponse' | 'compactResponses'> {
+export function openAIResponsesResources(client: UpstreamClient): Pick<TextCapability, 'countTokens' | 'storedResponse' | 'compact'> {
   return {
     async countTokens({ protocol, body, rawBody }, call) {
       if (protocol !== 'responses') return undefined;
@@ -25,7 +25,7 @@ export function openAIResponsesResources(client: UpstreamClient): Pick<Provider,
       return readJson(await client.get(action === 'input_items' ? `${path}/input_items${search}` : path + search, init));
     },
 
-    async compactResponses({ body, rawBody }, call) {
+    async compact({ body, rawBody }, call) {
       return readJson(await client.post('/responses/compact', rawBody ?? JSON.stringify(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs }));
     },
   };

@@ -1,14 +1,14 @@
 import { upstreamChunks, type UpstreamClient } from '../http/upstream-client.js';
 import { upstreamError } from '../http/upstream-error.js';
-import type { Provider } from '../provider.js';
+import type { SpeechCapability } from '../provider.js';
 
 /**
  * OpenAI's `POST /audio/speech`: the client's body goes on as it came (only `model` mapped) and
  * the audio bytes are piped back as they arrive.
  */
-export function openAISpeech(client: UpstreamClient): Pick<Provider, 'synthesizeSpeech'> {
+export function openAISpeech(client: UpstreamClient): SpeechCapability {
   return {
-    async synthesizeSpeech(request, call) {
+    async synthesize(request, call) {
       const result = await client.post('/audio/speech', JSON.stringify(request), {
         signal: call.signal,
         idleTimeoutMs: call.idleTimeoutMs,

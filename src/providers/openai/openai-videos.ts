@@ -3,7 +3,7 @@ import { getJson, readJson } from '../http/get-json.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import { videoContentOf } from '../http/video-content.js';
 import type { VideoJobStatus, VideoRequest } from '../media.js';
-import type { Provider } from '../provider.js';
+import type { VideoCapability } from '../provider.js';
 import type { TaskStatus } from '../../tasks/task-store.js';
 
 /** Keys of the spec's video `metadata` that OpenAI's Videos API has no field for. */
@@ -15,9 +15,9 @@ const ARK_ONLY_METADATA = ['resolution', 'ratio', 'content', 'generate_audio', '
  * `input_reference: { image_url }`; other metadata keys are vendor extras sent as top-level
  * fields. What it cannot express (`images`, the Seedance metadata keys) is a 400 naming it.
  */
-export function openAIVideos(client: UpstreamClient): Pick<Provider, 'createVideo' | 'getVideo' | 'videoContent'> {
+export function openAIVideos(client: UpstreamClient): VideoCapability {
   return {
-    async createVideo(request, call) {
+    async create(request, call) {
       const body = createBody(request);
       const result = await client.post('/videos', JSON.stringify(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs });
       const video = (await readJson(result)) as { id?: unknown };
@@ -25,11 +25,11 @@ export function openAIVideos(client: UpstreamClient): Pick<Provider, 'createVide
       return { id: video.id };
     },
 
-    async getVideo(job, call) {
+    async get(job, call) {
       return videoStatus((await getJson(client, `/videos/${encodeURIComponent(job.id)}`, call)) as Record<string, unknown>);
     },
 
-    async videoContent(job, { range }, call) {
+    async content(job, { range }, call) {
       const result = await client.get(`/videos/${encodeURIComponent(job.id)}/content`, {
         signal: call.signal,
         idleTimeoutMs: call.idleTimeoutMs,
