@@ -1,5 +1,5 @@
 import type { IRReasoningPart } from '../ir.js';
-import type { Json } from '../../json.js';
+import { isRecord, type Json } from '../../json.js';
 
 /**
  * A Messages client replays thinking blocks unchanged, so a thinking block's `signature` is where
@@ -28,7 +28,7 @@ export function fromThinkingSignature(signature: string): Pick<IRReasoningPart, 
  */
 export function thinkingOmitted(request: Json): boolean {
   const thinking = request.thinking;
-  return typeof thinking === 'object' && thinking !== null && (thinking as Json).display === 'omitted';
+  return isRecord(thinking) && thinking.display === 'omitted';
 }
 
 /** The content blocks of one reasoning part in a Message: thinking (text, signature), then redacted data. */
@@ -64,13 +64,11 @@ export function signedThinkingOnly(messages: unknown): unknown {
 }
 
 function hasForeignThinking(message: unknown): boolean {
-  if (typeof message !== 'object' || message === null) return false;
-  const { role, content } = message as Json;
-  return role === 'assistant' && Array.isArray(content) && content.some(isForeignThinking);
+  return isRecord(message) && message.role === 'assistant' && Array.isArray(message.content) && message.content.some(isForeignThinking);
 }
 
 function isForeignThinking(block: unknown): boolean {
-  if (typeof block !== 'object' || block === null || (block as Json).type !== 'thinking') return false;
-  const signature = (block as Json).signature;
+  if (!isRecord(block) || block.type !== 'thinking') return false;
+  const signature = block.signature;
   return signature === '' || (typeof signature === 'string' && signature.startsWith(ENCRYPTED_PREFIX));
 }
