@@ -1,6 +1,7 @@
 import { GatewayError, invalidRequest } from '../errors.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
+import { asObject } from '../json.js';
 import type { StoredResponseRequest } from '../providers/provider.js';
 import type { ModelEntry } from '../routing/model.js';
 import type { StoredResponse } from '../state/response-store.js';
@@ -97,7 +98,7 @@ async function atUpstream(context: RouteContext, record: StoredResponse, action:
 
 /** An input item as the API lists it: a `type` and an `id`, message content as parts. */
 function asListedItem(raw: unknown, index: number): Record<string, unknown> & { id: string } {
-  const item = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const item = asObject(raw) ?? {};
   const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
   const listed: Record<string, unknown> = { ...item, ...(type !== undefined ? { type } : {}) };
   if (type === 'message' && typeof item.content === 'string') {

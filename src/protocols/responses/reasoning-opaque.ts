@@ -1,3 +1,4 @@
+import { isRecord } from '../../json.js';
 import type { IRReasoningPart } from '../ir.js';
 
 /**
@@ -37,8 +38,8 @@ export function fromEncryptedContent(value: string): Opaque {
 export function replayableReasoning(input: unknown, store: unknown): unknown {
   if (!Array.isArray(input)) return input;
   const replayable = (item: unknown) => {
-    if (typeof item !== 'object' || item === null || (item as { type?: unknown }).type !== 'reasoning') return true;
-    const opaque = (item as { encrypted_content?: unknown }).encrypted_content;
+    if (!isRecord(item) || item.type !== 'reasoning') return true;
+    const opaque = item.encrypted_content;
     if (typeof opaque === 'string') return !opaque.startsWith(SIGNATURE_PREFIX) && !opaque.startsWith(REDACTED_PREFIX);
     return store !== false;
   };
