@@ -3,7 +3,9 @@ import { authenticate } from './auth/authenticate.js';
 import { GatewayError, isAbortError, isGatewayError } from './errors.js';
 import { addHeaders } from './http/add-headers.js';
 import { checkHeaderSize } from './http/header-limit.js';
-import { errorResponse, type ErrorStyle } from './http/error-response.js';
+import type { ClientStyle } from './http/client-style.js';
+import { errorResponse } from './http/error-response.js';
+import { openaiStyle } from './protocols/openai/style.js';
 import { Router, type RouteMatch } from './http/router.js';
 import { newId } from './ids.js';
 import { resolveOptions, type GatewayOptions } from './options.js';
@@ -37,7 +39,7 @@ export class GatewayCore {
     const { plugins } = this.options;
     // The error shape of the matched route, known before the plugins run: a plugin's failure on
     // `/v1/messages` is answered as Anthropic's clients parse it.
-    let style: ErrorStyle = 'openai';
+    let style: ClientStyle = openaiStyle;
     let response: Response | undefined;
 
     try {
@@ -62,7 +64,7 @@ export class GatewayCore {
 
     response = addHeaders(response, {
       'x-request-id': requestId,
-      ...(style === 'anthropic' ? { 'request-id': requestId } : {}),
+      ...style.responseHeaders?.(requestId),
       'x-contract-version': this.options.contractVersion,
     });
 
@@ -93,7 +95,7 @@ export class GatewayCore {
     const underBase = !basePath || pathname === basePath || pathname.startsWith(basePath + '/');
     const path = basePath ? pathname.slice(basePath.length) || '/' : pathname;
     const match: RouteMatch = underBase ? this.router.match(request.method, path) : { kind: 'not-found' };
-    return { url, pathname, match, style: match.kind === 'not-found' ? 'openai' : styleOf(match, request) };
+    return { url, pathname, match, style: match.kind === 'not-found' ? openaiStyle : styleOf(match, request) };
   }
 
   private async route(request: Request, target: Target, requestId: string, serverContext: Record<string, unknown>): Promise<Response> {
@@ -112,7 +114,7 @@ export class GatewayCore {
 
     const { route, params } = match;
     checkHeaderSize(request, this.options.limits.headerBytes);
-    if (route.style === 'anthropic' && !this.options.messagesEnabled) {
+    if (route.style.name === 'anthropic' && !this.options.messagesEnabled) {
       throw new GatewayError({ status: 404, message: 'The Messages endpoint is not available on this gateway (coming soon).' });
     }
     const key = await authenticate(request, style, this.options.keyStore, serverContext);
@@ -136,7 +138,7 @@ export class GatewayCore {
     });
   }
 
-  private failure(error: unknown, style: ErrorStyle, requestId: string, request: Request): Response {
+  private failure(error: unknown, style: ClientStyle, requestId: string, request: Request): Response {
     if (!isGatewayError(error)) {
       if (isAbortError(error) && request.signal.aborted) {
         // The client left; nobody reads this response.
@@ -163,7 +165,7 @@ interface Target {
   url: URL | undefined;
   pathname: string;
   match: RouteMatch;
-  style: ErrorStyle;
+  style: ClientStyle;
 }
 
 /** The path of a URL that does not parse: what follows its scheme and authority. */
@@ -172,7 +174,7 @@ function rawPathOf(url: string): string {
 }
 
 /** The error shape of a matched path: its route's, or the one the request's headers ask for (a route both kinds of clients call). */
-function styleOf(match: Exclude<RouteMatch, { kind: 'not-found' }>, request: Request): ErrorStyle {
+function styleOf(match: Exclude<RouteMatch, { kind: 'not-found' }>, request: Request): ClientStyle {
   const route = match.kind === 'found' ? match.route : match;
   return route.styleFor?.(request) ?? route.style;
 }

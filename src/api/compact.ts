@@ -7,16 +7,11 @@ import { newId, unixSeconds } from '../ids.js';
 import { admitRequest } from '../policy/admission.js';
 import { RequestLedger } from '../policy/request-ledger.js';
 import type { IRRequest } from '../protocols/ir.js';
-import { compactionItem, withReadableCompaction } from '../protocols/responses/compaction-item.js';
-import { decodeResponsesRequest } from '../protocols/responses/decode-request.js';
-import { replayableReasoning } from '../protocols/responses/reasoning-opaque.js';
-import { responsesTap } from '../protocols/stream-tap.js';
-import { toResponsesUsage } from '../protocols/usage.js';
+import { compactionItem, responsesClient, responsesRequestFields, toResponsesUsage } from '../protocols/responses/index.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { Deployment } from '../routing/deployments.js';
 import { takesReasoning } from '../routing/reasoning-support.js';
 import { looseObj } from '../schemas/common.js';
-import { responsesRequestFields } from '../schemas/responses.js';
 import { generate } from './text.js';
 import { readTextRequest } from './text-request.js';
 import { firstDeployment } from './upstream-call.js';
@@ -51,7 +46,7 @@ export async function compactResponse(context: RouteContext): Promise<Response> 
     ledger.trying(deployment, 1);
     const answer = await compacted(provider, body, deployment, request, call);
     const json = answer as { id?: unknown; usage?: unknown };
-    ledger.finish({ status: 'ok', usage: responsesTap.usageOfJson(json), ...(typeof json.id === 'string' ? { responseId: json.id } : {}) });
+    ledger.finish({ status: 'ok', usage: responsesClient.tap.usageOfJson(json), ...(typeof json.id === 'string' ? { responseId: json.id } : {}) });
     return addHeaders(jsonResponse(answer), ledger.headers);
   } catch (error) {
     ledger.finish({ status: 'error', error, cancelled: context.signal.aborted });
@@ -74,8 +69,8 @@ async function compacted(provider: Provider, body: Record<string, unknown>, depl
 
 /** The body as Codex sent it, model mapped; what OpenAI cannot read (the gateway's own items) made readable. */
 function forwarded(provider: Provider, body: Record<string, unknown>, deployment: Deployment, request: Request, call: CallContext): Promise<unknown> {
-  const input = withReadableCompaction(replayableReasoning(body.input, body.store));
-  return provider.text!.compact!({ protocol: 'responses', body: { ...body, input, model: deployment.upstreamModel }, headers: request.headers }, call);
+  const sent = responsesClient.forPassthrough!({ parsed: body, text: undefined }).parsed;
+  return provider.text!.compact!({ protocol: 'responses', body: { ...sent, model: deployment.upstreamModel }, headers: request.headers }, call);
 }
 
 const SUMMARY_REQUEST = [
@@ -89,7 +84,7 @@ const SUMMARY_REQUEST = [
 const KEPT_USER_CHARACTERS = 80_000;
 
 async function summarized(provider: Provider, body: Record<string, unknown>, deployment: Deployment, call: CallContext): Promise<unknown> {
-  const ir = decodeResponsesRequest({ ...body, stream: false }, deployment.upstreamModel);
+  const ir = responsesClient.decodeRequest({ ...body, stream: false }, deployment.upstreamModel);
   if (ir.reasoning && !takesReasoning(call.model, deployment.upstreamModel)) delete ir.reasoning;
   const summaryRequest: IRRequest = {
     ...ir,

@@ -1,9 +1,7 @@
 import * as v from 'valibot';
 import type { RouteContext } from '../http/route.js';
-import { decodeMessagesRequest } from '../protocols/messages/decode-request.js';
 import { anyValue, looseObj, model, obj } from '../schemas/common.js';
-import { anthropicMessageSchema, anthropicToolSchema } from '../schemas/messages.js';
-import { requireVersionHeader, withoutForeignThinking } from './messages.js';
+import { anthropicMessageSchema, anthropicToolSchema, messagesClient } from '../protocols/messages/index.js';
 import { handleTokenCount, type TokenCountEndpoint } from './token-count.js';
 
 /** A Messages body without `max_tokens`, which counting does not take. */
@@ -23,10 +21,10 @@ const countTokens: TokenCountEndpoint = {
   protocol: 'messages',
   endpoint: '/v1/messages/count_tokens',
   schema: countTokensSchema,
-  checkHeaders: requireVersionHeader,
-  decode: decodeMessagesRequest,
+  checkHeaders: messagesClient.checkHeaders!,
+  decode: messagesClient.decodeRequest,
   answer: (tokens) => ({ input_tokens: tokens }),
-  forPassthrough: withoutForeignThinking,
+  forPassthrough: messagesClient.forPassthrough!,
 };
 
 /** POST /v1/messages/count_tokens: Anthropic's count, or a tokenizer's for other upstreams. */

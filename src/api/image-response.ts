@@ -5,7 +5,7 @@ import { sseResponse } from '../http/sse-response.js';
 import type { ImageResult, ImageStream, ImageStreamEvent } from '../providers/media.js';
 import type { Logger } from '../logger.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
-import { fromResponsesUsage } from '../protocols/usage.js';
+import { responsesUpstream } from '../protocols/responses/index.js';
 
 /** `image_generation` for `/v1/images/generations`, `image_edit` for `/v1/images/edits`. */
 export type ImageEventPrefix = 'image_generation' | 'image_edit';
@@ -33,7 +33,7 @@ export async function imageResponse(
       ledger.finish({ status: 'error', error });
       throw error;
     }
-    ledger.finish({ status: 'ok', usage: fromResponsesUsage(result.usage), units: { images: result.data.length } });
+    ledger.finish({ status: 'ok', usage: responsesUpstream.usageOf(result.usage), units: { images: result.data.length } });
     return jsonResponse({ created: result.created, data: result.data, ...result.extra, ...(result.usage ? { usage: result.usage } : {}) });
   }
   let events: AsyncIterable<ImageStreamEvent>;
@@ -68,7 +68,7 @@ async function* frames(events: AsyncIterable<ImageStreamEvent>, prefix: ImageEve
     // Also reached when the client leaves mid-stream: charged for the images it got.
     ledger.finish({
       status: failure === undefined && images > 0 ? 'ok' : 'error',
-      usage: fromResponsesUsage(usage),
+      usage: responsesUpstream.usageOf(usage),
       units: { images },
       ...(failure !== undefined ? { error: failure } : {}),
     });

@@ -1,9 +1,8 @@
 import * as v from 'valibot';
 import type { RouteContext } from '../http/route.js';
-import { decodeResponsesRequest } from '../protocols/responses/decode-request.js';
+import { responsesClient } from '../protocols/responses/index.js';
 import { anyValue, arrayOfObjects, looseObj, model, str } from '../schemas/common.js';
 import { expandedConversation } from './conversation-state.js';
-import { withoutForeignReasoning } from './responses.js';
 import { handleTokenCount, type TokenCountEndpoint } from './token-count.js';
 
 /**
@@ -26,9 +25,9 @@ const inputTokens: TokenCountEndpoint = {
   endpoint: '/v1/responses/input_tokens',
   schema: inputTokensSchema,
   prepare: expandedConversation,
-  decode: (body, upstreamModel) => decodeResponsesRequest(withoutNulls(body), upstreamModel),
+  decode: (body, upstreamModel) => responsesClient.decodeRequest(withoutNulls(body), upstreamModel),
   answer: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
-  forPassthrough: withoutForeignReasoning,
+  forPassthrough: responsesClient.forPassthrough!,
 };
 
 /** POST /v1/responses/input_tokens: the Responses upstream's count, or a tokenizer's. */

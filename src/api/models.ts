@@ -1,7 +1,9 @@
 import { GatewayError, invalidRequest } from '../errors.js';
-import type { ErrorStyle } from '../http/error-response.js';
+import type { ClientStyle } from '../http/client-style.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
+import { anthropicStyle } from '../protocols/messages/style.js';
+import { openaiStyle } from '../protocols/openai/style.js';
 import type { ModelListing } from '../routing/catalog.js';
 
 /**
@@ -15,7 +17,7 @@ export async function listModels(context: RouteContext): Promise<Response> {
   const { options, key, url, request } = context;
   const all = options.catalog.list(key, { messagesEnabled: options.messagesEnabled });
   // OpenAI's listing has no query parameters (it ignores any); Anthropic's pages.
-  const page = modelsStyle(request) === 'anthropic' ? pageOf(all, url.searchParams) : { models: all, hasMore: false };
+  const page = modelsStyle(request) === anthropicStyle ? pageOf(all, url.searchParams) : { models: all, hasMore: false };
   const data = page.models.map(describe);
   return jsonResponse({ object: 'list', data, has_more: page.hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
 }
@@ -35,9 +37,9 @@ export async function retrieveModel(context: RouteContext): Promise<Response> {
 }
 
 /** Anthropic's clients send `anthropic-version` (Claude Code also `x-api-key` alone): their auth header and error shape. */
-export function modelsStyle(request: Request): ErrorStyle {
+export function modelsStyle(request: Request): ClientStyle {
   const headers = request.headers;
-  return headers.has('anthropic-version') || (headers.has('x-api-key') && !headers.has('authorization')) ? 'anthropic' : 'openai';
+  return headers.has('anthropic-version') || (headers.has('x-api-key') && !headers.has('authorization')) ? anthropicStyle : openaiStyle;
 }
 
 function describe(model: ModelListing): Record<string, unknown> {

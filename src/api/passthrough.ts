@@ -3,13 +3,12 @@ import { createParser } from 'eventsource-parser';
 import { type GatewayError, isAbortError, toPublicError, upstreamInvalidResponse, upstreamStreamCut } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import { mergeUsage, type IRUsage } from '../protocols/ir.js';
-import type { StreamTap } from '../protocols/stream-tap.js';
+import type { StreamTap, TextBody } from '../protocols/codec.js';
 import { parseAnswer } from '../providers/http/get-json.js';
 import { readText, upstreamChunks } from '../providers/http/upstream-client.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import { replaceTopLevelFields } from '../http/replace-json-model.js';
-import type { TextBody } from './text-body.js';
 import { dropUsageFrames, withUsageRequested } from './usage-frames.js';
 
 /**

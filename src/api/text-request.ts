@@ -1,20 +1,12 @@
-import type { GenericSchema } from 'valibot';
 import { readJsonBodyWithText } from '../http/read-json.js';
 import type { RouteContext } from '../http/route.js';
-import type { TextProtocol } from '../protocols/ir.js';
+import type { ClientCodec } from '../protocols/codec.js';
 import type { ModelEntry } from '../routing/model.js';
 import { validateBody } from '../schemas/validate.js';
 import { checkItemCount } from './request-limits.js';
 
 /** What a text route checks a request against before anything else. */
-export interface TextRoute {
-  protocol: TextProtocol;
-  /** Path used in messages and usage events, e.g. `/v1/chat/completions`. */
-  endpoint: string;
-  schema: GenericSchema;
-  /** Checks the route must make before the body is read (e.g. the Messages version header). */
-  checkHeaders?(request: Request): void;
-}
+export type TextRoute = Pick<ClientCodec, 'protocol' | 'endpoint' | 'schema' | 'checkHeaders'>;
 
 /** A text request read within the limits, validated, and its model resolved in the key's scope. */
 export interface TextRequest {

@@ -4,8 +4,9 @@ import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
 import { sseResponse } from '../http/sse-response.js';
 import { startIterable } from '../http/first-item.js';
+import { driveStreamEncoder } from '../protocols/stream-driver.js';
 import { accumulateStream } from '../protocols/accumulate.js';
-import type { EncodeContext } from '../protocols/codec.js';
+import type { ClientCodec, EncodeContext, TextBody } from '../protocols/codec.js';
 import type { IRRequest, IRResponse, IRStreamEvent } from '../protocols/ir.js';
 import { admitRequest } from '../policy/admission.js';
 import { runWithFallback } from '../policy/fallback.js';
@@ -17,32 +18,24 @@ import type { CallContext, Provider } from '../providers/provider.js';
 import type { ModelEntry } from '../routing/model.js';
 import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
 import { takesReasoning } from '../routing/reasoning-support.js';
-import type { StreamTap } from '../protocols/stream-tap.js';
 import { passthroughText } from './passthrough.js';
-import type { TextBody } from './text-body.js';
-import { readTextRequest, type TextRoute } from './text-request.js';
+import { readTextRequest } from './text-request.js';
 import { callContext } from './upstream-call.js';
 import { conversationOf, type Conversation } from './conversation-state.js';
 
-/** What one client protocol brings to the shared text pipeline. */
-export interface TextEndpoint extends TextRoute {
-  decode(body: Record<string, unknown>, upstreamModel: string): IRRequest;
-  encodeResponse(response: IRResponse, context: EncodeContext): Record<string, unknown>;
-  encodeStream(events: AsyncIterable<IRStreamEvent>, context: EncodeContext): AsyncIterable<string>;
-  /** How the passthrough path reads usage and ends a cut stream in this protocol. */
-  tap: StreamTap;
-  /** The body a passthrough upstream gets, when some of what the client sent cannot go there. */
-  forPassthrough?(body: TextBody): TextBody;
+/** The route handler of a client protocol's generation endpoint. */
+export function textRoute(codec: ClientCodec): (context: RouteContext) => Promise<Response> {
+  return (context) => handleText(context, codec);
 }
 
 /**
- * The text pipeline shared by the three protocols: read and validate the body, resolve the model
+ * The text pipeline shared by the client protocols: read and validate the body, resolve the model
  * within the key's scope, apply the model's rules and the key's limits, then try the model's
  * deployments in turn (sticky by prompt cache key) until one answers, each attempt either
  * passing the body through to an upstream that speaks the client's protocol, or translating
  * through the IR. Whatever ends the request settles its ledger exactly once.
  */
-export async function handleText(context: RouteContext, endpoint: TextEndpoint): Promise<Response> {
+async function handleText(context: RouteContext, endpoint: ClientCodec): Promise<Response> {
   const read = await readTextRequest(context, endpoint);
   const { model, text } = read;
   let body = read.body;
@@ -53,7 +46,7 @@ export async function handleText(context: RouteContext, endpoint: TextEndpoint):
     let conversation: Conversation | undefined;
     // The client's own text goes upstream on passthrough, unless the body was rebuilt here.
     let clientText: string | undefined = text;
-    if (endpoint.protocol === 'responses') {
+    if (endpoint.storesConversations) {
       conversation = await conversationOf(context, model, body);
       if (conversation && conversation.body !== body) {
         body = conversation.body;
@@ -70,7 +63,7 @@ export async function handleText(context: RouteContext, endpoint: TextEndpoint):
 }
 
 /** Tries the deployments in the order the policy picks; the first to answer wins. */
-async function answer(context: RouteContext, endpoint: TextEndpoint, model: ModelEntry, requestBody: TextBody, ledger: RequestLedger): Promise<Response> {
+async function answer(context: RouteContext, endpoint: ClientCodec, model: ModelEntry, requestBody: TextBody, ledger: RequestLedger): Promise<Response> {
   const { options, request, key, signal } = context;
   const body = requestBody.parsed;
   const { health, retry } = options.policies;
@@ -96,7 +89,7 @@ async function answer(context: RouteContext, endpoint: TextEndpoint, model: Mode
  */
 async function attempt(
   context: RouteContext,
-  endpoint: TextEndpoint,
+  endpoint: ClientCodec,
   publicModel: ModelEntry,
   deployment: Deployment,
   requestBody: TextBody,
@@ -111,7 +104,7 @@ async function attempt(
     return passthroughText(provider, endpoint.tap, endpoint.forPassthrough?.(requestBody) ?? requestBody, context, call, ledger);
   }
 
-  const ir = endpoint.decode(body, deployment.upstreamModel);
+  const ir = endpoint.decodeRequest(body, deployment.upstreamModel);
   if (ir.reasoning && !takesReasoning(model, deployment.upstreamModel)) delete ir.reasoning;
   const encodeContext: EncodeContext = {
     model: publicModel.id,
@@ -130,7 +123,10 @@ async function attempt(
     return addHeaders(jsonResponse(encoded), notes);
   }
   const events = await startIterable(providerStream(provider, ir, call));
-  return addHeaders(sseResponse(endpoint.encodeStream(tapStreamUsage(events, ledger, context.signal), encodeContext)), notes);
+  return addHeaders(
+    sseResponse(driveStreamEncoder(tapStreamUsage(events, ledger, context.signal), endpoint.streamEncoder(encodeContext), encodeContext)),
+    notes,
+  );
 }
 
 /** The spec's model rules that apply before any upstream call (section 7). */

@@ -4,7 +4,7 @@ import { replaceTopLevelFields } from '../http/replace-json-model.js';
 import type { RouteContext } from '../http/route.js';
 import type { IRRequest, TextProtocol } from '../protocols/ir.js';
 import { countRequestTokens } from '../tokens/count-request.js';
-import type { TextBody } from './text-body.js';
+import type { TextBody } from '../protocols/codec.js';
 import { readTextRequest, type TextRoute } from './text-request.js';
 import { firstDeployment } from './upstream-call.js';
 
@@ -16,7 +16,7 @@ export interface TokenCountEndpoint extends TextRoute {
   decode(body: Record<string, unknown>, upstreamModel: string): IRRequest;
   /** The protocol's answer for a count made here. */
   answer(tokens: number): Record<string, unknown>;
-  /** The body an upstream counts, as a generation's passthrough would send it (see `TextEndpoint`). */
+  /** The body an upstream counts, as a generation's passthrough would send it (see `ClientCodec.forPassthrough`). */
   forPassthrough?(body: TextBody): TextBody;
 }
 

@@ -1,6 +1,6 @@
 import type { KeyRecord } from '../auth/key-store.js';
 import type { GatewayRuntime } from '../runtime.js';
-import type { ErrorStyle } from './error-response.js';
+import type { ClientStyle } from './client-style.js';
 
 /** Everything a route handler gets: the authenticated caller and the gateway's parts. */
 export interface RouteContext {
@@ -20,8 +20,8 @@ export interface Route {
   /** Path below the base path; `:name` segments are parameters. */
   path: string;
   /** Error body shape, and the auth headers accepted (Anthropic: `x-api-key` or Bearer). */
-  style: ErrorStyle;
+  style: ClientStyle;
   /** For a route both kinds of clients call: the style a request's headers ask for, instead of `style`. */
-  styleFor?(request: Request): ErrorStyle;
+  styleFor?(request: Request): ClientStyle;
   handler: (context: RouteContext) => Promise<Response>;
 }

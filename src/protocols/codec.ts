@@ -1,4 +1,13 @@
+import type { GenericSchema } from 'valibot';
 import type { GatewayError } from '../errors.js';
+import type { SseMessage } from './sse-parse.js';
+import type { IRRequest, IRResponse, IRStreamEvent, IRUsage, TextProtocol } from './ir.js';
+
+/**
+ * The two sides of a text protocol. A client codec serves the protocol's clients (a route);
+ * an upstream codec speaks it to a provider. Each protocol folder (`protocols/<name>/index.ts`)
+ * exports one of each, and the rest of the gateway reaches the protocol only through them.
+ */
 
 /** What a client-side encoder needs besides the IR: who asked, for what, and where to report bugs. */
 export interface EncodeContext {
@@ -13,4 +22,72 @@ export interface EncodeContext {
    * masked, public one; the original is in `cause`.
    */
   onStreamError?: (error: GatewayError) => void;
+}
+
+/** One client protocol's stream state machine: IR events in, SSE text out. */
+export interface StreamEncoder {
+  /** SSE frames (possibly several, concatenated) for one IR event; '' when there is nothing to send. */
+  push(event: IRStreamEvent): string;
+  /** True once the protocol's terminal frames have been produced. */
+  readonly finished: boolean;
+  /** The protocol's in-stream error frames, for a failure after the stream started. */
+  fail(error: GatewayError): string;
+}
+
+/** A request body: parsed and validated, and the client's JSON text when it is still what was sent. */
+export interface TextBody {
+  parsed: Record<string, unknown>;
+  text: string | undefined;
+}
+
+/**
+ * What the passthrough path needs to know of a protocol's stream without re-encoding it: where
+ * usage is, which event ends it, and how to append an error.
+ */
+export interface StreamTap {
+  protocol: TextProtocol;
+  /**
+   * Reads one SSE message; cheap checks first, so most chunks are never JSON-parsed here.
+   * `failed` marks a terminal error event: the stream ends as the protocol says, but the request
+   * failed (and is reported so).
+   */
+  observe(event: string | undefined, data: string): { usage?: IRUsage; terminal?: boolean; failed?: boolean; responseId?: string };
+  usageOfJson(json: unknown): IRUsage;
+  errorFrame(error: GatewayError): string;
+}
+
+/** The protocol as its clients speak it: the request they send, the answer and stream they parse. */
+export interface ClientCodec {
+  protocol: TextProtocol;
+  /** Path used in messages and usage events, e.g. `/v1/chat/completions`. */
+  endpoint: string;
+  /** The request body's shape; unknown fields are kept. */
+  schema: GenericSchema;
+  /** Checks made before the body is read (e.g. the Messages version header). */
+  checkHeaders?(request: Request): void;
+  decodeRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest;
+  encodeResponse(response: IRResponse, context: EncodeContext): Record<string, unknown>;
+  /** A fresh stream state machine for one answer: IR events in, SSE text out. */
+  streamEncoder(context: EncodeContext): StreamEncoder;
+  /** How the passthrough path reads usage and ends a cut stream in this protocol. */
+  tap: StreamTap;
+  /** The body a passthrough upstream gets, when some of what the client sent cannot go there. */
+  forPassthrough?(body: TextBody): TextBody;
+  /** The protocol chains turns on the gateway's side (`previous_response_id`, `store`). */
+  storesConversations?: boolean;
+}
+
+/** Options an upstream codec's request encoder takes from its provider's config. */
+export interface UpstreamEncodeOptions {
+  /** `max_tokens` for a protocol that requires it, when the request sets none. */
+  defaultMaxTokens?: number;
+}
+
+/** The protocol as an upstream speaks it: the request it takes, the answer and stream it sends. */
+export interface UpstreamCodec {
+  protocol: TextProtocol;
+  encodeRequest(request: IRRequest, options?: UpstreamEncodeOptions): Record<string, unknown>;
+  decodeResponse(json: unknown): IRResponse;
+  decodeStream(messages: AsyncIterable<SseMessage>): AsyncIterable<IRStreamEvent>;
+  usageOf(raw: unknown): IRUsage;
 }

@@ -1,16 +1,6 @@
-import { isAbortError, toPublicError, type GatewayError } from '../errors.js';
-import type { EncodeContext } from './codec.js';
+import { isAbortError, toPublicError } from '../errors.js';
+import type { EncodeContext, StreamEncoder } from './codec.js';
 import type { IRStreamEvent } from './ir.js';
-
-/** One client protocol's stream state machine: IR events in, SSE text out. */
-export interface StreamEncoder {
-  /** SSE frames (possibly several, concatenated) for one IR event; '' when there is nothing to send. */
-  push(event: IRStreamEvent): string;
-  /** True once the protocol's terminal frames have been produced. */
-  readonly finished: boolean;
-  /** The protocol's in-stream error frames, for a failure after the stream started. */
-  fail(error: GatewayError): string;
-}
 
 /**
  * Drives an encoder over an IR stream. The HTTP status is already 200 when a stream fails, so a

@@ -7,6 +7,8 @@ import { GatewayError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway.js';
 import { errorResponse } from '../../src/http/error-response.js';
 import { checkHeaderSize } from '../../src/http/header-limit.js';
+import { anthropicStyle } from '../../src/protocols/messages/style.js';
+import { openaiStyle } from '../../src/protocols/openai/style.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { upstreamChunks } from '../../src/providers/http/upstream-client.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
@@ -78,7 +80,7 @@ describe('headerBytes: checkHeaderSize', () => {
             try {
               checkHeaderSize(request, 4096);
             } catch (error) {
-              respondWith(errorResponse(error, new URL(request.url).pathname === '/v1/messages' ? 'anthropic' : 'openai'));
+              respondWith(errorResponse(error, new URL(request.url).pathname === '/v1/messages' ? anthropicStyle : openaiStyle));
             }
           },
         },

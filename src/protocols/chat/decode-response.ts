@@ -1,8 +1,9 @@
 import { type GatewayError, upstreamInvalidResponse } from '../../errors.js';
+import { argumentsText } from '../openai/arguments-text.js';
 import { newId, unixSeconds } from '../../ids.js';
 import { effectiveFinishReason } from '../finish-reason.js';
 import type { IRAssistantPart, IRFinishReason, IRResponse } from '../ir.js';
-import { fromChatUsage } from '../usage.js';
+import { fromChatUsage } from './usage.js';
 import { asObject } from '../../json.js';
 
 /** Chat Completions response JSON (first choice) → IR. */
@@ -59,13 +60,6 @@ export function chatFinishReason(reason: unknown): IRFinishReason {
     default:
       return 'stop';
   }
-}
-
-/** Some upstreams send `arguments` as an object rather than JSON text. */
-export function argumentsText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined || value === null) return '';
-  return JSON.stringify(value);
 }
 
 /** `content` is normally a string; a few OpenAI-compatible upstreams send an array of text parts. */

@@ -1,10 +1,12 @@
-import { GatewayError, upstreamInvalidResponse, upstreamStreamCut } from '../../errors.js';
+import { upstreamInvalidResponse } from '../../errors.js';
+import { argumentsText } from '../openai/arguments-text.js';
+import { openAiStreamError, streamEndedEarly } from '../openai/stream-error.js';
 import { newId, unixSeconds } from '../../ids.js';
 import { effectiveFinishReason } from '../finish-reason.js';
 import { mergeUsage, type IRFinishReason, type IRStreamEvent, type IRUsage } from '../ir.js';
 import { parseEventData, type SseMessage } from '../sse-parse.js';
-import { fromChatUsage } from '../usage.js';
-import { argumentsText, chatFinishReason } from './decode-response.js';
+import { fromChatUsage } from './usage.js';
+import { chatFinishReason } from './decode-response.js';
 import { asObject, parseJson, type Json } from '../../json.js';
 
 interface ToolCall {
@@ -171,55 +173,6 @@ function isCompleteObject(text: string): boolean {
   const trimmed = text.trim();
   if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) return false;
   return parseJson(trimmed) !== undefined;
-}
-
-/**
- * An OpenAI-style error object (Chat `{"error":…}` chunk, Responses `error` event or failed
- * response) → `GatewayError` with the upstream message and a status from its code or type.
- */
-export function openAiStreamError(raw: unknown, fallback = 'The upstream failed while streaming'): GatewayError {
-  const error = asObject(raw) ?? {};
-  const message = typeof raw === 'string' && raw !== '' ? raw : typeof error.message === 'string' && error.message !== '' ? error.message : fallback;
-  const code = typeof error.code === 'string' ? error.code : null;
-  const type = typeof error.type === 'string' && error.type !== '' ? error.type : undefined;
-  const numeric = [error.status, error.code].find((value) => typeof value === 'number' && value >= 400 && value <= 599) as number | undefined;
-  const status = numeric ?? statusFor([code, type]);
-  return new GatewayError({
-    status,
-    message,
-    ...(type !== undefined ? { type } : {}),
-    code,
-    param: typeof error.param === 'string' ? error.param : null,
-    // Retrying an exhausted quota is pointless; the SDKs honour this header.
-    ...(code === 'insufficient_quota' || type === 'insufficient_quota' ? { headers: { 'x-should-retry': 'false' } } : {}),
-  });
-}
-
-function statusFor(keys: (string | null | undefined)[]): number {
-  for (const key of keys) {
-    switch (key) {
-      case 'rate_limit_exceeded':
-      case 'rate_limit_error':
-      case 'insufficient_quota':
-      case 'requests':
-      case 'tokens':
-        return 429;
-      case 'server_overloaded':
-      case 'engine_overloaded':
-      case 'overloaded_error':
-      case 'slow_down':
-        return 503;
-      case 'context_length_exceeded':
-      case 'invalid_prompt':
-      case 'invalid_request_error':
-        return 400;
-    }
-  }
-  return 502;
-}
-
-export function streamEndedEarly(): GatewayError {
-  return upstreamStreamCut('upstream stream ended early');
 }
 
 function nonEmpty(value: unknown): string | undefined {

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../errors.js';
+import { reasoningEffort } from '../openai/reasoning-effort.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
 import { isRecord, type Json } from '../../json.js';
 
@@ -51,20 +52,6 @@ export function encodeChatRequest(ir: IRRequest): Json {
     delete body.stream_options;
   }
   return body;
-}
-
-/**
- * A thinking budget (Anthropic clients) becomes the nearest effort; the thresholds mirror the
- * budgets the Messages encoder uses for each effort.
- */
-export function reasoningEffort(reasoning: IRRequest['reasoning']): string | undefined {
-  if (!reasoning) return undefined;
-  if (reasoning.effort !== undefined) return reasoning.effort;
-  const budget = reasoning.budgetTokens;
-  if (budget === undefined) return undefined;
-  if (budget <= 2048) return 'low';
-  if (budget <= 8192) return 'medium';
-  return 'high';
 }
 
 function encodeMessages(ir: IRRequest): Json[] {

@@ -2,7 +2,7 @@ import type { EncodeContext } from '../codec.js';
 import { effectiveFinishReason, hasToolCall } from '../finish-reason.js';
 import type { IRResponse } from '../ir.js';
 import { publicId } from '../public-id.js';
-import { toChatUsage } from '../usage.js';
+import { toChatUsage } from './usage.js';
 import { chatFinishReason } from './finish-reason.js';
 
 /**

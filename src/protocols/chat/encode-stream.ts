@@ -5,9 +5,10 @@ import { effectiveFinishReason } from '../finish-reason.js';
 import { mergeUsage, type IRStreamEvent, type IRUsage } from '../ir.js';
 import { publicId } from '../public-id.js';
 import { SSE_DONE, sseData } from '../sse-frame.js';
-import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
-import { toChatUsage } from '../usage.js';
-import { chatTap } from '../stream-tap.js';
+import { driveStreamEncoder } from '../stream-driver.js';
+import type { StreamEncoder } from '../codec.js';
+import { toChatUsage } from './usage.js';
+import { chatTap } from './tap.js';
 import { chatFinishReason } from './finish-reason.js';
 import type { Json } from '../../json.js';
 
@@ -21,7 +22,7 @@ export function encodeChatStream(events: AsyncIterable<IRStreamEvent>, ctx: Enco
   return driveStreamEncoder(events, new ChatStreamEncoder(ctx), ctx);
 }
 
-class ChatStreamEncoder implements StreamEncoder {
+export class ChatStreamEncoder implements StreamEncoder {
   finished = false;
   private readonly includeUsage: boolean;
   private head: { id: string; created: number } | undefined;

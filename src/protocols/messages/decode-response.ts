@@ -1,7 +1,7 @@
 import { upstreamInvalidResponse } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import type { IRAssistantPart, IRFinishReason, IRResponse } from '../ir.js';
-import { fromMessagesUsage } from '../usage.js';
+import { fromMessagesUsage } from './usage.js';
 import { asObject } from '../../json.js';
 
 /** Anthropic Messages response JSON → IR. Content blocks keep their order; server-tool blocks are skipped. */

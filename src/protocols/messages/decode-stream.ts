@@ -2,7 +2,7 @@ import { GatewayError, upstreamStreamCut } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import type { IRStreamEvent } from '../ir.js';
 import { parseEventData, type SseMessage } from '../sse-parse.js';
-import { fromMessagesUsage } from '../usage.js';
+import { fromMessagesUsage } from './usage.js';
 import { messagesStopReason } from './decode-response.js';
 import { asObject, type Json } from '../../json.js';
 

@@ -2,17 +2,13 @@ import { createHash } from 'node:crypto';
 import { type GatewayError, invalidRequest } from '../../errors.js';
 import type { CacheControl, IRAssistantPart, IRContentPart, IRFilePart, IRImagePart, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
 import type { Json } from '../../json.js';
+import type { UpstreamEncodeOptions } from '../codec.js';
 import { toolInput } from './tool-input.js';
 
 type Block = Json & { type: string };
 interface Turn {
   role: 'user' | 'assistant';
   content: Block[];
-}
-
-export interface MessagesEncodeOptions {
-  /** `max_tokens` when the request has none (Anthropic requires it). Default 4096. */
-  defaultMaxTokens?: number;
 }
 
 /** Thinking budgets for an effort without an explicit budget (Anthropic's minimum is 1024). */
@@ -28,7 +24,7 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
  * `modalities`, `stream_options`, `include`, `truncation`. None of them changes what Claude writes
  * in a way Claude supports, and Anthropic rejects unknown fields.
  */
-export function encodeMessagesRequest(ir: IRRequest, options: MessagesEncodeOptions = {}): Json {
+export function encodeMessagesRequest(ir: IRRequest, options: UpstreamEncodeOptions = {}): Json {
   const n = ir.passthrough.n;
   if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
 

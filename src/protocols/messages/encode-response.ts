@@ -2,7 +2,7 @@ import type { EncodeContext } from '../codec.js';
 import { effectiveFinishReason, hasToolCall } from '../finish-reason.js';
 import type { IRResponse } from '../ir.js';
 import { publicId } from '../public-id.js';
-import { toMessagesUsage } from '../usage.js';
+import { toMessagesUsage } from './usage.js';
 import { messagesStopReason } from './stop-reason.js';
 import { thinkingBlocks, thinkingOmitted } from './thinking-opaque.js';
 import { toolInput } from './tool-input.js';

@@ -1,12 +1,13 @@
 import type { GatewayError } from '../../errors.js';
 import type { EncodeContext } from '../codec.js';
-import { messagesTap } from '../stream-tap.js';
+import { messagesTap } from './tap.js';
 import { effectiveFinishReason } from '../finish-reason.js';
 import { mergeUsage, type IRFinishReason, type IRStreamEvent, type IRUsage } from '../ir.js';
 import { publicId } from '../public-id.js';
 import { sseEvent } from '../sse-frame.js';
-import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
-import { toMessagesUsage } from '../usage.js';
+import { driveStreamEncoder } from '../stream-driver.js';
+import type { StreamEncoder } from '../codec.js';
+import { toMessagesUsage } from './usage.js';
 import { messagesStopReason } from './stop-reason.js';
 import { thinkingOmitted, thinkingSignature } from './thinking-opaque.js';
 import type { Json } from '../../json.js';
@@ -24,7 +25,7 @@ export function encodeMessagesStream(events: AsyncIterable<IRStreamEvent>, ctx: 
 /** `refusal` is a text block too, but a separate one: a delta of another kind closes a part. */
 type BlockKind = 'text' | 'refusal' | 'thinking' | 'tool';
 
-class MessagesStreamEncoder implements StreamEncoder {
+export class MessagesStreamEncoder implements StreamEncoder {
   finished = false;
   private started = false;
   private usage: IRUsage = {};

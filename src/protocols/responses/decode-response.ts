@@ -1,9 +1,9 @@
 import { type GatewayError, upstreamInvalidResponse } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
-import { argumentsText } from '../chat/decode-response.js';
-import { openAiStreamError } from '../chat/decode-stream.js';
+import { argumentsText } from '../openai/arguments-text.js';
+import { openAiStreamError } from '../openai/stream-error.js';
 import type { IRAssistantPart, IRFinishReason, IRReasoningPart, IRResponse } from '../ir.js';
-import { fromResponsesUsage } from '../usage.js';
+import { fromResponsesUsage } from './usage.js';
 import { asObject, type Json } from '../../json.js';
 
 /** Responses `response` object → IR. A failed response throws its error; output items keep their order. */

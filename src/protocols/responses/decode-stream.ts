@@ -1,10 +1,10 @@
 import { type GatewayError, upstreamInvalidResponse } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
-import { argumentsText } from '../chat/decode-response.js';
-import { openAiStreamError, streamEndedEarly } from '../chat/decode-stream.js';
+import { argumentsText } from '../openai/arguments-text.js';
+import { openAiStreamError, streamEndedEarly } from '../openai/stream-error.js';
 import type { IRAssistantPart, IRStreamEvent } from '../ir.js';
 import { parseEventData, type SseMessage } from '../sse-parse.js';
-import { fromResponsesUsage } from '../usage.js';
+import { fromResponsesUsage } from './usage.js';
 import { decodeOutput, reasoningPart, responsesFinishReason, SUMMARY_SEPARATOR } from './decode-response.js';
 import { asObject, type Json } from '../../json.js';
 

@@ -1,5 +1,5 @@
 import { invalidRequest } from '../../errors.js';
-import { reasoningEffort } from '../chat/encode-request.js';
+import { reasoningEffort } from '../openai/reasoning-effort.js';
 import type { IRAssistantPart, IRContentPart, IRMessage, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
 import type { Json } from '../../json.js';
 

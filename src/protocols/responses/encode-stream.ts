@@ -4,7 +4,8 @@ import type { EncodeContext } from '../codec.js';
 import { mergeUsage, type IRFinishReason, type IRStreamEvent, type IRUsage } from '../ir.js';
 import { publicId } from '../public-id.js';
 import { sseEvent } from '../sse-frame.js';
-import { driveStreamEncoder, type StreamEncoder } from '../stream-driver.js';
+import { driveStreamEncoder } from '../stream-driver.js';
+import type { StreamEncoder } from '../codec.js';
 import { ClientTools, type ClientTool } from './client-tools.js';
 import { CustomInputStream } from './custom-input-stream.js';
 import { toEncryptedContent } from './reasoning-opaque.js';
@@ -75,7 +76,7 @@ interface OpenToolCall {
 
 type OpenItem = OpenMessage | OpenReasoning | OpenToolCall;
 
-class ResponsesStreamEncoder implements StreamEncoder {
+export class ResponsesStreamEncoder implements StreamEncoder {
   finished = false;
   private sequence = 0;
   private head: { id: string; createdAt: number } | undefined;

@@ -1,7 +1,7 @@
 import { newId } from '../../ids.js';
 import type { EncodeContext } from '../codec.js';
 import type { IRFinishReason, IRUsage } from '../ir.js';
-import { toResponsesUsage } from '../usage.js';
+import { toResponsesUsage } from './usage.js';
 import { CUSTOM_INPUT, type ClientTool } from './client-tools.js';
 import { isRecord, parseObject, type Json } from '../../json.js';
 

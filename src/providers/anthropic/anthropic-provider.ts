@@ -1,7 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { decodeMessagesResponse } from '../../protocols/messages/decode-response.js';
-import { decodeMessagesStream } from '../../protocols/messages/decode-stream.js';
-import { encodeMessagesRequest } from '../../protocols/messages/encode-request.js';
+import { messagesUpstream as codec } from '../../protocols/messages/index.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import { expectEventStream, upstreamError } from '../http/upstream-error.js';
@@ -75,12 +73,12 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
 
       stream(ir, call) {
         const headers = { 'anthropic-version': version, ...betaHeader() };
-        return streamIR(client, '/messages', encodeMessagesRequest({ ...ir, stream: true }, encodeOptions), call, decodeMessagesStream, headers);
+        return streamIR(client, '/messages', codec.encodeRequest({ ...ir, stream: true }, encodeOptions), call, codec.decodeStream, headers);
       },
 
       async generate(ir, call) {
         const headers = { 'anthropic-version': version, ...betaHeader() };
-        return decodeMessagesResponse(await postJson(client, '/messages', encodeMessagesRequest({ ...ir, stream: false }, encodeOptions), call, headers));
+        return codec.decodeResponse(await postJson(client, '/messages', codec.encodeRequest({ ...ir, stream: false }, encodeOptions), call, headers));
       },
 
       ...anthropicTokenCounting(client, (headers) => ({

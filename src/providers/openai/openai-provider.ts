@@ -1,11 +1,7 @@
 import type { Dispatcher } from 'undici';
-import { decodeChatResponse } from '../../protocols/chat/decode-response.js';
-import { decodeChatStream } from '../../protocols/chat/decode-stream.js';
-import { encodeChatRequest } from '../../protocols/chat/encode-request.js';
-import type { IRRequest, TextProtocol } from '../../protocols/ir.js';
-import { decodeResponsesResponse } from '../../protocols/responses/decode-response.js';
-import { decodeResponsesStream } from '../../protocols/responses/decode-stream.js';
-import { encodeResponsesRequest } from '../../protocols/responses/encode-request.js';
+import { chatUpstream } from '../../protocols/chat/index.js';
+import type { TextProtocol } from '../../protocols/ir.js';
+import { responsesUpstream } from '../../protocols/responses/index.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import { expectEventStream, upstreamError } from '../http/upstream-error.js';
@@ -57,7 +53,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
   });
   const nativeProtocols: TextProtocol[] = [...(chat ? (['chat'] as const) : []), ...(responses ? (['responses'] as const) : [])];
 
-  const encode = (ir: IRRequest) => (translateVia === 'chat' ? encodeChatRequest(ir) : encodeResponsesRequest(ir));
+  const codec = translateVia === 'chat' ? chatUpstream : responsesUpstream;
 
   return {
     type: 'openai',
@@ -80,12 +76,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
       },
 
       stream(ir, call) {
-        return streamIR(client, paths[translateVia], encode({ ...ir, stream: true }), call, translateVia === 'chat' ? decodeChatStream : decodeResponsesStream);
+        return streamIR(client, paths[translateVia], codec.encodeRequest({ ...ir, stream: true }), call, codec.decodeStream);
       },
 
       async generate(ir, call) {
-        const json = await postJson(client, paths[translateVia], encode({ ...ir, stream: false }), call);
-        return translateVia === 'chat' ? decodeChatResponse(json) : decodeResponsesResponse(json);
+        return codec.decodeResponse(await postJson(client, paths[translateVia], codec.encodeRequest({ ...ir, stream: false }), call));
       },
 
       ...(responses ? openAIResponsesResources(client) : {}),

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { mergeUsage } from '../../../src/protocols/ir.js';
-import { fromChatUsage, fromMessagesUsage, fromResponsesUsage } from '../../../src/protocols/usage.js';
+import { fromChatUsage } from '../../../src/protocols/chat/usage.js';
+import { fromMessagesUsage } from '../../../src/protocols/messages/usage.js';
+import { fromResponsesUsage } from '../../../src/protocols/responses/usage.js';
 
 /** The upstream's own usage object rides along with the counters, for the usage event's `rawUsage`. */
 describe('raw usage', () => {

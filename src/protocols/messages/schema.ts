@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { anyValue, bool, int, looseObj, missing, model, obj, str } from './common.js';
+import { anyValue, bool, int, looseObj, missing, model, obj, str } from '../../schemas/common.js';
 
 /**
  * One Messages-API turn: `role` is `user`, `assistant` or `system` (instructions given in the

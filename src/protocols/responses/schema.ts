@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { anyValue, arrayOfObjects, arrayOfStrings, bool, int, looseObj, missing, model, obj, oneOf, str } from './common.js';
+import { anyValue, arrayOfObjects, arrayOfStrings, bool, int, looseObj, missing, model, obj, oneOf, str } from '../../schemas/common.js';
 
 /**
  * The fields of a Responses request, typed: `POST /v1/responses` and those that take the same

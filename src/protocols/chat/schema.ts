@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { anyValue, arrayOfObjects, bool, int, looseObj, missing, model, num, obj, str } from './common.js';
+import { anyValue, arrayOfObjects, bool, int, looseObj, missing, model, num, obj, str } from '../../schemas/common.js';
 
 /**
  * One chat message: `role` a string (the roles themselves are the provider's business: `system`,

@@ -1,0 +1,24 @@
+import { parseObject } from '../../json.js';
+import type { StreamTap } from '../codec.js';
+import { sseEvent } from '../sse-frame.js';
+import { anthropicErrorType } from './error-type.js';
+import { fromMessagesUsage } from './usage.js';
+
+export const messagesTap: StreamTap = {
+  protocol: 'messages',
+  observe(event, data) {
+    if (event === 'message_stop') return { terminal: true };
+    if (event === 'error') return { terminal: true, failed: true };
+    if (event === 'message_start') {
+      const message = parseObject(data)?.message as { usage?: unknown } | undefined;
+      return message?.usage ? { usage: fromMessagesUsage(message.usage) } : {};
+    }
+    if (event === 'message_delta') {
+      const usage = parseObject(data)?.usage;
+      return usage ? { usage: fromMessagesUsage(usage) } : {};
+    }
+    return {};
+  },
+  usageOfJson: (json) => fromMessagesUsage((json as { usage?: unknown })?.usage),
+  errorFrame: (error) => sseEvent('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } }),
+};

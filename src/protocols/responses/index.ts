@@ -1,0 +1,46 @@
+import type { ClientCodec, TextBody, UpstreamCodec } from '../codec.js';
+import { withReadableCompaction } from './compaction-item.js';
+import { decodeResponsesRequest } from './decode-request.js';
+import { decodeResponsesResponse } from './decode-response.js';
+import { decodeResponsesStream } from './decode-stream.js';
+import { encodeResponsesRequest } from './encode-request.js';
+import { encodeResponsesResponse } from './encode-response.js';
+import { ResponsesStreamEncoder } from './encode-stream.js';
+import { replayableReasoning } from './reasoning-opaque.js';
+import { responsesRequestSchema } from './schema.js';
+import { responsesTap } from './tap.js';
+import { fromResponsesUsage } from './usage.js';
+
+/** OpenAI's Responses API (`POST /v1/responses`, and `/responses`). */
+export const responsesClient: ClientCodec = {
+  protocol: 'responses',
+  endpoint: '/v1/responses',
+  schema: responsesRequestSchema,
+  decodeRequest: decodeResponsesRequest,
+  encodeResponse: encodeResponsesResponse,
+  streamEncoder: (context) => new ResponsesStreamEncoder(context),
+  tap: responsesTap,
+  forPassthrough: withoutForeignReasoning,
+  storesConversations: true,
+};
+
+export const responsesUpstream: UpstreamCodec = {
+  protocol: 'responses',
+  encodeRequest: encodeResponsesRequest,
+  decodeResponse: decodeResponsesResponse,
+  decodeStream: decodeResponsesStream,
+  usageOf: fromResponsesUsage,
+};
+
+/**
+ * Reasoning items an OpenAI upstream cannot take back are left out, and the gateway's compaction
+ * items become the user messages they stand for (the body is then rebuilt).
+ */
+function withoutForeignReasoning(body: TextBody): TextBody {
+  const input = withReadableCompaction(replayableReasoning(body.parsed.input, body.parsed.store));
+  return input === body.parsed.input ? body : { parsed: { ...body.parsed, input }, text: undefined };
+}
+
+export { compactionItem } from './compaction-item.js';
+export { responsesRequestFields } from './schema.js';
+export { toResponsesUsage } from './usage.js';

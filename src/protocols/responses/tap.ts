@@ -1,0 +1,29 @@
+import { parseObject } from '../../json.js';
+import type { StreamTap } from '../codec.js';
+import { sseEvent } from '../sse-frame.js';
+import { fromResponsesUsage } from './usage.js';
+
+const RESPONSES_TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+
+export const responsesTap: StreamTap = {
+  protocol: 'responses',
+  observe(event, data) {
+    const type = event ?? (parseObject(data)?.type as string | undefined);
+    if (!type || !RESPONSES_TERMINAL.has(type)) return {};
+    if (type === 'error') return { terminal: true, failed: true };
+    const response = parseObject(data)?.response as { usage?: unknown; id?: unknown } | undefined;
+    return {
+      terminal: true,
+      ...(type === 'response.failed' ? { failed: true } : {}),
+      ...(response?.usage ? { usage: fromResponsesUsage(response.usage) } : {}),
+      ...(typeof response?.id === 'string' ? { responseId: response.id } : {}),
+    };
+  },
+  usageOfJson: (json) => fromResponsesUsage((json as { usage?: unknown })?.usage),
+  errorFrame: (error) =>
+    sseEvent('error', {
+      type: 'error',
+      sequence_number: 0,
+      error: { type: error.type, code: error.code ?? error.type, message: error.message, param: error.param },
+    }),
+};
