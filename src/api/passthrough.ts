@@ -1,6 +1,6 @@
-import { Response as HostResponse } from '@whatwg-node/server';
 import { createParser } from 'eventsource-parser';
 import { type GatewayError, isAbortError, toPublicError, upstreamInvalidResponse, upstreamStreamCut } from '../errors.js';
+import { jsonTextResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
 import { mergeUsage, type IRUsage } from '../protocols/ir.js';
 import type { StreamTap, TextBody } from '../protocols/codec.js';
@@ -41,9 +41,7 @@ export async function passthroughText(
     const text = await readText(reply.body, context.options.limits.jsonBodyBytes);
     // A cut body, a proxy's page or an error sent with a 200 is a failure, not an answer to pass on.
     ledger.finish({ status: 'ok', ...answerFacts(tap, parseAnswer(text, reply.redact)) });
-    // The host's Response (@whatwg-node's on Node): a string body is written in one go with a
-    // content-length, where a global Response would be read back through a web stream, chunked.
-    return new HostResponse(text, { status: reply.status, headers: { 'content-type': reply.contentType } });
+    return jsonTextResponse(text, reply.status, { 'content-type': reply.contentType });
   }
 
   return new Response(tappedStream(reply.body, tap, ledger, context, asked.stripUsageFrames), {

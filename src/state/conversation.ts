@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import { GatewayError, invalidRequest } from '../errors.js';
 import { isRecord, parseJson } from '../json.js';
+import { jsonTextOf } from '../http/json-response.js';
 import type { ResponseStore } from './response-store.js';
 
 /**
@@ -141,12 +142,11 @@ function completedOf(value: unknown): CompletedResponse | undefined {
 }
 
 function watchJson(response: Response, report: (body: unknown) => void): Response {
-  // The host's Response (@whatwg-node's on Node) holds a string body as it is, and its server
-  // writes that string in one go (it reads the same private fields). Reading it there costs
-  // nothing and keeps that fast path, which a stream in between would lose.
-  const host = response as unknown as { bodyType?: unknown; bodyInit?: unknown };
-  if (host.bodyType === 'String' && typeof host.bodyInit === 'string') {
-    report(parseJson(host.bodyInit));
+  // A JSON answer the gateway built is read as the string it holds: no stream in between, which
+  // would lose the host's one-write fast path.
+  const known = jsonTextOf(response);
+  if (known !== undefined) {
+    report(parseJson(known));
     return response;
   }
   const decoder = new TextDecoder();
