@@ -22,7 +22,7 @@ const server = http.createServer({ noDelay: true }, async (req, res) => {
     const upstreamReply = await request(upstream + req.url, {
       method: /** @type {import('undici').Dispatcher.HttpMethod} */ (req.method),
       headers: length ? { ...headers, 'content-length': length } : headers,
-      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req,
+      ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: req }),
       dispatcher,
       signal: abort.signal,
     });

@@ -5,7 +5,7 @@
 //                      [--cells a,b] [--profile] [--no-capacity] [--no-image]
 //
 // Processes: the mock upstream and this runner (the load generator) share core 0; the gateway
-// under test, the floor proxy and the peer gateway each run as one process on core 1 (`taskset`),
+// under test, the floor proxy and the peer gateways each run as one process on core 1 (`taskset`),
 // one of them loaded at a time. Arms are interleaved in rounds, in a random order per round.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -17,9 +17,10 @@ import { children, GATEWAY_CORE, gitInfo, LOAD_CORE, nodeCommand, pinned, pinSel
 import { Connection } from './lib/http-client.mjs';
 import { closedLoop, exchange, holdStreams, openLoop, StreamTracker, streamLoop } from './lib/load.mjs';
 import { cells, checkAnswer, imageBase64, target } from './lib/payloads.mjs';
-import { installPeer } from './lib/peer.mjs';
+import { installPeer, peerLaunch, peerSpecs } from './lib/peer.mjs';
 import { rssBytes, withCpu } from './lib/proc.mjs';
 import { acrossRounds, shuffle, summarize } from './lib/stats.mjs';
+import { renderChart } from './lib/chart.mjs';
 import { renderMarkdown } from './lib/report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -37,7 +38,8 @@ const value = (/** @type {string} */ name, /** @type {string} */ fallback) => {
 if (flag('--help') || flag('-h')) {
   console.log(`node bench/run.mjs [options]   (npm run bench -- [options] builds dist/ first)
   --quick            short windows, one round, fewer capacity steps: a smoke run (numbers are noisy)
-  --peers            also run the peer gateway (@portkey-ai/gateway, installed into a temp folder)
+  --peers            also run the peer gateways, installed into a temp folder: @portkey-ai/gateway
+                     (chat passthrough) and @musistudio/claude-code-router (messages-to-chat)
   --out DIR          where results go (default bench/results)
   --rounds N         rounds of interleaved arms (default 3; --quick: 1)
   --window MS        measurement window (default 5000; --quick: 1000)
@@ -101,7 +103,7 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-/** A free loopback port (for the peer, which takes its port on the command line). */
+/** A free loopback port (for the peers, which take their port from the command line or config). */
 function freePort() {
   return new Promise((resolvePort, reject) => {
     const server = net.createServer();
@@ -144,6 +146,8 @@ const meta = {
     os: `${os.type()} ${os.release()}`,
   },
   ...gitInfo(),
+  /** The build the gateway ran when it was not this tree's dist/. @type {string | undefined} */
+  dist: undefined,
   pinned,
   mode: quick ? 'quick' : 'full',
   options: opts,
@@ -155,8 +159,10 @@ const meta = {
 // ---------------------------------------------------------------------------------------------
 // Main
 
-if (!existsSync(join(root, 'dist', 'index.js'))) {
-  console.error('bench: dist/ is missing; run `npm run build` (or `npm run bench`, which builds first)');
+const distDir = process.env.INFERGATE_DIST ? resolve(process.env.INFERGATE_DIST) : join(root, 'dist');
+if (process.env.INFERGATE_DIST) meta.dist = distDir;
+if (!existsSync(join(distDir, 'index.js'))) {
+  console.error(`bench: ${distDir} has no index.js; run \`npm run build\` (or \`npm run bench\`, which builds first)`);
   process.exit(1);
 }
 
@@ -177,28 +183,54 @@ const gateway = await startChild('infergate', join(here, 'gateway-server.mjs'), 
   nodeArgs: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
 });
 
-/** @type {{ name: string, pid: number, port: number } | undefined} */
-let peer;
-/** @type {string | undefined} */
-let peerSkipped = opts.peers ? undefined : 'not run: pass --peers';
-let peerVersion = '';
-if (opts.peers) {
-  log('installing the peer gateway into a temporary folder…');
-  const installed = await installPeer();
-  if ('error' in installed) peerSkipped = `not run: ${installed.error}`;
-  else {
-    peerVersion = installed.version;
-    const port = /** @type {number} */ (await freePort());
-    const { command, args } = nodeCommand(installed.entry, [`--port=${port}`, '--headless'], GATEWAY_CORE);
-    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'ignore'], cwd: installed.dir, env: { ...process.env, NODE_ENV: 'production' } });
-    children.push(child);
-    if (await waitForPort(port, 20_000)) peer = { name: 'peer', pid: /** @type {number} */ (child.pid), port };
-    else peerSkipped = 'not run: the peer gateway did not start listening in 20 s';
+/** @typedef {keyof typeof peerSpecs} PeerName */
+const peerNames = /** @type {PeerName[]} */ (Object.keys(peerSpecs));
+const isPeer = (/** @type {string} */ arm) => Object.hasOwn(peerSpecs, arm);
+/** @type {Partial<Record<PeerName, { name: string, pid: number, port: number }>>} */
+const peerArms = {};
+/** What each peer arm is in this run: its package and version, or why it did not run. @type {Record<string, string>} */
+const peerStatus = {};
+/** @type {(() => void)[]} */
+const peerCleanups = [];
+for (const name of peerNames) {
+  const spec = peerSpecs[name];
+  if (!opts.peers) {
+    peerStatus[name] = 'not run: pass --peers';
+    continue;
+  }
+  if (!opts.cells.includes(spec.cell)) {
+    peerStatus[name] = `not run: its cell ${spec.cell} is not in --cells`;
+    continue;
+  }
+  log(`installing the peer ${spec.package}@${spec.version} into a temporary folder…`);
+  const installed = await installPeer(spec);
+  if ('error' in installed) {
+    peerStatus[name] = `not run: ${installed.error}`;
+    continue;
+  }
+  const port = /** @type {number} */ (await freePort());
+  const launch = peerLaunch(name, installed, { port, mockOrigin });
+  peerCleanups.push(launch.cleanup);
+  const { command, args } = nodeCommand(installed.entry, launch.args, GATEWAY_CORE);
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], cwd: launch.cwd, env: launch.env });
+  children.push(child);
+  // The last words on stderr say why a peer that does not come up failed.
+  let stderrTail = '';
+  child.stderr?.on('data', (/** @type {Buffer} */ chunk) => void (stderrTail = (stderrTail + chunk.toString()).slice(-2000)));
+  if (await waitForPort(port, 20_000)) {
+    peerArms[name] = { name, pid: /** @type {number} */ (child.pid), port };
+    peerStatus[name] = `${spec.package} ${installed.version}`;
+  } else {
+    const said = stderrTail.trim().split('\n').slice(-3).join(' ').slice(0, 300);
+    peerStatus[name] = `not run: ${spec.package} ${installed.version} did not start listening in 20 s${said ? ` (${said})` : ''}`;
   }
 }
 
 /** @type {Record<string, { pid: number, port: number }>} */
-const arms = { direct: { pid: mock.pid, port: mock.port }, floor, infergate: gateway, ...(peer ? { peer } : {}) };
+const arms = { direct: { pid: mock.pid, port: mock.port }, floor, infergate: gateway, ...peerArms };
+
+/** The cell an arm is warmed up and checked on: a peer's own, chat passthrough for the others. @param {string} arm */
+const homeCell = (arm) => (isPeer(arm) ? peerSpecs[/** @type {PeerName} */ (arm)].cell : 'chat-pass');
 
 /** Sets the mock's knobs. @param {Record<string, number>} knobs */
 const mockConfig = (knobs) => mock.ipc('config', knobs);
@@ -222,21 +254,23 @@ for (const mode of /** @type {const} */ (['json', 'stream'])) {
     units.push({ arm: 'direct', cell, mode }, { arm: 'floor', cell, mode });
   }
   for (const cell of opts.cells) units.push({ arm: 'infergate', cell, mode });
-  if (peer) units.push({ arm: 'peer', cell: 'chat-pass', mode });
+  for (const name of Object.keys(peerArms)) units.push({ arm: name, cell: homeCell(name), mode });
 }
 const unitKey = (/** @type {{ arm: string, cell: string, mode: string }} */ u) => `${u.arm}/${u.cell}/${u.mode}`;
 
-// Peer sanity: it must answer the chat cell with the mock's answer, or it is reported as not run.
-if (peer) {
-  const t = targetFor('peer', 'chat-pass', false);
-  const conn = new Connection(peer.port);
+// Peer sanity: each must answer its cell with the mock's answer (translated where the cell
+// translates), or it is reported as not run.
+for (const name of Object.keys(peerArms)) {
+  const cell = homeCell(name);
+  const t = targetFor(name, cell, false);
+  const conn = new Connection(/** @type {{ port: number }} */ (arms[name]).port);
   const result = await exchange(conn, t.request, { keepBody: true });
   conn.close();
   const problem = result.error?.message ?? (result.status !== 200 ? `HTTP ${result.status}: ${result.body?.slice(0, 200)}` : checkAnswer(result.body, t));
   if (problem) {
-    peerSkipped = `not run: the peer gateway failed the check request (${problem})`;
-    delete arms.peer;
-    for (let i = units.length - 1; i >= 0; i--) if (units[i]?.arm === 'peer') units.splice(i, 1);
+    peerStatus[name] = `not run: ${peerStatus[name]} failed the check request (${problem})`;
+    delete arms[name];
+    for (let i = units.length - 1; i >= 0; i--) if (units[i]?.arm === name) units.splice(i, 1);
   }
 }
 
@@ -388,7 +422,7 @@ log('warm-up and idle memory…');
 await mockConfig({ chunks: opts.pacedChunks, intervalMs: 0, ttfbMs: 0, words: 40 });
 for (const arm of Object.keys(arms)) {
   if (arm === 'direct') continue;
-  const cell = 'chat-pass';
+  const cell = homeCell(arm);
   for (const stream of [false, true]) {
     const t = targetFor(arm, cell, stream);
     await closedLoop({ port: /** @type {{ port: number }} */ (arms[arm]).port, request: t.request, concurrency: 4, durationMs: 300 });
@@ -416,7 +450,8 @@ for (let round = 0; round < opts.rounds; round++) {
         `  ${key}: ${unit.mode === 'json' ? `${r.rps?.toFixed(0)} req/s, ${r.cpuUsPerReq?.toFixed(0)} µs CPU/req, c1 p50 ${r.c1p50?.toFixed(3)} ms` : `ttfc p50 ${r.ttfcP50?.toFixed(3)} ms, gap p99 ${r.gapP99?.toFixed(2)} ms, ${r.burstChunksPerSec?.toFixed(0)} chunks/s, ${r.cpuUsPerChunk?.toFixed(2)} µs CPU/chunk`}${r.errors ? `, ${r.errors} errors` : ''}`,
       );
     } catch (error) {
-      failures[key] = `${unit.arm === 'peer' ? 'the peer gateway failed it: ' : ''}${String(/** @type {Error} */ (error).message)}`;
+      failures[key] =
+        `${isPeer(unit.arm) ? `the peer ${peerSpecs[/** @type {PeerName} */ (unit.arm)].title} failed it: ` : ''}${String(/** @type {Error} */ (error).message)}`;
       log(`  ${key}: FAILED ${failures[key]}`);
     }
   }
@@ -487,7 +522,9 @@ if (opts.capacity) {
     { arm: 'floor', cell: 'chat-pass' },
     { arm: 'infergate', cell: 'chat-pass' },
     ...(opts.cells.includes('messages-to-chat') ? [{ arm: 'infergate', cell: 'messages-to-chat' }] : []),
-    ...(arms.peer ? [{ arm: 'peer', cell: 'chat-pass' }] : []),
+    ...Object.keys(peerArms)
+      .filter((name) => arms[name])
+      .map((name) => ({ arm: name, cell: homeCell(name) })),
   ]);
   await mockConfig({ chunks: opts.capacityChunks, intervalMs: opts.intervalMs, ttfbMs: 0 });
   for (const { arm, cell } of capArms) {
@@ -624,10 +661,14 @@ for (const proc of [gateway, floor]) await proc.ipc('shutdown').catch(() => unde
 await mock.ipc('shutdown').catch(() => undefined);
 await sleep(opts.profile ? 1500 : 200);
 stopAll();
+for (const cleanup of peerCleanups) cleanup();
 meta.loadavgEnd = os.loadavg();
 
 // Validity: the mock and load generator must have room to spare.
-const bestGatewayRps = Math.max(...opts.cells.map((c) => summary[`infergate/${c}/json`]?.rps?.median ?? 0), summary['peer/chat-pass/json']?.rps?.median ?? 0);
+const bestGatewayRps = Math.max(
+  ...opts.cells.map((c) => summary[`infergate/${c}/json`]?.rps?.median ?? 0),
+  ...peerNames.map((name) => summary[`${name}/${homeCell(name)}/json`]?.rps?.median ?? 0),
+);
 const directRps = summary['direct/chat-pass/json']?.rps?.median ?? NaN;
 const headroom = directRps / bestGatewayRps;
 const validity = {
@@ -649,8 +690,8 @@ if (Math.max(...meta.loadavgStart) > 0.5 * cores)
   );
 if (opts.quick) validity.notes.push('quick mode: short windows, one round; a smoke run, not a measurement');
 
-const pass = (/** @type {number} */ v, /** @type {'>=' | '<='} */ op, /** @type {number} */ limit) =>
-  Number.isFinite(v) ? (op === '>=' ? v >= limit : v <= limit) : undefined;
+const pass = (/** @type {number} */ v, /** @type {'>=' | '<=' | '>' | '<'} */ op, /** @type {number} */ limit) =>
+  Number.isFinite(v) ? { '>=': v >= limit, '<=': v <= limit, '>': v > limit, '<': v < limit }[op] : undefined;
 const image20 = /** @type {{ eldMaxMs?: number } | undefined} */ (imageRuns.find((r) => r.cell === 'chat-pass' && r.imageBytes === 20 * 1024 * 1024));
 const t = {
   chatRps: ratio('infergate/chat-pass/json', 'floor/chat-pass/json', 'rps'),
@@ -659,6 +700,13 @@ const t = {
   chunkPass: ratio('infergate/chat-pass/stream', 'floor/chat-pass/stream', 'cpuUsPerChunk'),
   chunkTranslated: ratio('infergate/messages-to-chat/stream', 'floor/chat-pass/stream', 'cpuUsPerChunk'),
   peer: ratio('infergate/chat-pass/json', 'peer/chat-pass/json', 'rps'),
+  ccrRps: ratio('infergate/messages-to-chat/json', 'ccr/messages-to-chat/json', 'rps'),
+  ccrChunk: ratio('infergate/messages-to-chat/stream', 'ccr/messages-to-chat/stream', 'cpuUsPerChunk'),
+};
+/** A median of the run summary, for the notes of a target. @param {string} key @param {string} metric @param {number} digits */
+const noted = (key, metric, digits) => {
+  const v = summary[key]?.[metric]?.median;
+  return v === undefined || !Number.isFinite(v) ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits });
 };
 const targets = [
   {
@@ -728,13 +776,35 @@ const targets = [
     note: `after a warm-up: ${((idleRss.infergate ?? NaN) / 2 ** 20).toFixed(1)} MB`,
   },
   {
-    metric: 'RPS vs the peer gateway, same run',
+    metric: 'RPS vs the peer gateway (portkey), chat passthrough, same run',
     target: '≥ 8×',
     value: t.peer.median,
     spread: t.peer,
     pass: pass(t.peer.median, '>=', 8),
     unit: '×',
-    note: peerSkipped ?? `@portkey-ai/gateway ${peerVersion}`,
+    note: peerStatus.peer,
+  },
+  {
+    metric: 'RPS vs the second peer (claude-code-router), Anthropic client → chat upstream, same run',
+    target: '> 1× (ahead)',
+    value: t.ccrRps.median,
+    spread: t.ccrRps,
+    pass: pass(t.ccrRps.median, '>', 1),
+    unit: '×',
+    note: arms.ccr
+      ? `${peerStatus.ccr}: ${noted('ccr/messages-to-chat/json', 'rps', 0)} req/s, ${noted('ccr/messages-to-chat/json', 'cpuUsPerReq', 0)} µs CPU/req; infergate ${noted('infergate/messages-to-chat/json', 'rps', 0)} req/s, ${noted('infergate/messages-to-chat/json', 'cpuUsPerReq', 0)} µs`
+      : peerStatus.ccr,
+  },
+  {
+    metric: 'CPU per streamed chunk vs the second peer (claude-code-router), Anthropic client → chat upstream',
+    target: '< 1× (ahead)',
+    value: t.ccrChunk.median,
+    spread: t.ccrChunk,
+    pass: pass(t.ccrChunk.median, '<', 1),
+    unit: '×',
+    note: arms.ccr
+      ? `infergate ${noted('infergate/messages-to-chat/stream', 'cpuUsPerChunk', 2)} vs ${noted('ccr/messages-to-chat/stream', 'cpuUsPerChunk', 2)} µs`
+      : peerStatus.ccr,
   },
   {
     metric: 'event-loop stall from a 20 MB image (chat passthrough)',
@@ -746,7 +816,8 @@ const targets = [
 ];
 
 const result = {
-  meta: { ...meta, peer: peerSkipped ?? `@portkey-ai/gateway ${peerVersion}` },
+  // `peer` (Portkey) as earlier reports had it; `peers` names every peer arm.
+  meta: { ...meta, peer: peerStatus.peer, peers: Object.fromEntries(peerNames.map((name) => [peerSpecs[name].title, peerStatus[name]])) },
   validity,
   targets,
   summary,
@@ -765,14 +836,16 @@ const result = {
 mkdirSync(opts.out, { recursive: true });
 const stamp = meta.date.replace(/[:.]/g, '-').slice(0, 19);
 const markdown = renderMarkdown(result);
+const chart = renderChart(result);
 for (const name of [`bench-${stamp}`, 'latest']) {
   writeFileSync(
     join(opts.out, `${name}.json`),
     JSON.stringify(result, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2),
   );
   writeFileSync(join(opts.out, `${name}.md`), markdown);
+  writeFileSync(join(opts.out, `${name}.svg`), chart);
 }
 console.log(markdown);
-log(`results: ${join(opts.out, 'latest.json')} and latest.md${opts.profile ? `; CPU profile of the gateway in ${profileDir}` : ''}`);
+log(`results: ${join(opts.out, 'latest.json')}, latest.md and latest.svg${opts.profile ? `; CPU profile of the gateway in ${profileDir}` : ''}`);
 clearTimeout(watchdog);
 process.exit(0);

@@ -41,7 +41,7 @@ export function exchange(conn, bytes, options = {}) {
       resolve(result);
     };
     void conn.send(bytes, {
-      onHead: options.onHead ? (status) => options.onHead?.(status) : undefined,
+      ...(options.onHead ? { onHead: (/** @type {number} */ status) => options.onHead?.(status) } : {}),
       onBody(chunk) {
         size += chunk.length;
         if (options.keepBody && size < 4 * 1024 * 1024) parts.push(Buffer.from(chunk));

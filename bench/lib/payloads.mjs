@@ -4,7 +4,7 @@ import { buildRequest } from './http-client.mjs';
 import { idPrefix, ids, terminalMarker } from './wire.mjs';
 
 export const BENCH_KEY = 'sk-bench';
-const MOCK_KEY = 'sk-mock';
+export const MOCK_KEY = 'sk-mock';
 
 /** @typedef {'chat' | 'messages' | 'responses'} Protocol */
 
@@ -148,6 +148,19 @@ export function target({ arm, cell, stream, port, mockOrigin, imageBase64, promp
       terminal: terminalMarker.chat,
     };
   }
+  if (arm === 'ccr') {
+    // claude-code-router, configured (bench/lib/peer.mjs) with the mock as its one chat provider. It
+    // sends the request infergate gets, and translates the answer but keeps the upstream's id in a
+    // JSON answer: the check is the answer's shape — a Messages answer, no chat completion in it.
+    if (spec.client !== 'messages' || spec.upstream !== 'chat') throw new Error('the claude-code-router arm runs the messages-to-chat cell only');
+    return {
+      request: buildRequest(paths.messages, authHeaders('messages', BENCH_KEY), body('messages', spec.model, stream, extra), host),
+      client: 'messages',
+      mustContain: '"type":"message"',
+      mustNotContain: '"object":"chat.completion',
+      terminal: terminalMarker.messages,
+    };
+  }
   return {
     request: buildRequest(paths[spec.client], authHeaders(spec.client, BENCH_KEY), body(spec.client, spec.model, stream, extra), host),
     client: spec.client,
@@ -171,7 +184,7 @@ export function checkAnswer(text, check) {
   if (text === undefined) return 'no answer captured';
   if (!text.includes(check.mustContain)) return `answer lacks ${JSON.stringify(check.mustContain)}: ${text.slice(0, 160)}`;
   if (check.mustNotContain && text.includes(check.mustNotContain)) {
-    return `answer carries the upstream id ${JSON.stringify(check.mustNotContain)}: it was passed through, not translated`;
+    return `answer carries the upstream's ${JSON.stringify(check.mustNotContain)}: it was passed through, not translated`;
   }
   return undefined;
 }

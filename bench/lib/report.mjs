@@ -1,6 +1,7 @@
 // The Markdown report of a run: targets first, then every arm's numbers (medians across rounds,
 // with the spread min–max when there was more than one round).
 import { cells } from './payloads.mjs';
+import { peerSpecs } from './peer.mjs';
 
 /** @param {number | null | undefined} v @param {number} [digits] */
 function num(v, digits = 0) {
@@ -15,12 +16,20 @@ function med(s, digits = 0) {
   return `${num(s.median, digits)} <sub>${num(s.min, digits)}–${num(s.max, digits)}</sub>`;
 }
 
+/** How an arm is named in reports: a peer by its project. @param {string} arm */
+export function armTitle(arm) {
+  return Object.hasOwn(peerSpecs, arm) ? `${peerSpecs[/** @type {keyof typeof peerSpecs} */ (arm)].title} (peer)` : arm;
+}
+
+/** Reports list arms in this order. */
+export const armOrder = ['direct', 'floor', 'infergate', ...Object.keys(peerSpecs)];
+
 /** @param {string} key */
-function label(key) {
-  const [arm, cell, mode] = key.split('/');
+export function label(key) {
+  const [arm = '', cell, mode] = key.split('/');
   const spec = cells[/** @type {string} */ (cell)];
   if (arm === 'direct' || arm === 'floor') return `${arm} (${spec?.upstream} upstream)${mode ? ` ${mode}` : ''}`;
-  return `${arm}: ${spec?.label ?? cell}${mode ? ` ${mode}` : ''}`;
+  return `${armTitle(arm)}: ${spec?.label ?? cell}${mode ? ` ${mode}` : ''}`;
 }
 
 /** @param {any} result */
@@ -30,10 +39,12 @@ export function renderMarkdown(result) {
   lines.push(`### Benchmark run ${meta.date.slice(0, 10)} (${meta.mode}${meta.mode === 'quick' ? ' smoke run — noisy, not a measurement' : ''})`);
   lines.push('');
   lines.push(
-    `Machine: ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGB} GB, ${meta.machine.os}; Node ${meta.machine.node}. Commit \`${meta.commit}\`${meta.dirty ? ' (with uncommitted changes in src/)' : ''}. ` +
-      `Processes ${meta.pinned ? 'pinned: gateway/floor/peer on core 1, mock + load generator on core 0' : 'NOT pinned'}. ` +
+    `Machine: ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGB} GB, ${meta.machine.os}; Node ${meta.machine.node}. Commit \`${meta.commit}\`${meta.dirty ? ' (with uncommitted changes in src/)' : ''}${meta.dist ? `; the gateway ran the build in ${meta.dist} (INFERGATE_DIST)` : ''}. ` +
+      `Processes ${meta.pinned ? 'pinned: gateway/floor/peers on core 1, mock + load generator on core 0' : 'NOT pinned'}. ` +
       `Load average at start ${meta.loadavgStart.map((/** @type {number} */ l) => l.toFixed(2)).join(' ')}, at end ${meta.loadavgEnd.map((/** @type {number} */ l) => l.toFixed(2)).join(' ')}. ` +
-      `${meta.options.rounds} round(s), ${meta.options.windowMs} ms windows. Peer: ${meta.peer}.`,
+      `${meta.options.rounds} round(s), ${meta.options.windowMs} ms windows. Peers: ${Object.entries(meta.peers ?? { peer: meta.peer })
+        .map(([name, status]) => `${name}: ${status}`)
+        .join('; ')}.`,
   );
   lines.push('');
   lines.push(
@@ -53,7 +64,7 @@ export function renderMarkdown(result) {
   lines.push('');
 
   const keys = Object.keys(summary);
-  const order = (/** @type {string} */ k) => ['direct', 'floor', 'infergate', 'peer'].indexOf(k.split('/')[0] ?? '');
+  const order = (/** @type {string} */ k) => armOrder.indexOf(k.split('/')[0] ?? '');
   const jsonKeys = keys.filter((k) => k.endsWith('/json')).sort((a, b) => order(a) - order(b) || a.localeCompare(b));
   const streamKeys = keys.filter((k) => k.endsWith('/stream')).sort((a, b) => order(a) - order(b) || a.localeCompare(b));
 
@@ -120,7 +131,7 @@ export function renderMarkdown(result) {
 
   const mb = (/** @type {Record<string, number>} */ rss) =>
     Object.entries(rss)
-      .map(([arm, v]) => `${arm} ${num(v / 2 ** 20, 1)} MB`)
+      .map(([arm, v]) => `${armTitle(arm)} ${num(v / 2 ** 20, 1)} MB`)
       .join(', ');
   lines.push(`**Memory (RSS).** Started, idle: ${mb(startRss)}. After warm-up, idle: ${mb(idleRss)}. At the end of the run: ${mb(endRss)}.`);
   const failed = Object.entries(failures);
