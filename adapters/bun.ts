@@ -1,4 +1,5 @@
 import type { Gateway } from '../src/gateway.js';
+import { withoutUndefined } from '../src/optional.js';
 
 /** The part of Bun's server this helper uses, declared here so the package needs no `@types/bun`. */
 export interface BunServer {
@@ -9,12 +10,12 @@ export interface BunServer {
 }
 
 export interface BunServeOptions {
-  port?: number;
-  hostname?: string;
+  port?: number | undefined;
+  hostname?: string | undefined;
   /** Seconds a connection may stay silent. Default here 0 (never), see `serve`. */
-  idleTimeout?: number;
+  idleTimeout?: number | undefined;
   /** Extra per-request context for hooks and the key store, next to `{ server }`. */
-  context?: (request: Request, server: BunServer) => Record<string, unknown>;
+  context?: ((request: Request, server: BunServer) => Record<string, unknown>) | undefined;
   /** Any other `Bun.serve` option (tls, unix, maxRequestBodySize…). */
   [option: string]: unknown;
 }
@@ -32,7 +33,8 @@ export function serve(gateway: Gateway, options: BunServeOptions = {}): BunServe
   const { context, ...serveOptions } = options;
   return Bun.serve({
     idleTimeout: 0,
-    ...serveOptions,
+    // An option given as undefined is not set: Bun's default must not replace ours.
+    ...withoutUndefined(serveOptions),
     fetch: function infergateBun(request: Request, server: BunServer) {
       return gateway.handle(request, { server, ...context?.(request, server) });
     },

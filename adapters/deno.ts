@@ -1,4 +1,5 @@
 import type { Gateway } from '../src/gateway.js';
+import { withoutUndefined } from '../src/optional.js';
 
 export interface DenoAddr {
   hostname: string;
@@ -16,12 +17,12 @@ export interface DenoServer {
 export type DenoServeInfo = Record<string, unknown>;
 
 export interface DenoServeOptions {
-  port?: number;
-  hostname?: string;
-  signal?: AbortSignal;
-  onListen?: (addr: DenoAddr) => void;
+  port?: number | undefined;
+  hostname?: string | undefined;
+  signal?: AbortSignal | undefined;
+  onListen?: ((addr: DenoAddr) => void) | undefined;
   /** Extra per-request context for hooks and the key store, next to `{ info }`. */
-  context?: (request: Request, info: DenoServeInfo) => Record<string, unknown>;
+  context?: ((request: Request, info: DenoServeInfo) => Record<string, unknown>) | undefined;
   /** Any other `Deno.serve` option (cert, key, …). */
   [option: string]: unknown;
 }
@@ -33,7 +34,7 @@ declare const Deno: {
 /** `Deno.serve` with the gateway as its handler. `request.signal` fires when the client leaves, which aborts the upstream call. */
 export function serve(gateway: Gateway, options: DenoServeOptions = {}): DenoServer {
   const { context, ...serveOptions } = options;
-  return Deno.serve(serveOptions, function infergateDeno(request: Request, info: DenoServeInfo) {
+  return Deno.serve(withoutUndefined(serveOptions), function infergateDeno(request: Request, info: DenoServeInfo) {
     return gateway.handle(request, { info, ...context?.(request, info) });
   });
 }

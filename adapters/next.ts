@@ -9,7 +9,7 @@ export interface NextRouteContext {
 
 export interface NextRouteOptions {
   /** Extra per-request context for hooks and the key store, e.g. the user your auth resolves. */
-  context?: (request: Request) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  context?: ((request: Request) => Record<string, unknown> | Promise<Record<string, unknown>>) | undefined;
 }
 
 type Handler = (request: Request, route: NextRouteContext) => Promise<Response>;

@@ -4,11 +4,11 @@ import type { Gateway } from '../src/gateway.js';
 
 export interface ListenOptions {
   /** Default 8787; 0 picks a free port (`url` has the real one). */
-  port?: number;
+  port?: number | undefined;
   /** Default `127.0.0.1`; `0.0.0.0` accepts other machines. */
-  host?: string;
+  host?: string | undefined;
   /** Extra per-request context for hooks and the key store, next to `{ req, res }`. */
-  context?: (req: IncomingMessage) => Record<string, unknown>;
+  context?: ((req: IncomingMessage) => Record<string, unknown>) | undefined;
 }
 
 /** `http.createServer(gateway)` (the gateway is a request listener), with a per-request context if given. */

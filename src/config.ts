@@ -31,14 +31,14 @@ export interface LoadedConfig extends GatewayOptions {
   keys: StaticKey[];
   providers: Record<string, Provider>;
   models: ModelConfig[];
-  port?: number;
-  host?: string;
+  port?: number | undefined;
+  host?: string | undefined;
   /** `taskStore` of type `redis`: the CLI opens it (the Redis store is an optional import). */
-  redisTaskStore?: { url: string; keyPrefix?: string; ttlSeconds?: number };
+  redisTaskStore?: { url: string; keyPrefix?: string | undefined; ttlSeconds?: number | undefined } | undefined;
   /** `policies.limitStore` of type `redis`: the CLI opens a `RedisLimitEngine`. */
-  redisLimitStore?: { url: string; keyPrefix?: string };
+  redisLimitStore?: { url: string; keyPrefix?: string | undefined } | undefined;
   /** `responseStore` of type `redis`: the CLI opens a `RedisResponseStore`. */
-  redisResponseStore?: { url: string; keyPrefix?: string; ttlSeconds?: number };
+  redisResponseStore?: { url: string; keyPrefix?: string | undefined; ttlSeconds?: number | undefined } | undefined;
 }
 
 /** Reads, parses and validates a JSON config file; throws a `ConfigError` naming the file. */

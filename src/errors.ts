@@ -11,12 +11,12 @@ export interface GatewayErrorInit {
   status: number;
   message: string;
   /** OpenAI `error.type`; defaults from the status (see `defaultType`). */
-  type?: string;
+  type?: string | undefined;
   /** The request field at fault, as the client wrote it (`messages[0].role`), or null. */
-  param?: string | null;
-  code?: string | null;
+  param?: string | null | undefined;
+  code?: string | null | undefined;
   /** Headers the response must carry, e.g. `retry-after` on a 429. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   cause?: unknown;
 }
 

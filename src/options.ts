@@ -6,6 +6,7 @@ import { checkLimits, type PolicyOptions } from './policy/policy-options.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
 import { normalizeProvider } from './providers/normalize-provider.js';
 import type { FlatProvider, Provider } from './providers/provider.js';
+import { withoutUndefined, type Defaulted } from './optional.js';
 import type { ModelConfig } from './routing/model.js';
 import type { ResponseStore } from './state/response-store.js';
 import type { TaskStore } from './tasks/task-store.js';
@@ -20,42 +21,42 @@ export type { AttemptEvent, UsageEvent, RequestHookPayload, ResponseHookPayload 
 /** Four fixed hooks: sugar for one plugin (`onRequest` is its `onGatewayRequest`, `onResponse` its `onGatewayResponse`). */
 export interface GatewayHooks {
   /** Before routing and authentication. */
-  onRequest?: (payload: RequestHookPayload) => void | Promise<void>;
+  onRequest?: ((payload: RequestHookPayload) => void | Promise<void>) | undefined;
   /** After the response is built, before it is sent. */
-  onResponse?: (payload: ResponseHookPayload) => void | Promise<void>;
+  onResponse?: ((payload: ResponseHookPayload) => void | Promise<void>) | undefined;
   /**
    * Once per request that passed the key's limits, when it ends: normalized and raw usage,
    * deployment, latency, time to first byte, status, cost. Text, images, video and speech.
    */
-  onUsage?: (event: UsageEvent) => void | Promise<void>;
+  onUsage?: ((event: UsageEvent) => void | Promise<void>) | undefined;
   /** Once per upstream attempt, so retries and fallbacks are visible. */
-  onAttempt?: (event: AttemptEvent) => void | Promise<void>;
+  onAttempt?: ((event: AttemptEvent) => void | Promise<void>) | undefined;
 }
 
 export interface GatewayLimits {
   /** Largest JSON body accepted, in bytes. Default 32 MiB (Anthropic's own edge limit). */
-  jsonBodyBytes?: number;
+  jsonBodyBytes?: number | undefined;
   /** Largest uploaded file in a multipart body (image edits), in bytes. Default 50 MiB. */
-  uploadFileBytes?: number;
+  uploadFileBytes?: number | undefined;
   /** Most files in one multipart body. Default 16. */
-  uploadFiles?: number;
+  uploadFiles?: number | undefined;
   /**
    * Largest request line + headers, in bytes → 431. Default 32 KiB. Checked in every host; Node's
    * own server refuses more than 16 KiB first (plain 431) unless `maxHeaderSize` is raised.
    */
-  headerBytes?: number;
+  headerBytes?: number | undefined;
   /**
    * Most messages (Responses: input items) in one text request, and most content blocks across
    * them → 400 naming `messages` / `input`. Default 10,000 (each costs work in every translation).
    */
-  messages?: number;
+  messages?: number | undefined;
   /** Deadline for receiving a request body, from the start of reading, in ms → 408. Default 60,000. */
-  requestBodyTimeoutMs?: number;
+  requestBodyTimeoutMs?: number | undefined;
   /**
    * Longest silence of an upstream while its answer is read, in ms: a stream then ends with the
    * protocol's error frame. Default 300,000. A provider's own `timeouts.bodyMs` wins.
    */
-  streamIdleTimeoutMs?: number;
+  streamIdleTimeoutMs?: number | undefined;
 }
 
 export interface GatewayOptions {
@@ -65,39 +66,39 @@ export interface GatewayOptions {
    */
   keys: KeyStore | readonly StaticKey[];
   /** Upstreams by name. Default `{ local: createLocalProvider() }`. */
-  providers?: Record<string, Provider | FlatProvider>;
+  providers?: Record<string, Provider | FlatProvider> | undefined;
   /** The public model catalog. Default: the local provider's models. */
-  models?: readonly ModelConfig[];
+  models?: readonly ModelConfig[] | undefined;
   /**
    * Where video tasks live. Default: in memory (one process, lost on restart). Several
    * instances share tasks through a shared store, e.g. `RedisTaskStore` from `infergate/redis`.
    */
-  taskStore?: TaskStore;
+  taskStore?: TaskStore | undefined;
   /**
    * Minimum time between two upstream refreshes of one video task's status, in ms: a status read
    * (or the poller) within this interval of the last refresh answers the stored status.
    * Default 2000.
    */
-  videoRefreshIntervalMs?: number;
+  videoRefreshIntervalMs?: number | undefined;
   /**
    * Refresh unfinished video tasks in the background, so their status advances without reads.
    * Default false (status advances when read). `true` polls every 5000 ms, 20 tasks per round;
    * or `{ intervalMs, batchSize }`. The timer never keeps the process alive, and
    * `gateway.dispose()` stops it.
    */
-  videoPoller?: boolean | VideoPollerOptions;
+  videoPoller?: boolean | VideoPollerOptions | undefined;
   /** Path prefix the gateway is mounted under, e.g. `/ai`. Default `''`. */
-  basePath?: string;
+  basePath?: string | undefined;
   /**
    * Serve `/v1/messages`. Default true. The spec marks it "coming soon": when false it answers
    * 404 in the Anthropic shape and `/v1/models` stops offering `anthropic`.
    */
-  messages?: boolean;
+  messages?: boolean | undefined;
   /** Contract version label sent in `x-contract-version`. Default `2026-11-22`. */
-  contractVersion?: string;
-  limits?: GatewayLimits;
+  contractVersion?: string | undefined;
+  limits?: GatewayLimits | undefined;
   /** Per-key rate limits and quota, retries and fallback between deployments. */
-  policies?: PolicyOptions;
+  policies?: PolicyOptions | undefined;
   /**
    * Where finished Responses are kept for `previous_response_id` (on models with
    * `previousResponseId: true`) and `GET`/`DELETE /v1/responses/{id}`; for responses a Responses
@@ -105,29 +106,29 @@ export interface GatewayOptions {
    * in memory when such a model or upstream exists; several instances share
    * `RedisResponseStore` from `infergate/redis`.
    */
-  responseStore?: ResponseStore;
-  hooks?: GatewayHooks;
+  responseStore?: ResponseStore | undefined;
+  hooks?: GatewayHooks | undefined;
   /**
    * Plugins by stage (see `GatewayPlugin`): whatwg-node's `onRequest`/`onResponse` plus the
    * gateway's request, authenticated, attempt, usage and response stages. They run after the
    * hooks, in this order.
    */
-  plugins?: readonly GatewayPlugin[];
+  plugins?: readonly GatewayPlugin[] | undefined;
   /** Default: JSON lines on stderr. Pass `false` to silence. */
-  logger?: Logger | false;
+  logger?: Logger | false | undefined;
   /**
    * Hide secrets and prompts in everything written to the logger (key and auth fields, message
    * and input fields, `sk-…`/`Bearer …` in strings). Default true.
    */
-  redactLogs?: boolean;
+  redactLogs?: boolean | undefined;
   /** One structured `request` line per request (ids, model, deployment, status, timing, usage). Default false. */
-  accessLog?: boolean;
+  accessLog?: boolean | undefined;
   /**
    * OpenTelemetry spans with the GenAI semantic conventions: one per request, one child per
    * upstream attempt. `true` uses the global tracer provider; or pass `{ tracer }`. Needs
    * `@opentelemetry/api` (an optional peer dependency), loaded only when this is set. Default false.
    */
-  telemetry?: boolean | { tracer?: TracerLike };
+  telemetry?: boolean | { tracer?: TracerLike | undefined } | undefined;
 }
 
 /** The part of an OpenTelemetry `Tracer` the gateway uses, so these types need no OpenTelemetry import. */
@@ -137,9 +138,9 @@ export interface TracerLike {
 
 export interface VideoPollerOptions {
   /** Default 5000. */
-  intervalMs?: number;
+  intervalMs?: number | undefined;
   /** Tasks refreshed per round, oldest first. Default 20. */
-  batchSize?: number;
+  batchSize?: number | undefined;
 }
 
 /** Options after validation and defaults, before anything is built from them. */
@@ -151,11 +152,11 @@ export interface ResolvedOptions {
   taskStore: TaskStore | undefined;
   videoRefreshIntervalMs: number;
   /** The background poller's settings, or undefined when it is off. */
-  videoPoller: Required<VideoPollerOptions> | undefined;
+  videoPoller: Defaulted<VideoPollerOptions> | undefined;
   basePath: string;
   messagesEnabled: boolean;
   contractVersion: string;
-  limits: Required<GatewayLimits>;
+  limits: Defaulted<GatewayLimits>;
   policies: PolicyOptions | undefined;
   /** The caller's response store, or undefined to let the runtime decide. */
   responseStore: ResponseStore | undefined;
@@ -245,11 +246,11 @@ function resolveTelemetry(telemetry: GatewayOptions['telemetry']): ResolvedOptio
   return { tracer };
 }
 
-function resolvePoller(option: GatewayOptions['videoPoller']): Required<VideoPollerOptions> | undefined {
+function resolvePoller(option: GatewayOptions['videoPoller']): Defaulted<VideoPollerOptions> | undefined {
   if (option === undefined || option === false) return undefined;
   if (option !== true && (typeof option !== 'object' || option === null))
     throw new TypeError('options.videoPoller must be a boolean or { intervalMs?, batchSize? }');
-  const settings = { intervalMs: 5000, batchSize: 20, ...(option === true ? {} : option) };
+  const settings = { intervalMs: 5000, batchSize: 20, ...(option === true ? {} : withoutUndefined(option)) };
   for (const [name, value] of Object.entries(settings)) {
     if (!Number.isInteger(value) || value < 1) throw new TypeError(`options.videoPoller.${name} must be a positive integer`);
   }

@@ -1,5 +1,6 @@
 import type { KeyStore } from './auth/key-store.js';
 import type { Logger } from './logger.js';
+import type { Defaulted } from './optional.js';
 import type { ResolvedOptions, GatewayLimits, VideoPollerOptions } from './options.js';
 import { hooksPlugin } from './plugins/hooks-plugin.js';
 import type { GatewayPlugin } from './plugins/plugin.js';
@@ -23,11 +24,11 @@ export interface GatewayRuntime {
   /** The video task lifecycle over `taskStore`. */
   videoTasks: VideoTasks;
   /** The background poller's settings, or undefined when it is off. */
-  videoPoller: Required<VideoPollerOptions> | undefined;
+  videoPoller: Defaulted<VideoPollerOptions> | undefined;
   basePath: string;
   messagesEnabled: boolean;
   contractVersion: string;
-  limits: Required<GatewayLimits>;
+  limits: Defaulted<GatewayLimits>;
   /** Limits with their engine, retries and deployment health. */
   policies: ResolvedPolicies;
   /** Set when some model accepts `previous_response_id`. */

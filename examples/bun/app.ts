@@ -2,7 +2,7 @@ import { createGateway, type Gateway, type KeyStore } from 'infergate';
 import { exampleCatalog, type ExampleOptions } from '../shared/catalog.ts';
 import { keyRecordFor, userForRequest, userHeaderHook, type AppUser } from '../shared/users.ts';
 
-type Context = { user?: AppUser };
+type Context = { user?: AppUser | undefined };
 
 /** The key store reads the user that `context` resolved for the request. */
 const keys: KeyStore = {

@@ -10,7 +10,7 @@ declare global {
   namespace Express {
     interface Request {
       /** Set by `authenticateUser`, the host's own auth middleware. */
-      user?: AppUser;
+      user?: AppUser | undefined;
     }
   }
 }

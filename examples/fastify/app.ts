@@ -7,7 +7,7 @@ import { keyRecordFor, userForNodeHeaders, userHeaderHook, type AppUser } from '
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the host's own `onRequest` auth hook. */
-    user?: AppUser;
+    user?: AppUser | undefined;
   }
 }
 

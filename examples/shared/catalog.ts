@@ -2,7 +2,7 @@ import { createLocalProvider, createOpenAIProvider, localModels, type GatewayOpt
 
 export interface ExampleOptions {
   /** An OpenAI-compatible upstream (base URL with `/v1`) whose models are served next to the offline local ones. */
-  upstream?: { baseURL: string; apiKey?: string; models: readonly string[] };
+  upstream?: { baseURL: string; apiKey?: string | undefined; models: readonly string[] } | undefined;
 }
 
 /** The offline local models, plus the upstream's when one is given. */

@@ -11,7 +11,7 @@ import type { ModelEntry } from '../routing/model.js';
  */
 const MAX_REFERENCES = 10;
 
-export function checkGenerationRules(model: ModelEntry, body: { n?: number; image?: string | string[] }): void {
+export function checkGenerationRules(model: ModelEntry, body: { n?: number | undefined; image?: string | string[] | undefined }): void {
   if (model.family === 'gpt-image' || model.family === 'seedream') requireSingle(model, body.n);
   if (model.family === 'gpt-image' && body.image !== undefined) {
     throw new GatewayError({
@@ -23,7 +23,7 @@ export function checkGenerationRules(model: ModelEntry, body: { n?: number; imag
   }
 }
 
-export function checkEditRules(model: ModelEntry, body: { n?: number }, imageCount: number, hasMask: boolean): void {
+export function checkEditRules(model: ModelEntry, body: { n?: number | undefined }, imageCount: number, hasMask: boolean): void {
   if (model.family === 'gpt-image') {
     throw new GatewayError({
       status: 400,

@@ -8,20 +8,20 @@ import type { KeyLimits } from '../policy/limit-engine.js';
 export interface KeyRecord {
   /** Stable, non-secret identifier of the key. */
   id: string;
-  disabled?: boolean;
+  disabled?: boolean | undefined;
   /** Public model ids the key may use, or `'*'` for every model. */
   models: readonly string[] | '*';
   /** The group the key belongs to; a model that lists `groups` serves only those. Default `default`. */
-  group?: string;
+  group?: string | undefined;
   /** Free-form data for hooks and custom policies (owner, plan…). */
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, unknown> | undefined;
   /** This key's limits; each one set overrides `options.policies.limits`. */
-  limits?: KeyLimits;
+  limits?: KeyLimits | undefined;
   /**
    * Balance left, in the key store's own unit. At 0 or below, requests get 429
    * `insufficient_quota` before any upstream call; `KeyStore.charge` is where it goes down.
    */
-  balance?: number;
+  balance?: number | undefined;
 }
 
 /** What a key store sees of the request, so a host can resolve keys from its own auth. */
@@ -44,14 +44,14 @@ export interface KeyStore {
 
 export interface StaticKey {
   key: string;
-  id?: string;
-  models?: readonly string[] | '*';
-  group?: string;
-  disabled?: boolean;
-  metadata?: Record<string, unknown>;
-  limits?: KeyLimits;
+  id?: string | undefined;
+  models?: readonly string[] | '*' | undefined;
+  group?: string | undefined;
+  disabled?: boolean | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  limits?: KeyLimits | undefined;
   /** Starting balance in cost units (`options.policies.cost`, tokens by default), kept in this process. */
-  balance?: number;
+  balance?: number | undefined;
 }
 
 /** A key's default id: a short hash, so two keys never share an id and the key stays secret. */

@@ -2,7 +2,7 @@ import type { Route } from './route.js';
 
 export type RouteMatch =
   | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allow: string[]; style: Route['style']; styleFor?: Route['styleFor'] }
+  | { kind: 'method-not-allowed'; allow: string[]; style: Route['style']; styleFor?: Route['styleFor'] | undefined }
   | { kind: 'not-found' };
 
 /**

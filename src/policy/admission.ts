@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
+import { withoutUndefined } from '../optional.js';
 import type { AdmitResult, CounterState, KeyLimits, LimitReason } from './limit-engine.js';
 import { retryAfterSeconds } from './retry-after.js';
 
@@ -8,7 +9,7 @@ export interface Admission {
   limits: KeyLimits;
   /** `x-ratelimit-*` headers, on the answer whatever it is. */
   headers: Record<string, string>;
-  slot?: string;
+  slot?: string | undefined;
   /** Whether the engine counted the request (false when there are no limits, or it failed open). */
   counted: boolean;
 }
@@ -23,7 +24,7 @@ export async function admitRequest(context: RouteContext): Promise<Admission> {
   const { key, options, requestId } = context;
   const { policies } = options;
   if (typeof key.balance === 'number' && key.balance <= 0) throw quotaExhausted(policies.quotaRetryAfterSeconds, {});
-  const limits = key.limits ? { ...policies.limits, ...key.limits } : policies.limits;
+  const limits = key.limits ? { ...policies.limits, ...withoutUndefined(key.limits) } : policies.limits;
   if (!hasLimits(limits)) return { limits, headers: {}, counted: false };
 
   let result: AdmitResult;

@@ -29,26 +29,26 @@ export interface UsageEvent {
   /** Normalized usage (OpenAI semantics: `input` includes cached reads and cache writes). */
   usage: IRUsage;
   /** The upstream's own usage object, as it sent it (merged across stream events). */
-  rawUsage?: Record<string, unknown>;
+  rawUsage?: Record<string, unknown> | undefined;
   /** Media units: images made, seconds of video asked for, characters spoken. */
-  units?: { images?: number; videoSeconds?: number; characters?: number };
+  units?: { images?: number | undefined; videoSeconds?: number | undefined; characters?: number | undefined } | undefined;
   /** `ok`, or `error` when the request failed or its stream did not complete. */
   status: 'ok' | 'error';
   /** HTTP status the client got (a stream that failed after it started still got 200). */
   httpStatus: number;
-  error?: EventError;
+  error?: EventError | undefined;
   /** Set when the client disconnected before the answer was complete. */
-  cancelled?: boolean;
-  finishReason?: string;
+  cancelled?: boolean | undefined;
+  finishReason?: string | undefined;
   /** Id of the answer the client saw (`chatcmpl-…`, `resp_…`, `msg_…`, a video task id). */
-  responseId?: string;
+  responseId?: string | undefined;
   /** Upstream attempts made (1 without retries). */
   attempts: number;
   /** ms since epoch when the request reached the pipeline. */
   startedAt: number;
   latencyMs: number;
   /** ms from start to the first byte of a streamed answer. */
-  ttftMs?: number;
+  ttftMs?: number | undefined;
   /** Spend charged, in `options.policies.cost` units. */
   cost: number;
 }
@@ -64,10 +64,10 @@ export interface AttemptEvent {
   /** 1-based. */
   attempt: number;
   status: 'ok' | 'error';
-  error?: EventError;
+  error?: EventError | undefined;
   /** Whether the gateway tries again after this failure, and after how long. */
   willRetry: boolean;
-  delayMs?: number;
+  delayMs?: number | undefined;
   startedAt: number;
   latencyMs: number;
 }

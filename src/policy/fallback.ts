@@ -1,4 +1,5 @@
 import { GatewayError, isAbortError, isGatewayError, toPublicError } from '../errors.js';
+import type { Defaulted } from '../optional.js';
 import type { Deployment } from '../routing/deployments.js';
 import type { DeploymentHealth } from './deployment-health.js';
 import { retryAfterMsOf, retryAfterSeconds } from './retry-after.js';
@@ -9,23 +10,23 @@ export interface RetryPolicy {
    * after the last). Default: one attempt per deployment, so a model with one deployment is not
    * retried by the gateway: its clients' SDKs retry already, and the two would multiply.
    */
-  retries?: number;
+  retries?: number | undefined;
   /** Base of the jittered exponential backoff before trying a deployment again, in ms. Default 250. */
-  backoffMs?: number;
+  backoffMs?: number | undefined;
   /** Cap of that backoff, in ms. Default 4000. */
-  maxBackoffMs?: number;
+  maxBackoffMs?: number | undefined;
   /**
    * Longest upstream `retry-after` the gateway waits out itself, in ms. A longer one ends the
    * retries and reaches the client, which is better placed to wait. Default 5000.
    */
-  maxRetryAfterMs?: number;
+  maxRetryAfterMs?: number | undefined;
   /** Retryable failures in a row that put a deployment in cooldown. Default 3. */
-  failuresBeforeCooldown?: number;
+  failuresBeforeCooldown?: number | undefined;
   /** How long a failing deployment is tried last, in ms. Default 30,000. */
-  cooldownMs?: number;
+  cooldownMs?: number | undefined;
 }
 
-export type ResolvedRetryPolicy = Required<Omit<RetryPolicy, 'retries'>> & Pick<RetryPolicy, 'retries'>;
+export type ResolvedRetryPolicy = Defaulted<Omit<RetryPolicy, 'retries'>> & Pick<RetryPolicy, 'retries'>;
 
 export const DEFAULT_RETRY_POLICY: ResolvedRetryPolicy = {
   backoffMs: 250,
@@ -39,9 +40,9 @@ export interface AttemptOutcome {
   deployment: Deployment;
   attempt: number;
   startedAt: number;
-  error?: GatewayError;
+  error?: GatewayError | undefined;
   willRetry: boolean;
-  delayMs?: number;
+  delayMs?: number | undefined;
 }
 
 export interface FallbackRun<T> {
@@ -63,7 +64,7 @@ export interface FallbackRun<T> {
    */
   attempt(deployment: Deployment, attempt: number): Promise<T>;
   onAttempt(outcome: AttemptOutcome): void;
-  random?: () => number;
+  random?: (() => number) | undefined;
 }
 
 /**

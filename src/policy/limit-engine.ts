@@ -8,16 +8,16 @@
 /** Limits of one key: on its `KeyRecord.limits`, or the defaults in `options.policies.limits`. */
 export interface KeyLimits {
   /** Requests admitted per window (a minute by default). */
-  requestsPerMinute?: number;
+  requestsPerMinute?: number | undefined;
   /** Tokens (input + output) used per window; checked before, counted after each request. */
-  tokensPerMinute?: number;
+  tokensPerMinute?: number | undefined;
   /** Requests in flight at once (a stream counts until it ends). */
-  concurrentRequests?: number;
+  concurrentRequests?: number | undefined;
   /**
    * Total spend allowed, in the units of `options.policies.cost` (tokens by default), counted by
    * the engine. For a balance the key store owns, set `KeyRecord.balance` instead.
    */
-  quota?: number;
+  quota?: number | undefined;
 }
 
 /** Where one counter stands, for the `x-ratelimit-*` headers. */
@@ -34,22 +34,22 @@ export type AdmitResult =
   | {
       allowed: true;
       /** Concurrency slot taken (when `concurrentRequests` is set); give it back to `settle`. */
-      slot?: string;
-      requests?: CounterState;
-      tokens?: CounterState;
+      slot?: string | undefined;
+      requests?: CounterState | undefined;
+      tokens?: CounterState | undefined;
     }
   | {
       allowed: false;
       reason: LimitReason;
       /** ms until the request could be admitted (0 when unknown, e.g. quota). */
       retryAfterMs: number;
-      requests?: CounterState;
-      tokens?: CounterState;
+      requests?: CounterState | undefined;
+      tokens?: CounterState | undefined;
     };
 
 export interface Settlement {
   /** The slot `admit` returned, released now. */
-  slot?: string;
+  slot?: string | undefined;
   /** Tokens to count against `tokensPerMinute`. */
   tokens: number;
   /** Spend to count against `quota`. */
@@ -71,10 +71,10 @@ export interface LimitEngine {
 
 export interface LimitEngineOptions {
   /** Length of the rate windows in ms. Default 60,000 (per minute); shorter mostly for tests. */
-  windowMs?: number;
+  windowMs?: number | undefined;
   /**
    * A concurrency slot is dropped after this long even if never released (a crashed process),
    * in ms. Default 15 minutes: longer than any sane stream.
    */
-  slotTtlMs?: number;
+  slotTtlMs?: number | undefined;
 }

@@ -1,3 +1,4 @@
+import type { Defaulted } from '../optional.js';
 import type { AdmitResult, CounterState, KeyLimits, LimitEngine, LimitEngineOptions, LimitReason, Settlement } from './limit-engine.js';
 
 /** Counters of one key id: the current rate window, the live slots and the spend. */
@@ -110,7 +111,7 @@ function pruneSlots(counters: KeyCounters, now: number): void {
 export const CONCURRENCY_RETRY_AFTER_MS = 1000;
 
 /** Options with defaults applied, checked at construction. */
-export function resolveLimitEngineOptions(options: LimitEngineOptions, engine: string): Required<LimitEngineOptions> {
+export function resolveLimitEngineOptions(options: LimitEngineOptions, engine: string): Defaulted<LimitEngineOptions> {
   const windowMs = options.windowMs ?? 60_000;
   const slotTtlMs = options.slotTtlMs ?? 15 * 60_000;
   if (!Number.isInteger(windowMs) || windowMs < 1) throw new TypeError(`${engine}: windowMs must be a positive integer (ms)`);

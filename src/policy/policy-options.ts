@@ -1,3 +1,4 @@
+import { withoutUndefined } from '../optional.js';
 import type { UsageEvent } from './events.js';
 import { DeploymentHealth } from './deployment-health.js';
 import { DEFAULT_RETRY_POLICY, type ResolvedRetryPolicy, type RetryPolicy } from './fallback.js';
@@ -6,27 +7,27 @@ import { MemoryLimitEngine } from './memory-limit-engine.js';
 
 export interface PolicyOptions {
   /** Limits of every key that does not set its own (`KeyRecord.limits` overrides them one by one). */
-  limits?: KeyLimits;
+  limits?: KeyLimits | undefined;
   /**
    * Where limit counters live. Default: this process's memory. `RedisLimitEngine` from
    * `infergate/redis` makes several instances enforce one combined limit.
    */
-  limitEngine?: LimitEngine;
+  limitEngine?: LimitEngine | undefined;
   /**
    * What to do when the limit engine fails (e.g. Redis is down): `open` serves the request
    * unlimited, `closed` answers 503. Either way it is logged. Default `open`: an outage of the
    * counters should not become an outage of the gateway.
    */
-  whenLimitsUnavailable?: 'open' | 'closed';
+  whenLimitsUnavailable?: 'open' | 'closed' | undefined;
   /**
    * The spend of a request, counted against `KeyLimits.quota` and passed to `KeyStore.charge`.
    * Default: input + output tokens.
    */
-  cost?: (event: Omit<UsageEvent, 'cost'>) => number;
+  cost?: ((event: Omit<UsageEvent, 'cost'>) => number) | undefined;
   /** Retries and fallback between a model's deployments. */
-  retry?: RetryPolicy;
+  retry?: RetryPolicy | undefined;
   /** `retry-after` sent with `insufficient_quota`, in seconds. Default 3600. */
-  quotaRetryAfterSeconds?: number;
+  quotaRetryAfterSeconds?: number | undefined;
 }
 
 export interface ResolvedPolicies {
@@ -46,7 +47,7 @@ export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPol
   if (typeof policies !== 'object') throw new TypeError('options.policies must be an object');
   const limits = policies.limits ?? {};
   checkLimits(limits, 'options.policies.limits');
-  const retry = { ...DEFAULT_RETRY_POLICY, ...policies.retry };
+  const retry = { ...DEFAULT_RETRY_POLICY, ...withoutUndefined(policies.retry ?? {}) };
   for (const [name, value] of Object.entries(retry)) {
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new TypeError(`options.policies.retry.${name} must be an integer >= 0`);
   }

@@ -9,16 +9,16 @@ export interface RedisLimitEngineOptions extends LimitEngineOptions {
    * A connected ioredis client to use (the engine does not close it). Give it
    * `enableOfflineQueue: false` so that calls fail at once while Redis is down, or…
    */
-  client?: Redis;
+  client?: Redis | undefined;
   /** …a Redis URL (`redis://host:6379/0`); the engine opens and closes its own connection. */
-  url?: string;
+  url?: string | undefined;
   /** Prefix of every key. Default `infergate:`. */
-  keyPrefix?: string;
+  keyPrefix?: string | undefined;
   /**
    * How long `admit`, `settle` and `spent` wait for Redis before rejecting, in ms. The gateway
    * then fails open or closed (`policies.failOpen`) instead of holding the request. Default 1000.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /**

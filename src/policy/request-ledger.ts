@@ -8,16 +8,16 @@ import type { AttemptEvent, EventError, UsageEvent } from './events.js';
 import type { AttemptOutcome } from './fallback.js';
 
 export interface LedgerEnd {
-  usage?: IRUsage;
+  usage?: IRUsage | undefined;
   status: 'ok' | 'error';
   /** What failed, for an `error` end. */
   error?: unknown;
   /** The status the client got; default 200 for `ok`, the error's status otherwise. */
-  httpStatus?: number;
-  cancelled?: boolean;
-  finishReason?: string;
-  responseId?: string;
-  units?: UsageEvent['units'];
+  httpStatus?: number | undefined;
+  cancelled?: boolean | undefined;
+  finishReason?: string | undefined;
+  responseId?: string | undefined;
+  units?: UsageEvent['units'] | undefined;
 }
 
 /**

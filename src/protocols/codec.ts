@@ -51,7 +51,10 @@ export interface StreamTap {
    * `failed` marks a terminal error event: the stream ends as the protocol says, but the request
    * failed (and is reported so).
    */
-  observe(event: string | undefined, data: string): { usage?: IRUsage; terminal?: boolean; failed?: boolean; responseId?: string };
+  observe(
+    event: string | undefined,
+    data: string,
+  ): { usage?: IRUsage | undefined; terminal?: boolean | undefined; failed?: boolean | undefined; responseId?: string | undefined };
   usageOfJson(json: unknown): IRUsage;
   errorFrame(error: GatewayError): string;
 }

@@ -130,7 +130,7 @@ export function optCacheControl(obj: Json, param: string): CacheControl | undefi
 }
 
 /** Copies a block's `cache_control` onto its IR part (where the IR can carry it). */
-export function withCache<T extends { cacheControl?: CacheControl }>(part: T, block: Json, param: string): T {
+export function withCache<T extends { cacheControl?: CacheControl | undefined }>(part: T, block: Json, param: string): T {
   const cacheControl = optCacheControl(block, param);
   if (cacheControl) part.cacheControl = cacheControl;
   return part;

@@ -18,7 +18,7 @@ export type TextProtocol = 'chat' | 'responses' | 'messages';
 
 export interface CacheControl {
   type: string;
-  ttl?: string;
+  ttl?: string | undefined;
   [key: string]: unknown;
 }
 
@@ -27,28 +27,28 @@ export type IRContentPart = IRTextPart | IRImagePart | IRFilePart;
 export interface IRTextPart {
   type: 'text';
   text: string;
-  cacheControl?: CacheControl;
+  cacheControl?: CacheControl | undefined;
 }
 
 /** An image given either by URL (http(s) or data URL) or as base64 data with its media type. */
 export interface IRImagePart {
   type: 'image';
-  url?: string;
-  data?: string;
-  mediaType?: string;
-  detail?: 'auto' | 'low' | 'high';
-  cacheControl?: CacheControl;
+  url?: string | undefined;
+  data?: string | undefined;
+  mediaType?: string | undefined;
+  detail?: 'auto' | 'low' | 'high' | undefined;
+  cacheControl?: CacheControl | undefined;
 }
 
 export interface IRFilePart {
   type: 'file';
   /** Base64 data (without the data-URL prefix). */
-  data?: string;
-  mediaType?: string;
-  filename?: string;
-  fileId?: string;
-  url?: string;
-  cacheControl?: CacheControl;
+  data?: string | undefined;
+  mediaType?: string | undefined;
+  filename?: string | undefined;
+  fileId?: string | undefined;
+  url?: string | undefined;
+  cacheControl?: CacheControl | undefined;
 }
 
 export interface IRToolCall {
@@ -56,20 +56,20 @@ export interface IRToolCall {
   id: string;
   name: string;
   arguments: string;
-  cacheControl?: CacheControl;
+  cacheControl?: CacheControl | undefined;
 }
 
 export interface IRReasoningPart {
   type: 'reasoning';
   text: string;
   /** Anthropic thinking signature, replayed unchanged. */
-  signature?: string;
+  signature?: string | undefined;
   /** Anthropic `redacted_thinking` data: opaque, and only Anthropic takes it back. */
-  redacted?: string;
+  redacted?: string | undefined;
   /** OpenAI Responses `encrypted_content`: opaque, and only an OpenAI Responses upstream takes it back. */
-  encrypted?: string;
+  encrypted?: string | undefined;
   /** Responses reasoning item id, when it came from one. */
-  id?: string;
+  id?: string | undefined;
 }
 
 export type IRAssistantPart = IRTextPart | IRReasoningPart | IRToolCall | { type: 'refusal'; refusal: string };
@@ -78,22 +78,22 @@ export type IRMessage =
   | { role: 'system'; content: IRTextPart[] }
   | { role: 'user'; content: IRContentPart[] }
   | { role: 'assistant'; content: IRAssistantPart[] }
-  | { role: 'tool'; toolCallId: string; content: IRContentPart[]; isError?: boolean; name?: string };
+  | { role: 'tool'; toolCallId: string; content: IRContentPart[]; isError?: boolean | undefined; name?: string | undefined };
 
 export interface IRTool {
   name: string;
-  description?: string;
+  description?: string | undefined;
   /** JSON Schema of the input object. */
-  parameters?: Record<string, unknown>;
-  strict?: boolean;
-  cacheControl?: CacheControl;
+  parameters?: Record<string, unknown> | undefined;
+  strict?: boolean | undefined;
+  cacheControl?: CacheControl | undefined;
 }
 
 export type IRToolChoice =
-  | { type: 'auto'; parallel?: boolean }
+  | { type: 'auto'; parallel?: boolean | undefined }
   | { type: 'none' }
-  | { type: 'required'; parallel?: boolean }
-  | { type: 'tool'; name: string; parallel?: boolean };
+  | { type: 'required'; parallel?: boolean | undefined }
+  | { type: 'tool'; name: string; parallel?: boolean | undefined };
 
 export interface IRRequest {
   /** The upstream model id (already mapped from the public id). */
@@ -101,29 +101,30 @@ export interface IRRequest {
   /** System instructions, in order; `instructions` (Responses) and `system` (Messages) land here. */
   system: IRTextPart[];
   messages: IRMessage[];
-  tools?: IRTool[];
-  toolChoice?: IRToolChoice;
-  parallelToolCalls?: boolean;
-  maxOutputTokens?: number;
-  temperature?: number;
-  topP?: number;
+  tools?: IRTool[] | undefined;
+  toolChoice?: IRToolChoice | undefined;
+  parallelToolCalls?: boolean | undefined;
+  maxOutputTokens?: number | undefined;
+  temperature?: number | undefined;
+  topP?: number | undefined;
   /** Anthropic-only sampling control; an OpenAI-family upstream cannot express it (400). */
-  topK?: number;
-  stop?: string[];
-  reasoning?: { effort?: string; budgetTokens?: number; summary?: string };
+  topK?: number | undefined;
+  stop?: string[] | undefined;
+  reasoning?: { effort?: string | undefined; budgetTokens?: number | undefined; summary?: string | undefined } | undefined;
   /** `json_schema` / `json_object` / `text` output format. */
   responseFormat?:
     | { type: 'text' }
     | { type: 'json_object' }
-    | { type: 'json_schema'; name?: string; schema?: unknown; strict?: boolean; description?: string };
-  metadata?: Record<string, unknown>;
-  user?: string;
+    | { type: 'json_schema'; name?: string | undefined; schema?: unknown; strict?: boolean | undefined; description?: string | undefined }
+    | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  user?: string | undefined;
   stream: boolean;
   /**
    * Tool types the client offered that this upstream cannot run (hosted tools such as
    * `web_search`), dropped from `tools`; the gateway names them in `x-infergate-dropped-tools`.
    */
-  droppedTools?: string[];
+  droppedTools?: string[] | undefined;
   /**
    * Fields with the same name and meaning in every OpenAI protocol (`prompt_cache_key`,
    * `service_tier`, `store`, `seed`…), kept so an OpenAI-family upstream receives them unchanged.
@@ -135,14 +136,14 @@ export type IRFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter'
 
 export interface IRUsage {
   /** Every prompt token, cached reads and cache writes included (OpenAI semantics). */
-  input?: number;
-  cachedRead?: number;
-  cacheWrite?: number;
+  input?: number | undefined;
+  cachedRead?: number | undefined;
+  cacheWrite?: number | undefined;
   /** Every generated token, reasoning included. */
-  output?: number;
-  reasoning?: number;
+  output?: number | undefined;
+  reasoning?: number | undefined;
   /** The upstream's own usage object, for the usage event (encoders never read it). */
-  raw?: Record<string, unknown>;
+  raw?: Record<string, unknown> | undefined;
 }
 
 export interface IRResponse {
@@ -151,7 +152,7 @@ export interface IRResponse {
   /** Output parts in order: reasoning, text, tool calls, refusal. */
   content: IRAssistantPart[];
   finishReason: IRFinishReason;
-  stopSequence?: string;
+  stopSequence?: string | undefined;
   usage: IRUsage;
   /** Unix seconds. */
   created: number;
@@ -167,16 +168,16 @@ export interface IRResponse {
  * without `finish` unless it throws.
  */
 export type IRStreamEvent =
-  | { type: 'start'; id: string; model: string; created: number; usage?: IRUsage }
+  | { type: 'start'; id: string; model: string; created: number; usage?: IRUsage | undefined }
   | { type: 'text_delta'; text: string }
   | { type: 'refusal_delta'; text: string }
   | { type: 'reasoning_delta'; text: string }
   /** Closes the open reasoning part with its signature or opaque content. */
-  | { type: 'reasoning_end'; signature?: string; redacted?: string; encrypted?: string }
+  | { type: 'reasoning_end'; signature?: string | undefined; redacted?: string | undefined; encrypted?: string | undefined }
   | { type: 'tool_call_start'; id: string; name: string }
   | { type: 'tool_call_delta'; arguments: string }
   | { type: 'usage'; usage: IRUsage }
-  | { type: 'finish'; reason: IRFinishReason; stopSequence?: string; usage?: IRUsage };
+  | { type: 'finish'; reason: IRFinishReason; stopSequence?: string | undefined; usage?: IRUsage | undefined };
 
 /** Merge usage counters: later values overwrite earlier ones (upstream counters are cumulative). */
 export function mergeUsage(base: IRUsage, update: IRUsage | undefined): IRUsage {

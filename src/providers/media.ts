@@ -28,7 +28,7 @@ export interface UploadedFile {
    */
   data: Buffer;
   /** The same bytes as they arrived, in order, when the file came in chunks (uploads do). */
-  chunks?: readonly Buffer[];
+  chunks?: readonly Buffer[] | undefined;
 }
 
 /** `POST /v1/images/edits` (spec 2.6): the text fields as validated, and the files. */
@@ -36,22 +36,22 @@ export interface ImageEditRequest {
   fields: ImageEditFields;
   /** In the order they were sent. */
   images: UploadedFile[];
-  mask?: UploadedFile;
+  mask?: UploadedFile | undefined;
 }
 
 export interface GeneratedImage {
-  b64_json?: string;
-  url?: string;
-  revised_prompt?: string;
+  b64_json?: string | undefined;
+  url?: string | undefined;
+  revised_prompt?: string | undefined;
 }
 
 /** A whole answer (spec 2.7): `created`, `data`, and what the upstream echoes (`size`, `usage`…). */
 export interface ImageResult {
   created: number;
   data: GeneratedImage[];
-  usage?: Record<string, unknown>;
+  usage?: Record<string, unknown> | undefined;
   /** Other top-level fields of the answer (`background`, `output_format`, `quality`, `size`). */
-  extra?: Record<string, unknown>;
+  extra?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -62,7 +62,7 @@ export interface ImageResult {
 export interface ImageStreamEvent {
   type: 'partial_image' | 'completed';
   b64_json: string;
-  partial_image_index?: number;
+  partial_image_index?: number | undefined;
   [field: string]: unknown;
 }
 
@@ -76,19 +76,19 @@ export interface VideoJob {
   /** The upstream task id (never shown to clients). */
   id: string;
   /** Provider-private data kept with the task (e.g. the finished video's URL); JSON only. */
-  state?: Record<string, unknown>;
+  state?: Record<string, unknown> | undefined;
 }
 
 /** An upstream task's status, in the spec's words (section 2.9). */
 export interface VideoJobStatus {
   status: TaskStatus;
   /** 0–100; rounded and clamped by the gateway, which also never lets it go down. */
-  progress?: number;
+  progress?: number | undefined;
   /** Unix seconds. */
-  completedAt?: number;
-  error?: { message: string; type?: string; code?: string | null };
+  completedAt?: number | undefined;
+  error?: { message: string; type?: string | undefined; code?: string | null | undefined } | undefined;
   /** Replaces the job's `state` when present. */
-  state?: Record<string, unknown>;
+  state?: Record<string, unknown> | undefined;
 }
 
 /** The finished video's bytes, streamed: 200, or 206 for a satisfied `Range`. */
@@ -107,7 +107,7 @@ export interface TaskCallContext {
   signal: AbortSignal;
   model: ModelEntry;
   /** As `CallContext.idleTimeoutMs`: the longest upstream silence while a video is streamed. */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
 }
 
 export type { SpeechRequest, VideoRequest };

@@ -31,7 +31,7 @@ export interface CallContext {
    * providers hand it to undici as the request's body timeout, unless their own
    * `timeouts.bodyMs` is set.
    */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
 }
 
 /** A client request to send on as it is (only `model` mapped). */
@@ -44,7 +44,7 @@ export interface PassthroughRequest {
    * (`http/replace-json-model.ts`). Sent as it is when present: serializing `body` again costs
    * tens of milliseconds of blocked event loop on a large body.
    */
-  rawBody?: readonly string[];
+  rawBody?: readonly string[] | undefined;
   /** The client's headers; a provider forwards only the protocol's own (e.g. `anthropic-beta`). */
   headers: Headers;
 }
@@ -66,7 +66,7 @@ export interface UpstreamReply {
   contentType: string;
   body: AsyncIterable<Uint8Array>;
   /** Blanks the upstream's credentials and address out of text taken from its answer (error messages). */
-  redact?: (text: string) => string;
+  redact?: ((text: string) => string) | undefined;
 }
 
 /**
@@ -79,7 +79,7 @@ export interface UpstreamReply {
  */
 export interface TextCapability {
   /** Client protocols this provider accepts unchanged (model id mapped) through `passthrough`. */
-  readonly nativeProtocols?: readonly TextProtocol[];
+  readonly nativeProtocols?: readonly TextProtocol[] | undefined;
   passthrough?(request: PassthroughRequest, call: CallContext): Promise<UpstreamReply>;
   stream?(request: IRRequest, call: CallContext): AsyncIterable<IRStreamEvent>;
   generate?(request: IRRequest, call: CallContext): Promise<IRResponse>;
@@ -121,7 +121,7 @@ export interface VideoCapability {
   create(request: VideoRequest, call: CallContext): Promise<VideoJob>;
   get(job: VideoJob, call: TaskCallContext): Promise<VideoJobStatus>;
   /** The finished video, streamed; `range` is the client's `Range` header, to honour or ignore. */
-  content(job: VideoJob, request: { range?: string }, call: TaskCallContext): Promise<VideoContent>;
+  content(job: VideoJob, request: { range?: string | undefined }, call: TaskCallContext): Promise<VideoContent>;
 }
 
 /**
@@ -134,10 +134,10 @@ export interface Provider {
   readonly type: string;
   /** The shape's version; a provider without it is read as a `FlatProvider`. */
   readonly version: 2;
-  readonly text?: TextCapability;
-  readonly images?: ImageCapability;
-  readonly speech?: SpeechCapability;
-  readonly video?: VideoCapability;
+  readonly text?: TextCapability | undefined;
+  readonly images?: ImageCapability | undefined;
+  readonly speech?: SpeechCapability | undefined;
+  readonly video?: VideoCapability | undefined;
   /** Releases pooled connections and timers. */
   close?(): Promise<void>;
 }
@@ -145,19 +145,19 @@ export interface Provider {
 /** The first provider shape, one object of optional methods; still accepted for custom providers. */
 export interface FlatProvider {
   readonly type: string;
-  readonly nativeProtocols?: readonly TextProtocol[];
-  passthrough?: TextCapability['passthrough'];
-  streamText?: TextCapability['stream'];
-  generateText?: TextCapability['generate'];
-  countTokens?: TextCapability['countTokens'];
-  storedResponse?: TextCapability['storedResponse'];
-  compactResponses?: TextCapability['compact'];
-  generateImage?: ImageCapability['generate'];
-  editImage?: ImageCapability['edit'];
-  synthesizeSpeech?: SpeechCapability['synthesize'];
+  readonly nativeProtocols?: readonly TextProtocol[] | undefined;
+  passthrough?: TextCapability['passthrough'] | undefined;
+  streamText?: TextCapability['stream'] | undefined;
+  generateText?: TextCapability['generate'] | undefined;
+  countTokens?: TextCapability['countTokens'] | undefined;
+  storedResponse?: TextCapability['storedResponse'] | undefined;
+  compactResponses?: TextCapability['compact'] | undefined;
+  generateImage?: ImageCapability['generate'] | undefined;
+  editImage?: ImageCapability['edit'] | undefined;
+  synthesizeSpeech?: SpeechCapability['synthesize'] | undefined;
   /** `createVideo`, `getVideo` and `videoContent` come together. */
-  createVideo?: VideoCapability['create'];
-  getVideo?: VideoCapability['get'];
-  videoContent?: VideoCapability['content'];
+  createVideo?: VideoCapability['create'] | undefined;
+  getVideo?: VideoCapability['get'] | undefined;
+  videoContent?: VideoCapability['content'] | undefined;
   close?(): Promise<void>;
 }

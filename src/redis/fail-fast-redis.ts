@@ -2,9 +2,9 @@ import { Redis } from 'ioredis';
 
 export interface FailFastRedisOptions {
   /** A connected ioredis client to use (not closed by `close`), or… */
-  client?: Redis;
+  client?: Redis | undefined;
   /** …a Redis URL; the connection is opened here and closed by `close`. */
-  url?: string;
+  url?: string | undefined;
   /** Longest wait for any call, in ms. */
   timeoutMs: number;
   /** Who is calling, for messages (`RedisLimitEngine`). */

@@ -7,45 +7,45 @@ export interface ModelEntry {
   /** Name of a provider in the gateway's `providers`. */
   provider: string;
   /** Model id sent upstream. Default: `id`. */
-  upstreamModel?: string;
+  upstreamModel?: string | undefined;
   /**
    * Several upstreams serving this model, chosen by weight, with fallback between them. When
    * set, `provider` and `upstreamModel` are only the defaults of its entries.
    */
-  deployments?: readonly DeploymentEntry[];
+  deployments?: readonly DeploymentEntry[] | undefined;
   /** Which endpoints serve it. Default `text`. */
-  kind?: ModelKind;
+  kind?: ModelKind | undefined;
   /** Per-family rules of the spec (section 4 rule 4): `gpt-image`, `seedream`. */
-  family?: string;
+  family?: string | undefined;
   /** Groups allowed to use it. Default: every group. */
-  groups?: readonly string[];
+  groups?: readonly string[] | undefined;
   /** `owned_by` in the models listing. Default: the provider name. */
-  ownedBy?: string;
+  ownedBy?: string | undefined;
   /**
    * Whether the model accepts `previous_response_id`. Default false: the spec's current models
    * reject it, so the gateway answers 400 before any upstream call.
    */
-  previousResponseId?: boolean;
+  previousResponseId?: boolean | undefined;
   /** Whether the model accepts `service_tier: "auto"`. Default false (400, as the spec says). */
-  serviceTierAuto?: boolean;
+  serviceTierAuto?: boolean | undefined;
   /**
    * Whether the upstream model takes reasoning options (effort, thinking budget) translated from
    * another protocol. Default: true, except for names known not to reason (`gpt-4*`, `claude-3-5*`…).
    */
-  reasoning?: boolean;
+  reasoning?: boolean | undefined;
 }
 
 /** A model as configured: with `deployments`, `provider` may be left out. */
-export type ModelConfig = Omit<ModelEntry, 'provider'> & { provider?: string };
+export type ModelConfig = Omit<ModelEntry, 'provider'> & { provider?: string | undefined };
 
 /** One upstream that can serve a public model: a provider and the model id it knows. */
 export interface DeploymentEntry {
   /** Name of a provider in the gateway's `providers`. */
   provider: string;
   /** Model id sent upstream. Default: the model's `upstreamModel`, else its `id`. */
-  upstreamModel?: string;
+  upstreamModel?: string | undefined;
   /** Share of traffic relative to the other deployments. Default 1. */
-  weight?: number;
+  weight?: number | undefined;
   /** Stable name in events, cooldown state and sticky hashing. Default `provider/upstreamModel`. */
-  id?: string;
+  id?: string | undefined;
 }

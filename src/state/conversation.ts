@@ -25,7 +25,7 @@ export interface ContinuedRequest {
 export interface CompletedResponse {
   id: string;
   output: unknown[];
-  status?: string;
+  status?: string | undefined;
   /** The whole Response object as the client got it. */
   response: Record<string, unknown>;
 }

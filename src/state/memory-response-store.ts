@@ -2,15 +2,15 @@ import { itemsWithIds, type ResponseStore, type StoredResponse } from './respons
 
 export interface MemoryResponseStoreOptions {
   /** Responses kept at most; the oldest are dropped first. Default 10,000. */
-  maxResponses?: number;
+  maxResponses?: number | undefined;
   /**
    * Total size of the kept responses (their JSON, in UTF-8 bytes) at most; the oldest are dropped
    * first. Each response holds its whole conversation, so long conversations weigh more than
    * their count says. Default 256 MiB.
    */
-  maxBytes?: number;
+  maxBytes?: number | undefined;
   /** How long a response can be continued after it was stored, in ms. Default 30 days. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
 }
 
 interface Entry {

@@ -4,18 +4,18 @@ import { itemsWithIds, type ResponseStore, type StoredResponse } from './respons
 
 export interface RedisResponseStoreOptions {
   /** A connected ioredis client to use (the store does not close it), or… */
-  client?: Redis;
+  client?: Redis | undefined;
   /** …a Redis URL (`redis://host:6379/0`); the store opens and closes its own connection. */
-  url?: string;
+  url?: string | undefined;
   /** Prefix of every key. Default `infergate:`. */
-  keyPrefix?: string;
+  keyPrefix?: string | undefined;
   /** How long a response can be continued after it was stored, in seconds. Default 30 days. */
-  ttlSeconds?: number;
+  ttlSeconds?: number | undefined;
   /**
    * How long `get` and `put` wait for Redis before rejecting, in ms: a `previous_response_id`
    * then fails with a 500 instead of holding the request while Redis is down. Default 2000.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /**

@@ -23,15 +23,15 @@ export interface StoredResponse {
    * The Response object as the client got it, without its `output` (the last `outputCount` of
    * `items`): what `GET /v1/responses/{id}` answers.
    */
-  response?: Record<string, unknown>;
+  response?: Record<string, unknown> | undefined;
   /** How many of the last `items` are this response's output; the ones before were its input. */
-  outputCount?: number;
+  outputCount?: number | undefined;
   /**
    * Set when an upstream keeps the response itself (a Responses upstream answered it on
    * passthrough with `store` on): `items` is then empty, and reads and deletes go to that
    * deployment. The record only says which key owns the id and where it lives.
    */
-  upstream?: { provider: string; deployment: string };
+  upstream?: { provider: string; deployment: string } | undefined;
 }
 
 export interface ResponseStore {

@@ -3,13 +3,13 @@ import { isFinal, type TaskStore, type VideoTaskRecord } from './task-store.js';
 
 export interface RedisTaskStoreOptions {
   /** A connected ioredis client to use (the store does not close it), or… */
-  client?: Redis;
+  client?: Redis | undefined;
   /** …a Redis URL (`redis://host:6379/0`); the store opens and closes its own connection. */
-  url?: string;
+  url?: string | undefined;
   /** Prefix of every key. Default `infergate:`. */
-  keyPrefix?: string;
+  keyPrefix?: string | undefined;
   /** How long a task is kept after its last write, in seconds. Default 7 days. */
-  ttlSeconds?: number;
+  ttlSeconds?: number | undefined;
 }
 
 /**

@@ -16,18 +16,18 @@ export interface VideoTaskRecord {
   provider: string;
   upstreamId: string;
   /** Provider-private data (`VideoJob.state`), JSON only. */
-  upstreamState?: Record<string, unknown>;
+  upstreamState?: Record<string, unknown> | undefined;
   status: TaskStatus;
   /** Integer 0–100. */
   progress: number;
   /** Unix seconds. */
   createdAt: number;
-  completedAt?: number;
+  completedAt?: number | undefined;
   /** The request's `metadata`, echoed in the VideoTask. */
-  metadata?: Record<string, unknown>;
-  error?: { message: string; type?: string; code?: string | null };
+  metadata?: Record<string, unknown> | undefined;
+  error?: { message: string; type?: string | undefined; code?: string | null | undefined } | undefined;
   /** When the status was last refreshed from the upstream (ms since epoch). */
-  refreshedAt?: number;
+  refreshedAt?: number | undefined;
   /** Bumped by every write; `update` only succeeds on the revision it read (compare and set). */
   revision: number;
 }
@@ -59,9 +59,9 @@ export interface TaskStore {
 /** The default store: one process, lost on restart. */
 export interface MemoryTaskStoreOptions {
   /** How long a task is kept after its last write, in ms. Default 7 days, as `RedisTaskStore`. */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /** Most tasks kept; beyond it the oldest go first. Default 100,000. */
-  maxTasks?: number;
+  maxTasks?: number | undefined;
 }
 
 export class MemoryTaskStore implements TaskStore {

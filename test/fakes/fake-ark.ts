@@ -9,7 +9,7 @@ export interface FakeArk extends MediaServer {
   taskStatuses: string[];
   /** Audio chunks the TTS answer carries (each one NDJSON line), and an optional error line. */
   speechChunks: Buffer[];
-  speechError?: { code: number; message: string };
+  speechError?: { code: number; message: string } | undefined;
 }
 
 /**

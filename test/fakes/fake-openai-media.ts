@@ -14,9 +14,9 @@ export interface FakeOpenAIMedia extends MediaServer {
   /** Statuses `GET /v1/videos/{id}` answers in turn (the last one repeats). */
   videoStatuses: Record<string, unknown>[];
   /** Answer the next request with this error instead. */
-  failNext?: { status: number; body: unknown };
+  failNext?: { status: number; body: unknown } | undefined;
   /** When set, speech answers send a first chunk, then wait for this promise before the rest. */
-  speechGate?: Promise<void>;
+  speechGate?: Promise<void> | undefined;
   /** When set, the next speech answer sends its first chunk, then drops the connection. */
   cutSpeech?: boolean;
   /** When set, the next request is answered with headers (200, JSON), then nothing until the client hangs up. */

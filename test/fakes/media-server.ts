@@ -8,7 +8,7 @@ export interface RecordedPart {
   /** Text fields. */
   value?: string;
   /** Files. */
-  filename?: string;
+  filename?: string | undefined;
   contentType?: string;
   data?: Buffer;
 }

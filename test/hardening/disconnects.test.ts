@@ -212,7 +212,7 @@ interface FloodResult {
   sent: number;
   stalled: boolean;
   /** The gateway's end of the upstream connection. */
-  gatewayPort?: number;
+  gatewayPort?: number | undefined;
 }
 const floods = new Map<string, FloodResult>();
 

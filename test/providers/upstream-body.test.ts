@@ -95,7 +95,7 @@ describe('multipartBody', () => {
     const { bytes, length } = await sent(body);
     expect(length).toBe(bytes.length);
 
-    const parts: { name: string; value?: string; filename?: string; data?: Buffer }[] = [];
+    const parts: { name: string; value?: string; filename?: string | undefined; data?: Buffer }[] = [];
     await new Promise<void>((resolve, reject) => {
       const parser = busboy({ headers: { 'content-type': contentType } });
       parser.on('field', (name, value) => parts.push({ name, value }));

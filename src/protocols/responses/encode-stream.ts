@@ -48,7 +48,7 @@ interface OpenMessage {
   /** Finished content parts. */
   parts: Json[];
   /** The content part being streamed. */
-  part?: { kind: 'text' | 'refusal'; text: string };
+  part?: { kind: 'text' | 'refusal'; text: string } | undefined;
 }
 
 interface OpenReasoning {

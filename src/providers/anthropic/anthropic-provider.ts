@@ -8,23 +8,23 @@ import { anthropicTokenCounting } from './anthropic-count-tokens.js';
 
 export interface AnthropicProviderOptions {
   /** Without `/v1`, as in the official SDK. Default `https://api.anthropic.com`. */
-  baseURL?: string;
-  apiKey?: string;
+  baseURL?: string | undefined;
+  apiKey?: string | undefined;
   /** `anthropic-version` sent when translating. Default `2023-06-01`. Passthrough keeps the client's. */
-  version?: string;
+  version?: string | undefined;
   /** `anthropic-beta` sent on every request, merged with the client's on passthrough. */
-  beta?: string;
+  beta?: string | undefined;
   /**
    * Which of the client's `anthropic-beta` values are forwarded on passthrough: `'all'` (the
    * default, right for api.anthropic.com), or an allowlist for a server that mimics the API and
    * rejects betas it does not know. Translated requests never carry the client's betas.
    */
-  betas?: 'all' | readonly string[];
+  betas?: 'all' | readonly string[] | undefined;
   /** `max_tokens` for translated requests that set none (Anthropic requires it). Default 4096. */
-  defaultMaxTokens?: number;
-  headers?: Record<string, string>;
-  timeouts?: UpstreamTimeouts;
-  dispatcher?: Dispatcher;
+  defaultMaxTokens?: number | undefined;
+  headers?: Record<string, string> | undefined;
+  timeouts?: UpstreamTimeouts | undefined;
+  dispatcher?: Dispatcher | undefined;
 }
 
 /** Anthropic's Messages API (and servers that mimic it). */

@@ -13,25 +13,25 @@ export const VOLCENGINE_SPEECH_URL = 'https://openspeech.bytedance.com';
 
 export interface ArkSpeechOptions {
   /** Default `https://openspeech.bytedance.com`. */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** The console's APP ID and Access Token (`X-Api-App-Id`, `X-Api-Access-Key`)… */
-  appId?: string;
-  accessKey?: string;
+  appId?: string | undefined;
+  accessKey?: string | undefined;
   /** …or a single API key (`X-Api-Key`). */
-  apiKey?: string;
+  apiKey?: string | undefined;
 }
 
 export interface ArkProviderOptions {
   /** Ark's API base, with `/api/v3`. Default `https://ark.cn-beijing.volces.com/api/v3`. */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** Ark API key (`Authorization: Bearer`). */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Speech synthesis credentials; without them speech models on this provider answer 502 from the upstream. */
-  speech?: ArkSpeechOptions;
-  headers?: Record<string, string>;
-  timeouts?: UpstreamTimeouts;
+  speech?: ArkSpeechOptions | undefined;
+  headers?: Record<string, string> | undefined;
+  timeouts?: UpstreamTimeouts | undefined;
   /** An undici dispatcher for every call (tests). Default: a pooled Agent per upstream host. */
-  dispatcher?: Dispatcher;
+  dispatcher?: Dispatcher | undefined;
 }
 
 /**
@@ -60,12 +60,12 @@ export function createArkProvider(options: ArkProviderOptions = {}): Provider {
   const speech = new UpstreamClient({ baseURL: options.speech?.baseURL ?? VOLCENGINE_SPEECH_URL, headers: speechHeaders(options.speech), ...common });
 
   // Ark's text API is OpenAI's, without the stored-response, compaction and token-count endpoints.
-  const { nativeProtocols, passthrough, stream, generate } = text.text!;
+  const { countTokens: _countTokens, storedResponse: _storedResponse, compact: _compact, ...arkText } = text.text!;
 
   return {
     type: 'ark',
     version: 2,
-    text: { nativeProtocols, passthrough, stream, generate },
+    text: arkText,
     images: arkImages(media),
     video: arkVideos(media),
     speech: arkSpeech(speech),

@@ -4,21 +4,21 @@ import { wireBody, type UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamTimeouts {
   /** TCP + TLS connect. Default 10 s. */
-  connectMs?: number;
+  connectMs?: number | undefined;
   /** Until the response headers arrive. Default 120 s (slow first tokens on big prompts). */
-  headersMs?: number;
+  headersMs?: number | undefined;
   /**
    * Longest silence between two body chunks. Default: the gateway's `limits.streamIdleTimeoutMs`
    * (300 s unless set), which calls carry as `idleTimeoutMs`; set here, it wins.
    */
-  bodyMs?: number;
+  bodyMs?: number | undefined;
 }
 
 /** What every upstream call carries from the client's request (a `CallContext` is one). */
 export interface UpstreamCall {
   signal: AbortSignal;
   /** Longest silence of the upstream while its answer is read (see `UpstreamTimeouts.bodyMs`). */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
 }
 
 export interface UpstreamClientOptions {
@@ -133,7 +133,7 @@ export class UpstreamClient {
         method,
         headers,
         // undici's docs list iterables among the body types; its typings leave them out.
-        body: wire?.body as Dispatcher.RequestOptions['body'],
+        body: (wire?.body ?? null) as Exclude<Dispatcher.RequestOptions['body'], undefined>,
         signal: init.signal,
         dispatcher: this.dispatcher,
         ...this.bodyTimeout(init),

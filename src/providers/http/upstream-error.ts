@@ -86,10 +86,10 @@ export function redactedError(error: GatewayError, redact: ((text: string) => st
 }
 
 interface ParsedError {
-  message?: string;
-  type?: string;
-  code?: string;
-  param?: string;
+  message?: string | undefined;
+  type?: string | undefined;
+  code?: string | undefined;
+  param?: string | undefined;
 }
 
 function parseErrorBody(text: string): ParsedError {

@@ -221,7 +221,7 @@ function b64(image: RgbaImage): string {
   return Buffer.from(encodePng(image)).toString('base64');
 }
 
-function details(size: { width: number; height: number }, request: { quality?: string; background?: unknown }): Record<string, unknown> {
+function details(size: { width: number; height: number }, request: { quality?: string | undefined; background?: unknown }): Record<string, unknown> {
   return {
     size: `${size.width}x${size.height}`,
     quality: request.quality ?? 'auto',

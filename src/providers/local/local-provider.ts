@@ -14,12 +14,12 @@ export interface LocalProviderOptions {
    * Pause between streamed chunks, in milliseconds, so a person sees the answer stream.
    * Default 15; 0 streams as fast as the client reads. JSON answers never wait.
    */
-  chunkDelayMs?: number;
+  chunkDelayMs?: number | undefined;
   /**
    * How long a local video task takes, in ms: `queued` for the first fifth, then `in_progress`,
    * then `completed`. Default 6000.
    */
-  videoRenderMs?: number;
+  videoRenderMs?: number | undefined;
 }
 
 export const LOCAL_CHAT_MODEL = 'local-chat';

@@ -34,7 +34,7 @@ interface BuildContext {
   depth: number;
   /** The property the value is for, which hints at what a string should hold. */
   name: string;
-  description?: string;
+  description?: string | undefined;
 }
 
 function buildValue(schema: Schema, context: BuildContext): unknown {

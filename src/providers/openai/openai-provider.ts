@@ -11,25 +11,25 @@ import { openAIResponsesResources } from './openai-responses-resources.js';
 
 export interface OpenAIProviderOptions {
   /** Includes `/v1`, as in the official SDK. Default `https://api.openai.com/v1`. */
-  baseURL?: string;
-  apiKey?: string;
+  baseURL?: string | undefined;
+  apiKey?: string | undefined;
   /** The upstream serves `/responses`. Default: true for api.openai.com, false elsewhere. */
-  responses?: boolean;
+  responses?: boolean | undefined;
   /**
    * The upstream serves `/chat/completions`. Default true. `false` describes a Responses-only
    * upstream: Chat clients are then translated through Responses too (needs `responses: true`).
    */
-  chat?: boolean;
+  chat?: boolean | undefined;
   /**
    * Upstream protocol used when the client's protocol must be translated (Anthropic clients, and
    * Chat clients when `chat` is false). Default `chat`, which every OpenAI-compatible server
    * speaks, or `responses` when `chat` is false.
    */
-  translateVia?: 'chat' | 'responses';
+  translateVia?: 'chat' | 'responses' | undefined;
   /** Extra headers on every upstream request (e.g. `OpenAI-Organization`). */
-  headers?: Record<string, string>;
-  timeouts?: UpstreamTimeouts;
-  dispatcher?: Dispatcher;
+  headers?: Record<string, string> | undefined;
+  timeouts?: UpstreamTimeouts | undefined;
+  dispatcher?: Dispatcher | undefined;
 }
 
 const paths: Record<'chat' | 'responses', string> = { chat: '/chat/completions', responses: '/responses' };
