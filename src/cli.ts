@@ -55,9 +55,9 @@ async function main(): Promise<void> {
     // Standalone, one line per request is what an operator expects to see.
     accessLog: true,
     ...options,
-    ...(taskStore ? { taskStore } : {}),
-    ...(limitEngine ? { policies: { ...options.policies, limitEngine } } : {}),
-    ...(responseStore ? { responseStore } : {}),
+    taskStore,
+    policies: limitEngine ? { ...options.policies, limitEngine } : options.policies,
+    responseStore,
   });
   const server = createServer(gateway);
   await listen(server, port, host);

@@ -92,17 +92,17 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
     keys: config.keys,
     providers,
     models,
-    ...(config.basePath === undefined ? {} : { basePath: config.basePath }),
-    ...(config.messages === undefined ? {} : { messages: config.messages }),
-    ...(config.contractVersion === undefined ? {} : { contractVersion: config.contractVersion }),
-    ...(config.limits === undefined ? {} : { limits: config.limits }),
-    ...(config.taskStore === undefined || config.taskStore.type === 'memory' ? {} : { redisTaskStore: config.taskStore }),
+    basePath: config.basePath,
+    messages: config.messages,
+    contractVersion: config.contractVersion,
+    limits: config.limits,
+    redisTaskStore: config.taskStore?.type === 'redis' ? config.taskStore : undefined,
     ...policiesOf(config.policies),
-    ...(config.responseStore === undefined || config.responseStore.type === 'memory' ? {} : { redisResponseStore: config.responseStore }),
-    ...(config.videoRefreshIntervalMs === undefined ? {} : { videoRefreshIntervalMs: config.videoRefreshIntervalMs }),
-    ...(config.videoPoller === undefined ? {} : { videoPoller: config.videoPoller }),
-    ...(config.port === undefined ? {} : { port: config.port }),
-    ...(config.host === undefined ? {} : { host: config.host }),
+    redisResponseStore: config.responseStore?.type === 'redis' ? config.responseStore : undefined,
+    videoRefreshIntervalMs: config.videoRefreshIntervalMs,
+    videoPoller: config.videoPoller,
+    port: config.port,
+    host: config.host,
   };
 }
 
@@ -110,7 +110,7 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
 function policiesOf(policies: ConfigFile['policies']): Pick<LoadedConfig, 'policies' | 'redisLimitStore'> {
   if (!policies) return {};
   const { limitStore, ...rest } = policies;
-  return { policies: rest, ...(limitStore && limitStore.type === 'redis' ? { redisLimitStore: limitStore } : {}) };
+  return { policies: rest, redisLimitStore: limitStore?.type === 'redis' ? limitStore : undefined };
 }
 
 function crossCheckKeys(keys: readonly StaticKey[]): string[] {

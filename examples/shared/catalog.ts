@@ -11,7 +11,7 @@ export function exampleCatalog(options: ExampleOptions = {}): Pick<GatewayOption
   const models = localModels('local');
   if (options.upstream) {
     const { baseURL, apiKey, models: ids } = options.upstream;
-    providers.upstream = createOpenAIProvider({ baseURL, ...(apiKey ? { apiKey } : {}) });
+    providers.upstream = createOpenAIProvider({ baseURL, apiKey });
     for (const id of ids) models.push({ id, provider: 'upstream' });
   }
   return { providers, models };
@@ -28,5 +28,5 @@ export function optionsFromEnv(env: Record<string, string | undefined> = process
     .split(',')
     .map((id) => id.trim())
     .filter(Boolean);
-  return { upstream: { baseURL, models, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) } };
+  return { upstream: { baseURL, models, apiKey: env.OPENAI_API_KEY || undefined } };
 }

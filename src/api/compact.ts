@@ -46,7 +46,7 @@ export async function compactResponse(context: RouteContext): Promise<Response> 
     ledger.trying(deployment, 1);
     const answer = await compacted(provider, body, deployment, request, call);
     const json = answer as { id?: unknown; usage?: unknown };
-    ledger.finish({ status: 'ok', usage: responsesClient.tap.usageOfJson(json), ...(typeof json.id === 'string' ? { responseId: json.id } : {}) });
+    ledger.finish({ status: 'ok', usage: responsesClient.tap.usageOfJson(json), responseId: typeof json.id === 'string' ? json.id : undefined });
     return addHeaders(jsonResponse(answer), ledger.headers);
   } catch (error) {
     ledger.finish({ status: 'error', error, cancelled: context.signal.aborted });

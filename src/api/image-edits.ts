@@ -29,7 +29,7 @@ export async function editImages(context: RouteContext): Promise<Response> {
   const stream = body.stream === true;
   const media = { model, kind: 'image', endpoint: '/v1/images/edits', stream, capability: 'images.edit', what: 'Image editing' } as const;
   const { result, ledger } = await runMediaCall(context, media, (provider, call) =>
-    provider.images.edit({ fields: { ...body, model: upstreamModel(call.model) }, images, ...(mask ? { mask } : {}) }, call),
+    provider.images.edit({ fields: { ...body, model: upstreamModel(call.model) }, images, mask }, call),
   );
   return addHeaders(await imageResponse(result, stream, 'image_edit', options.logger, ledger), ledger.headers);
 }

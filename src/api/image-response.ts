@@ -70,7 +70,7 @@ async function* frames(events: AsyncIterable<ImageStreamEvent>, prefix: ImageEve
       status: failure === undefined && images > 0 ? 'ok' : 'error',
       usage: responsesUpstream.usageOf(usage),
       units: { images },
-      ...(failure !== undefined ? { error: failure } : {}),
+      error: failure,
     });
   }
 }

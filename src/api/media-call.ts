@@ -60,7 +60,7 @@ export async function runMediaCall<C extends MediaCapability, T>(
     });
     return { result, ledger };
   } catch (error) {
-    ledger.finish({ status: 'error', error, cancelled: signal.aborted, ...(signal.aborted ? { httpStatus: 499 } : {}) });
+    ledger.finish({ status: 'error', error, cancelled: signal.aborted, httpStatus: signal.aborted ? 499 : undefined });
     if (isGatewayError(error)) Object.assign(error.headers, ledger.headers);
     throw error;
   }

@@ -25,9 +25,7 @@ export async function createSpeech(context: RouteContext): Promise<Response> {
     startIterable(await provider.speech.synthesize({ ...body, model: upstreamModel(call.model) }, call)),
   );
   ledger.firstByte();
-  const settled = settleAfter(audio, (status, error) =>
-    ledger.finish({ status, units: { characters: body.input.length }, ...(error !== undefined ? { error } : {}) }),
-  );
+  const settled = settleAfter(audio, (status, error) => ledger.finish({ status, units: { characters: body.input.length }, error }));
   return new Response(streamBody(settled, context.serverContext), {
     status: 200,
     headers: { 'content-type': CONTENT_TYPES[format], 'cache-control': 'no-cache', ...ledger.headers },

@@ -47,7 +47,7 @@ export async function handleTokenCount(context: RouteContext, endpoint: TokenCou
         {
           protocol: endpoint.protocol,
           body: { ...sent.parsed, model: upstreamModel },
-          ...(sent.text !== undefined ? { rawBody: replaceTopLevelFields(sent.text, { model: upstreamModel }) } : {}),
+          rawBody: sent.text === undefined ? undefined : replaceTopLevelFields(sent.text, { model: upstreamModel }),
           headers: request.headers,
         },
         call,

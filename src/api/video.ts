@@ -19,7 +19,7 @@ export async function createVideo(context: RouteContext): Promise<Response> {
     options.videoTasks.create(provider, { ...body, model: upstreamModel(call.model) }, call),
   );
   const seconds = Number(body.seconds ?? body.duration);
-  ledger.finish({ status: 'ok', responseId: task.id, ...(Number.isFinite(seconds) ? { units: { videoSeconds: seconds } } : {}) });
+  ledger.finish({ status: 'ok', responseId: task.id, units: Number.isFinite(seconds) ? { videoSeconds: seconds } : undefined });
   return addHeaders(jsonResponse(videoTaskView(task)), ledger.headers);
 }
 
@@ -69,8 +69,8 @@ export function videoTaskView(task: VideoTaskRecord): Record<string, unknown> {
     status: task.status,
     progress: task.progress,
     created_at: task.createdAt,
-    ...(task.completedAt !== undefined ? { completed_at: task.completedAt } : {}),
-    ...(task.metadata ? { metadata: task.metadata } : {}),
-    ...(task.error ? { error: task.error } : {}),
+    completed_at: task.completedAt,
+    metadata: task.metadata,
+    error: task.error,
   };
 }

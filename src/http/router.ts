@@ -44,7 +44,7 @@ export class Router {
       kind: 'method-not-allowed',
       allow: candidates.map((candidate) => candidate.route.method),
       style: candidates[0]!.route.style,
-      ...(candidates[0]!.route.styleFor ? { styleFor: candidates[0]!.route.styleFor } : {}),
+      styleFor: candidates[0]!.route.styleFor,
     };
   }
 }

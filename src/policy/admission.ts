@@ -45,7 +45,7 @@ export async function admitRequest(context: RouteContext): Promise<Admission> {
     });
   }
   const headers = rateLimitHeaders(result.requests, result.tokens);
-  if (result.allowed) return { limits, headers, ...(result.slot ? { slot: result.slot } : {}), counted: true };
+  if (result.allowed) return { limits, headers, slot: result.slot, counted: true };
   if (result.reason === 'quota') throw quotaExhausted(policies.quotaRetryAfterSeconds, headers);
   throw new GatewayError({
     status: 429,

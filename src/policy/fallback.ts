@@ -111,7 +111,7 @@ export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result:
         const delay = Math.max(waitForUpstream, backoff);
         if (waitForUpstream <= run.policy.maxRetryAfterMs) delayMs = delay;
       }
-      run.onAttempt({ deployment, attempt, startedAt, error, willRetry: delayMs !== undefined, ...(delayMs !== undefined ? { delayMs } : {}) });
+      run.onAttempt({ deployment, attempt, startedAt, error, willRetry: delayMs !== undefined, delayMs });
       if (delayMs === undefined) throw allRateLimited ? shortestWait(error, readyAt) : error;
       if (delayMs > 0) await sleep(delayMs, run.signal);
     }

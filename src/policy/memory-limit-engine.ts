@@ -57,7 +57,7 @@ export class MemoryLimitEngine implements LimitEngine {
       slot = `slot_${++this.nextSlot}`;
       counters.slots.set(slot, now + this.slotTtlMs);
     }
-    return { allowed: true, ...(slot ? { slot } : {}), ...counterStates(limits, counters.requests, counters.tokens, resetMs) };
+    return { allowed: true, slot, ...counterStates(limits, counters.requests, counters.tokens, resetMs) };
   }
 
   async settle(keyId: string, _limits: KeyLimits, settlement: Settlement, now: number): Promise<void> {
@@ -120,11 +120,16 @@ export function resolveLimitEngineOptions(options: LimitEngineOptions, engine: s
 }
 
 /** `x-ratelimit-*` states of the rate limits that are set. */
-export function counterStates(limits: KeyLimits, requests: number, tokens: number, resetMs: number): { requests?: CounterState; tokens?: CounterState } {
+export function counterStates(
+  limits: KeyLimits,
+  requests: number,
+  tokens: number,
+  resetMs: number,
+): { requests: CounterState | undefined; tokens: CounterState | undefined } {
   const state = (limit: number, used: number): CounterState => ({ limit, remaining: Math.max(0, limit - used), resetMs });
   return {
-    ...(limits.requestsPerMinute !== undefined ? { requests: state(limits.requestsPerMinute, requests) } : {}),
-    ...(limits.tokensPerMinute !== undefined ? { tokens: state(limits.tokensPerMinute, tokens) } : {}),
+    requests: limits.requestsPerMinute === undefined ? undefined : state(limits.requestsPerMinute, requests),
+    tokens: limits.tokensPerMinute === undefined ? undefined : state(limits.tokensPerMinute, tokens),
   };
 }
 

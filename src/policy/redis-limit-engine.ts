@@ -66,7 +66,7 @@ export class RedisLimitEngine implements LimitEngine {
     ])) as [number, number, number, number];
     const states = counterStates(limits, requests, tokens, resetMs);
     const reason = REASONS[code];
-    if (!reason) return { allowed: true, ...(slot ? { slot } : {}), ...states };
+    if (!reason) return { allowed: true, slot, ...states };
     const retryAfterMs = reason === 'quota' ? 0 : reason === 'concurrency' ? CONCURRENCY_RETRY_AFTER_MS : resetMs;
     return { allowed: false, reason, retryAfterMs, ...states };
   }

@@ -170,12 +170,7 @@ export class RequestLedger {
     if (this.admission.counted) {
       const tokens = (usage.input ?? 0) + (usage.output ?? 0);
       void settle('limit settlement', () =>
-        options.policies.limitEngine.settle(
-          key.id,
-          this.admission.limits,
-          { ...(this.admission.slot ? { slot: this.admission.slot } : {}), tokens, cost },
-          Date.now(),
-        ),
+        options.policies.limitEngine.settle(key.id, this.admission.limits, { slot: this.admission.slot, tokens, cost }, Date.now()),
       );
     }
     if (options.keyStore.charge && cost > 0) void settle('keyStore.charge', () => options.keyStore.charge!(key, event));

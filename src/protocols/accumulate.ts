@@ -72,7 +72,7 @@ export async function accumulateStream(events: AsyncIterable<IRStreamEvent>): Pr
     created: head.created,
     content,
     finishReason: finish.reason,
-    ...(finish.stopSequence !== undefined ? { stopSequence: finish.stopSequence } : {}),
+    stopSequence: finish.stopSequence,
     usage,
   };
 }

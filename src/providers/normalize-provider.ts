@@ -32,12 +32,12 @@ export function normalizeProvider(name: string, provider: Provider | FlatProvide
   return {
     type: flat.type,
     version: 2,
-    ...(text ? { text } : {}),
-    ...(images ? { images } : {}),
-    ...(synthesize ? { speech: { synthesize } } : {}),
-    ...(hasVideo
-      ? { video: { create: bound(flat.createVideo)!, get: bound(flat.getVideo)!, content: bound(flat.videoContent)! } satisfies VideoCapability }
-      : {}),
+    text,
+    images,
+    speech: synthesize ? { synthesize } : undefined,
+    video: hasVideo
+      ? ({ create: bound(flat.createVideo)!, get: bound(flat.getVideo)!, content: bound(flat.videoContent)! } satisfies VideoCapability)
+      : undefined,
     ...(close ? { close } : {}),
   };
 }

@@ -138,7 +138,7 @@ export function recordResponses(response: Response, onCompleted: (completed: Com
 function completedOf(value: unknown): CompletedResponse | undefined {
   if (!isRecord(value) || typeof value.id !== 'string' || !Array.isArray(value.output)) return undefined;
   if (value.status !== undefined && value.status !== 'completed') return undefined;
-  return { id: value.id, output: value.output, ...(typeof value.status === 'string' ? { status: value.status } : {}), response: value };
+  return { id: value.id, output: value.output, status: typeof value.status === 'string' ? value.status : undefined, response: value };
 }
 
 function watchJson(response: Response, report: (body: unknown) => void): Response {

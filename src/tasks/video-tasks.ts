@@ -112,7 +112,7 @@ export class VideoTasks {
         code: 'not_implemented',
       });
     }
-    return provider.video.content(jobOf(task), range === undefined ? {} : { range }, this.callContext(task, signal));
+    return provider.video.content(jobOf(task), { range }, this.callContext(task, signal));
   }
 
   /**
@@ -169,7 +169,7 @@ export class VideoTasks {
     // The task stays with the deployment that took it, whatever the catalog says now.
     const entry = this.options.catalog.get(task.model);
     const model: ModelEntry = entry ? { ...entry, provider: task.provider } : { id: task.model, provider: task.provider, kind: 'video' };
-    return { signal, model, ...(this.options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: this.options.idleTimeoutMs }) };
+    return { signal, model, idleTimeoutMs: this.options.idleTimeoutMs };
   }
 }
 
@@ -206,5 +206,5 @@ export function advance(task: VideoTaskRecord, update: VideoJobStatus, nowMs: nu
 }
 
 function jobOf(task: VideoTaskRecord): VideoJob {
-  return { id: task.upstreamId, ...(task.upstreamState ? { state: task.upstreamState } : {}) };
+  return { id: task.upstreamId, state: task.upstreamState };
 }

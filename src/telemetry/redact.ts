@@ -106,7 +106,7 @@ function redactError(error: Error): unknown {
   const message = scrubSecrets(error.message);
   const stack = error.stack === undefined ? undefined : scrubSecrets(error.stack);
   if (message === error.message && stack === error.stack) return error;
-  return { name: error.name, message, ...(stack !== undefined ? { stack } : {}) };
+  return { name: error.name, message, stack };
 }
 
 type NameClass = 'plain' | 'secret' | 'content';

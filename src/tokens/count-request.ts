@@ -36,8 +36,9 @@ export async function countRequestTokens(request: IRRequest): Promise<number> {
   for (const tool of request.tools ?? []) {
     const definition = {
       name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
-      ...(tool.parameters ? { parameters: tool.parameters } : {}),
+      // An empty description is counted as none.
+      description: tool.description || undefined,
+      parameters: tool.parameters,
     };
     total += TOOL_FRAMING + (await counter.count(JSON.stringify(definition)));
   }

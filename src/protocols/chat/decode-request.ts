@@ -175,7 +175,7 @@ function decodeFile(file: Json, param: string): IRFilePart {
   if (data !== undefined) return fileFromData(data, filename);
   const fileId = optString(file, 'file_id', `${param}.file_id`);
   if (fileId === undefined) throw invalidRequest(`'${param}' needs 'file_data' or 'file_id'.`, param);
-  return { type: 'file', fileId, ...(filename !== undefined ? { filename } : {}) };
+  return { type: 'file', fileId, filename };
 }
 
 /** Assistant turn in IR order: reasoning, text, refusal, tool calls. */

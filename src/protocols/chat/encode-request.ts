@@ -21,9 +21,9 @@ export function encodeChatRequest(ir: IRRequest): Json {
       type: 'function',
       function: {
         name: tool.name,
-        ...(tool.description !== undefined ? { description: tool.description } : {}),
-        ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
-        ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
+        description: tool.description,
+        parameters: tool.parameters,
+        strict: tool.strict,
       },
     }));
     // OpenAI rejects `tool_choice` and `parallel_tool_calls` without tools: only sent with them.
@@ -131,7 +131,7 @@ function encodePart(part: IRContentPart): Json {
     case 'text':
       return { type: 'text', text: part.text };
     case 'image':
-      return { type: 'image_url', image_url: { url: imageUrl(part), ...(part.detail ? { detail: part.detail } : {}) } };
+      return { type: 'image_url', image_url: { url: imageUrl(part), detail: part.detail } };
     case 'file':
       return { type: 'file', file: encodeFile(part) };
   }
@@ -167,9 +167,9 @@ function encodeResponseFormat(format: NonNullable<IRRequest['responseFormat']>):
     json_schema: {
       // `name` is required by Chat; clients of other protocols may not have given one.
       name: format.name ?? 'response',
-      ...(format.description !== undefined ? { description: format.description } : {}),
-      ...(format.schema !== undefined ? { schema: format.schema } : {}),
-      ...(format.strict !== undefined ? { strict: format.strict } : {}),
+      description: format.description,
+      schema: format.schema,
+      strict: format.strict,
     },
   };
 }

@@ -22,7 +22,7 @@ export function decodeMessagesResponse(json: unknown): IRResponse {
         content.push({
           type: 'reasoning',
           text: typeof block.thinking === 'string' ? block.thinking : '',
-          ...(typeof block.signature === 'string' && block.signature !== '' ? { signature: block.signature } : {}),
+          signature: typeof block.signature === 'string' && block.signature !== '' ? block.signature : undefined,
         });
         break;
       case 'redacted_thinking':
@@ -46,7 +46,7 @@ export function decodeMessagesResponse(json: unknown): IRResponse {
     created: unixSeconds(), // Anthropic responses carry no timestamp.
     content,
     finishReason: reason,
-    ...(reason === 'stop_sequence' && typeof body.stop_sequence === 'string' ? { stopSequence: body.stop_sequence } : {}),
+    stopSequence: reason === 'stop_sequence' && typeof body.stop_sequence === 'string' ? body.stop_sequence : undefined,
     usage: fromMessagesUsage(body.usage),
   };
 }

@@ -87,10 +87,10 @@ export function encodeMessagesRequest(ir: IRRequest, options: UpstreamEncodeOpti
   if (ir.tools && ir.tools.length > 0) {
     body.tools = ir.tools.map((tool) => ({
       name: tool.name,
-      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      description: tool.description,
       input_schema: tool.parameters ?? { type: 'object', properties: {} },
       ...(tool.strict === true ? { strict: true } : {}),
-      ...(tool.cacheControl ? { cache_control: tool.cacheControl } : {}),
+      cache_control: tool.cacheControl,
     }));
     const choice = encodeToolChoice(ir.toolChoice, ir.parallelToolCalls);
     if (choice) body.tool_choice = choice;

@@ -15,7 +15,7 @@ export function toMessagesUsage(usage: IRUsage): Json {
     cache_read_input_tokens: cachedRead,
     output_tokens: usage.output ?? 0,
     // Anthropic's breakdown of output tokens (Claude Code shows it); only when the upstream said.
-    ...(usage.reasoning !== undefined ? { output_tokens_details: { thinking_tokens: usage.reasoning } } : {}),
+    output_tokens_details: usage.reasoning === undefined ? undefined : { thinking_tokens: usage.reasoning },
   };
 }
 

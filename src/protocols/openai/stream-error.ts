@@ -15,11 +15,11 @@ export function openAiStreamError(raw: unknown, fallback = 'The upstream failed 
   return new GatewayError({
     status,
     message,
-    ...(type !== undefined ? { type } : {}),
+    type,
     code,
     param: typeof error.param === 'string' ? error.param : null,
     // Retrying an exhausted quota is pointless; the SDKs honour this header.
-    ...(code === 'insufficient_quota' || type === 'insufficient_quota' ? { headers: { 'x-should-retry': 'false' } } : {}),
+    headers: code === 'insufficient_quota' || type === 'insufficient_quota' ? { 'x-should-retry': 'false' } : undefined,
   });
 }
 

@@ -189,7 +189,7 @@ export class ClientTools {
     const description = optString(tool, 'description', `${param}.description`);
     this.add({
       name: this.flatOf({ kind: 'tool_search', name: TOOL_SEARCH }),
-      ...(description !== undefined ? { description } : {}),
+      description,
       parameters: optRecord(tool, 'parameters', `${param}.parameters`) ?? { type: 'object', properties: {} },
     });
   }

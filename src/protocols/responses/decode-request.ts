@@ -87,12 +87,7 @@ export function decodeResponsesRequest(body: Record<string, unknown>, upstreamMo
     const effort = optString(reasoning, 'effort', 'reasoning.effort');
     // `generate_summary` is the deprecated name of `summary`.
     const summary = optString(reasoning, 'summary', 'reasoning.summary') ?? optString(reasoning, 'generate_summary', 'reasoning.generate_summary');
-    if (effort !== undefined || summary !== undefined) {
-      request.reasoning = {
-        ...(effort !== undefined ? { effort } : {}),
-        ...(summary !== undefined ? { summary } : {}),
-      };
-    }
+    if (effort !== undefined || summary !== undefined) request.reasoning = { effort, summary };
   }
 
   const text = optRecord(body, 'text', 'text');

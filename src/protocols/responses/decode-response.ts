@@ -83,7 +83,7 @@ export function reasoningPart(item: Json): IRReasoningPart | undefined {
   const encrypted = typeof item.encrypted_content === 'string' && item.encrypted_content !== '' ? item.encrypted_content : undefined;
   const id = typeof item.id === 'string' && item.id !== '' ? item.id : undefined;
   if (text === '' && encrypted === undefined && id === undefined) return undefined;
-  return { type: 'reasoning', text, ...(encrypted !== undefined ? { encrypted } : {}), ...(id !== undefined ? { id } : {}) };
+  return { type: 'reasoning', text, encrypted, id };
 }
 
 /** Summary parts are separate paragraphs; the stream decoder joins them the same way. */

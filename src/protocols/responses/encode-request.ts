@@ -44,7 +44,7 @@ export function encodeResponsesRequest(ir: IRRequest): Json {
     body.tools = ir.tools.map((tool) => ({
       type: 'function',
       name: tool.name,
-      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      description: tool.description,
       parameters: tool.parameters ?? { type: 'object', properties: {} },
       // Responses defaults `strict` to true, which rejects ordinary schemas; the other
       // protocols default to false, so say it explicitly.
@@ -60,17 +60,11 @@ export function encodeResponsesRequest(ir: IRRequest): Json {
   if (ir.topP !== undefined) body.top_p = ir.topP;
   const effort = reasoningEffort(ir.reasoning);
   if (effort !== undefined || ir.reasoning?.summary !== undefined) {
-    body.reasoning = {
-      ...(effort !== undefined ? { effort } : {}),
-      ...(ir.reasoning?.summary !== undefined ? { summary: ir.reasoning.summary } : {}),
-    };
+    body.reasoning = { effort, summary: ir.reasoning?.summary };
   }
   const verbosity = ir.passthrough.verbosity;
   if (ir.responseFormat || verbosity !== undefined) {
-    body.text = {
-      ...(ir.responseFormat ? { format: encodeFormat(ir.responseFormat) } : {}),
-      ...(verbosity !== undefined ? { verbosity } : {}),
-    };
+    body.text = { format: ir.responseFormat && encodeFormat(ir.responseFormat), verbosity };
   }
   if (ir.metadata !== undefined) body.metadata = ir.metadata;
   if (ir.user !== undefined) body.user = ir.user;
@@ -130,9 +124,9 @@ function encodeAssistant(parts: IRAssistantPart[], input: Json[], stateless: boo
         flush();
         input.push({
           type: 'reasoning',
-          ...(part.id !== undefined && !stateless ? { id: part.id } : {}),
+          id: stateless ? undefined : part.id,
           summary: part.text !== '' ? [{ type: 'summary_text', text: part.text }] : [],
-          ...(part.encrypted !== undefined ? { encrypted_content: part.encrypted } : {}),
+          encrypted_content: part.encrypted,
         });
         break;
       }
@@ -177,9 +171,9 @@ function encodeFormat(format: NonNullable<IRRequest['responseFormat']>): Json {
   return {
     type: 'json_schema',
     name: format.name ?? 'response',
-    ...(format.description !== undefined ? { description: format.description } : {}),
+    description: format.description,
     schema: format.schema ?? { type: 'object' },
-    ...(format.strict !== undefined ? { strict: format.strict } : {}),
+    strict: format.strict,
   };
 }
 

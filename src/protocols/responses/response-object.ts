@@ -79,7 +79,7 @@ function echoedConfig(request: Json): Json {
     top_logprobs: typeof request.top_logprobs === 'number' ? request.top_logprobs : 0,
     top_p: typeof request.top_p === 'number' ? request.top_p : 1,
     truncation: request.truncation === 'auto' ? 'auto' : 'disabled',
-    ...(typeof request.user === 'string' ? { user: request.user } : {}),
+    user: typeof request.user === 'string' ? request.user : undefined,
   };
 }
 
@@ -102,12 +102,12 @@ export function reasoningItem(id: string, text: string, encryptedContent: string
     id,
     type: 'reasoning',
     summary: text === '' ? [] : [{ type: 'summary_text', text }],
-    ...(encryptedContent !== undefined ? { encrypted_content: encryptedContent } : {}),
+    encrypted_content: encryptedContent,
   };
 }
 
 export function functionCallItem(id: string, callId: string, name: string, args: string, status: ItemStatus, namespace?: string): Json {
-  return { id, type: 'function_call', status, arguments: args, call_id: callId, name, ...(namespace !== undefined ? { namespace } : {}) };
+  return { id, type: 'function_call', status, arguments: args, call_id: callId, name, namespace };
 }
 
 /** The item id prefix of a call to a tool of this kind, as the API mints them. */
@@ -139,7 +139,7 @@ export function callItem(tool: ClientTool | undefined, name: string, id: string,
         call_id: callId,
         name: tool.name,
         input: done ? customInput(args) : '',
-        ...(tool.namespace !== undefined ? { namespace: tool.namespace } : {}),
+        namespace: tool.namespace,
       };
     case 'tool_search':
       return { id, type: 'tool_search_call', status, call_id: callId, execution: 'client', arguments: done ? argumentsObject(args) : {} };

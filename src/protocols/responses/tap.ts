@@ -14,9 +14,9 @@ export const responsesTap: StreamTap = {
     const response = parseObject(data)?.response as { usage?: unknown; id?: unknown } | undefined;
     return {
       terminal: true,
-      ...(type === 'response.failed' ? { failed: true } : {}),
-      ...(response?.usage ? { usage: fromResponsesUsage(response.usage) } : {}),
-      ...(typeof response?.id === 'string' ? { responseId: response.id } : {}),
+      failed: type === 'response.failed',
+      usage: response?.usage ? fromResponsesUsage(response.usage) : undefined,
+      responseId: typeof response?.id === 'string' ? response.id : undefined,
     };
   },
   usageOfJson: (json) => fromResponsesUsage((json as { usage?: unknown })?.usage),

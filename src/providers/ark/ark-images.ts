@@ -24,7 +24,7 @@ export function arkImages(client: UpstreamClient): ImageCapability {
         ...supportedExtras(rest),
         model,
         prompt,
-        ...(image !== undefined ? { image } : {}),
+        image,
         ...sizeField(size),
         response_format: stream === true ? 'b64_json' : (response_format ?? 'url'),
         sequential_image_generation: 'disabled',
@@ -75,7 +75,7 @@ function supportedExtras(fields: Record<string, unknown>): Record<string, unknow
       message: `The Seedream model writes 'png' or 'jpeg', received ${JSON.stringify(output_format)}.`,
     });
   }
-  return { ...rest, ...(output_format !== undefined ? { output_format } : {}) };
+  return { ...rest, output_format };
 }
 
 /** `auto` means "the model's default", which on Ark is no `size` at all. */

@@ -48,8 +48,8 @@ export function createArkProvider(options: ArkProviderOptions = {}): Provider {
   const text = createOpenAIProvider({
     baseURL,
     responses: true,
-    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-    ...(options.headers ? { headers: options.headers } : {}),
+    apiKey: options.apiKey,
+    headers: options.headers,
     ...common,
   });
   const media = new UpstreamClient({

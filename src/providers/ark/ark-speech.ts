@@ -54,7 +54,7 @@ function ttsBody(request: SpeechRequest, format: string): Record<string, unknown
       ...request.metadata,
       text: request.input,
       speaker: request.voice,
-      audio_params: { format, sample_rate: SAMPLE_RATE, ...(speed !== 1 ? { speech_rate: Math.round((speed - 1) * 100) } : {}) },
+      audio_params: { format, sample_rate: SAMPLE_RATE, speech_rate: speed === 1 ? undefined : Math.round((speed - 1) * 100) },
       ...(request.instructions ? { additions: JSON.stringify({ context_texts: [request.instructions] }) } : {}),
     },
   };

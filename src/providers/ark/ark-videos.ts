@@ -120,8 +120,8 @@ function taskStatus(task: Record<string, unknown>, nowMs: number): VideoJobStatu
     return {
       status,
       progress: 100,
-      ...(typeof task.updated_at === 'number' ? { completedAt: task.updated_at } : {}),
-      ...(typeof content?.video_url === 'string' ? { state: { video_url: content.video_url } } : {}),
+      completedAt: typeof task.updated_at === 'number' ? task.updated_at : undefined,
+      state: typeof content?.video_url === 'string' ? { video_url: content.video_url } : undefined,
     };
   }
   if (status === 'failed') {

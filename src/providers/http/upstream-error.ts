@@ -34,7 +34,7 @@ export async function upstreamError(result: UpstreamResult): Promise<GatewayErro
   return new GatewayError({
     status,
     message: parsed.message ?? `The upstream answered with status ${result.status}.`,
-    ...(parsed.type ? { type: parsed.type } : {}),
+    type: parsed.type,
     param: parsed.param ?? null,
     code: contextOverflow ? 'context_length_exceeded' : (parsed.code ?? null),
     headers,
@@ -82,7 +82,7 @@ export function redactedError(error: GatewayError, redact: ((text: string) => st
   const message = redact ? redact(error.message) : error.message;
   if (message === error.message) return error;
   const { status, type, param, code, headers } = error;
-  return new GatewayError({ status, type, param, code, headers, message, ...(error.cause !== undefined ? { cause: error.cause } : {}) });
+  return new GatewayError({ status, type, param, code, headers, message, cause: error.cause });
 }
 
 interface ParsedError {

@@ -64,7 +64,7 @@ export function toImageResult(json: Record<string, unknown>): ImageResult {
   return {
     created: typeof created === 'number' ? created : unixSeconds(),
     data: data as ImageResult['data'],
-    ...(usage && typeof usage === 'object' ? { usage: usage as Record<string, unknown> } : {}),
+    usage: usage && typeof usage === 'object' ? (usage as Record<string, unknown>) : undefined,
     extra,
   };
 }

@@ -72,7 +72,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
         if (result.status >= 400) throw await upstreamError(result);
         if (streaming) await expectEventStream(result);
         const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
-        return { status: result.status, contentType, body: result.body, ...(result.redact ? { redact: result.redact } : {}) };
+        return { status: result.status, contentType, body: result.body, redact: result.redact };
       },
 
       stream(ir, call) {

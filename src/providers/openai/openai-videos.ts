@@ -87,15 +87,14 @@ function videoStatus(video: Record<string, unknown>): VideoJobStatus {
   const error = video.error as { message?: unknown; code?: unknown } | null | undefined;
   return {
     status,
-    ...(typeof video.progress === 'number' ? { progress: video.progress } : {}),
-    ...(typeof video.completed_at === 'number' ? { completedAt: video.completed_at } : {}),
-    ...(status === 'failed'
-      ? {
-          error: {
+    progress: typeof video.progress === 'number' ? video.progress : undefined,
+    completedAt: typeof video.completed_at === 'number' ? video.completed_at : undefined,
+    error:
+      status === 'failed'
+        ? {
             message: typeof error?.message === 'string' ? error.message : 'The video generation failed.',
             code: typeof error?.code === 'string' ? error.code : 'video_generation_failed',
-          },
-        }
-      : {}),
+          }
+        : undefined,
   };
 }
