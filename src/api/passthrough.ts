@@ -5,7 +5,9 @@ import type { RouteContext } from '../http/route.js';
 import { mergeUsage, type IRUsage } from '../protocols/ir.js';
 import type { StreamTap, TextBody } from '../protocols/codec.js';
 import { parseAnswer } from '../providers/http/get-json.js';
-import { readText, upstreamChunks } from '../providers/http/upstream-client.js';
+import { readText, transportError } from '../providers/http/upstream-client.js';
+import { type BodySource, pullResponse } from '../http/pull-body.js';
+import { SSE_HEADERS } from '../http/sse-response.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import { replaceTopLevelFields } from '../http/replace-json-model.js';
@@ -44,10 +46,7 @@ export async function passthroughText(
     return jsonTextResponse(text, reply.status, { 'content-type': reply.contentType });
   }
 
-  return new Response(tappedStream(reply.body, tap, ledger, context, asked.stripUsageFrames), {
-    status: reply.status,
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
-  });
+  return pullResponse(tappedStream(reply.body, tap, ledger, context, asked.stripUsageFrames), reply.status, SSE_HEADERS);
 }
 
 /** Usage, id and finish reason of a JSON answer, for the ledger. */
@@ -62,9 +61,11 @@ function answerFacts(tap: StreamTap, answer: unknown): { usage?: IRUsage; respon
 }
 
 /**
- * Pipes the upstream SSE bytes through, one pass per chunk: the chunk is forwarded as it is and
- * fed to an SSE parser that only reads usage and watches for the terminal event. Only whole
- * frames are forwarded, so an error frame appended after a cut is never glued to half a frame.
+ * Pipes the upstream SSE bytes through, one pass per read: the whole frames of a read are
+ * forwarded as they are, in one write. They are parsed only when they hold one of the protocol
+ * tap's markers (usage, the terminal event, an error) or do not look like plain JSON events;
+ * the rest is checked by bytes alone. Only whole frames are forwarded, so an error frame
+ * appended after a cut is never glued to half a frame.
  */
 function tappedStream(
   upstream: AsyncIterable<Uint8Array>,
@@ -72,14 +73,12 @@ function tappedStream(
   ledger: RequestLedger,
   context: RouteContext,
   stripUsageFrames: boolean,
-): ReadableStream<Uint8Array> {
-  const iterator = upstreamChunks(upstream)[Symbol.asyncIterator]();
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
+): BodySource {
+  const iterator = upstream[Symbol.asyncIterator]();
   let usage: IRUsage = {};
   let terminal = false;
   let failed = false;
-  let reported = false;
+  let done = false;
   /** Bytes after the last whole frame, kept as read (a long frame is never copied chunk after chunk). */
   let held: Uint8Array[] = [];
   let heldBytes = 0;
@@ -96,92 +95,122 @@ function tappedStream(
       if (seen.responseId) ledger.identified(seen.responseId);
     },
   });
+  const observe = (frames: Uint8Array) => {
+    const bytes = Buffer.from(frames.buffer, frames.byteOffset, frames.byteLength);
+    // Scanned as latin1: one byte a character, and a UTF-8 sequence never holds an ASCII byte,
+    // so an ASCII mark is found at the same index as in the bytes.
+    const text = bytes.toString('latin1');
+    if (!plainFrames(text)) {
+      parser.feed(bytes.toString('utf8'));
+      return;
+    }
+    // Plain frames: only those holding a mark are parsed, each once, in order.
+    const marker = tap.marker;
+    marker.lastIndex = 0;
+    for (let hit = marker.exec(text); hit; hit = marker.exec(text)) {
+      const blank = text.lastIndexOf('\n\n', hit.index);
+      const start = blank < 0 ? 0 : blank + 2;
+      const end = text.indexOf('\n\n', hit.index) + 2;
+      parser.feed(bytes.toString('utf8', start, end));
+      marker.lastIndex = end;
+    }
+  };
   const report = (status: 'ok' | 'error', error?: GatewayError) => {
-    if (reported) return;
-    reported = true;
+    if (done) return;
+    done = true;
     const cancelled = context.signal.aborted;
     ledger.finish({ status, usage, ...(error ? { error } : {}), ...(cancelled ? { cancelled } : {}) });
   };
-  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: GatewayError) => {
+  const fail = (error: GatewayError): string => {
     if (error.status >= 500) context.options.logger.warn('passthrough stream failed', { requestId: context.requestId, message: error.message });
-    controller.enqueue(encoder.encode(tap.errorFrame(error)));
-    controller.close();
     report('error', error);
+    return tap.errorFrame(error);
   };
   /** Fails the stream for a fault the upstream's bytes show, and hangs up on the upstream. */
-  const abandon = async (controller: ReadableStreamDefaultController<Uint8Array>, message: string) => {
-    await iterator.return?.(undefined);
-    fail(controller, upstreamInvalidResponse(message));
+  const abandon = (message: string): string => {
+    iterator.return?.(undefined)?.catch(() => {});
+    return fail(upstreamInvalidResponse(message));
   };
 
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          // Read until a whole frame can be sent: a pull that enqueues nothing is never
-          // repeated (highWaterMark 0), so returning on a chunk that ends mid-frame would stall.
-          for (;;) {
-            const { value, done } = await iterator.next();
-            if (done) {
-              // Flush the parser: a last frame may lack its blank line.
-              parser.feed(decoder.decode() + '\n\n');
-              if (unreadable) {
-                fail(controller, upstreamInvalidResponse(INVALID_EVENT));
-              } else if (terminal) {
-                if (heldBytes > 0) {
-                  const rest = join(held);
-                  controller.enqueue(stripUsageFrames ? dropUsageFrames(rest) : rest);
-                }
-                controller.close();
-                report(failed ? 'error' : 'ok');
-              } else {
-                fail(controller, upstreamStreamCut());
-              }
-              return;
-            }
-            parser.feed(decoder.decode(value, { stream: true }));
-            // An event no client can parse is not passed on: the stream ends with an error there.
-            if (unreadable) return await abandon(controller, INVALID_EVENT);
-            // Only the new chunk is searched for a frame end: a long frame costs linear time.
-            const cut = frameEndIn(held, value);
-            if (cut === 0) {
-              held.push(value);
-              heldBytes += value.length;
-              // A frame that never ends (no blank line) must not grow in memory without bound.
-              if (heldBytes > context.options.limits.jsonBodyBytes)
-                return await abandon(controller, 'The upstream sent a stream event larger than the gateway accepts.');
-              continue;
-            }
-            const frames = heldBytes === 0 && cut === value.length ? value : join([...held, value.subarray(0, cut)]);
-            held = cut < value.length ? [value.subarray(cut)] : [];
-            heldBytes = value.length - cut;
-            const sent = stripUsageFrames ? dropUsageFrames(frames) : frames;
-            if (sent.length === 0) continue;
-            ledger.firstByte();
-            controller.enqueue(sent);
-            return;
+  return {
+    async pull() {
+      if (done) return null;
+      try {
+        for (;;) {
+          const { value, done: ended } = await iterator.next();
+          if (ended) {
+            const rest = heldBytes > 0 ? join(held) : undefined;
+            // A last frame may lack its blank line.
+            if (rest) observe(rest);
+            parser.feed('\n\n');
+            if (unreadable) return fail(upstreamInvalidResponse(INVALID_EVENT));
+            if (!terminal) return fail(upstreamStreamCut());
+            report(failed ? 'error' : 'ok');
+            return rest ? (stripUsageFrames ? dropUsageFrames(rest) : rest) : null;
           }
-        } catch (error) {
-          // A client that left is not an upstream failure: nothing to send, nothing to log.
-          if (isAbortError(error) && context.signal.aborted) {
-            report('error');
-            try {
-              controller.close();
-            } catch {
-              // Already cancelled by the transport.
-            }
-            return;
+          // Only the new chunk is searched for a frame end: a long frame costs linear time.
+          const cut = frameEndIn(held, value);
+          if (cut === 0) {
+            held.push(value);
+            heldBytes += value.length;
+            // A frame that never ends (no blank line) must not grow in memory without bound.
+            if (heldBytes > context.options.limits.jsonBodyBytes) return abandon('The upstream sent a stream event larger than the gateway accepts.');
+            continue;
           }
-          fail(controller, toPublicError(error));
+          const frames = heldBytes === 0 && cut === value.length ? value : join([...held, value.subarray(0, cut)]);
+          held = cut < value.length ? [value.subarray(cut)] : [];
+          heldBytes = value.length - cut;
+          observe(frames);
+          // An event no client can parse is not passed on: the stream ends with an error there.
+          if (unreadable) return abandon(INVALID_EVENT);
+          const sent = stripUsageFrames ? dropUsageFrames(frames) : frames;
+          if (sent.length === 0) continue;
+          ledger.firstByte();
+          return sent;
         }
-      },
-      async cancel() {
-        report(terminal && !failed ? 'ok' : 'error');
-        await iterator.return?.(undefined);
-      },
+      } catch (error) {
+        const failure = transportError(error);
+        // A client that left is not an upstream failure: nothing to send, nothing to log.
+        if (isAbortError(failure) && context.signal.aborted) {
+          report('error');
+          return null;
+        }
+        return fail(toPublicError(failure));
+      }
     },
-    { highWaterMark: 0 },
-  );
+    cancel() {
+      report(terminal && !failed ? 'ok' : 'error');
+      iterator.return?.(undefined)?.catch(() => {});
+    },
+  };
+}
+
+/**
+ * True when every frame in `text` (whole frames, one character a byte) is LF-ended and either
+ * carries one `data:` line holding a JSON object (as far as its first and last characters tell)
+ * or `[DONE]`, or is a comment: such frames need no parse unless the tap's marker is in them.
+ * Anything else (CR line ends, several data lines) says false, and the frames are parsed.
+ */
+function plainFrames(text: string): boolean {
+  let start = 0;
+  while (start < text.length) {
+    const end = text.indexOf('\n\n', start);
+    if (end < 0) return false;
+    if (!(text[start] === ':' && text.indexOf('\n', start) === end) && !plainData(text, start, end)) return false;
+    start = end + 2;
+  }
+  return true;
+}
+
+/** One `data:` line in the frame, holding `{…}` or `[DONE]`. */
+function plainData(text: string, start: number, end: number): boolean {
+  const data = text.indexOf('data:', start);
+  if (data < 0 || data > end || (data > start && text[data - 1] !== '\n')) return false;
+  const next = text.indexOf('\ndata:', data);
+  if (next >= 0 && next < end) return false;
+  const value = text[data + 5] === ' ' ? data + 6 : data + 5;
+  if (text[value] === '{') return text[end - 1] === '}';
+  return end - value === 6 && text.startsWith('[DONE]', value);
 }
 
 const INVALID_EVENT = 'The upstream sent a stream event that is not valid JSON.';

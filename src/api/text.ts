@@ -2,9 +2,6 @@ import { GatewayError, isGatewayError } from '../errors.js';
 import { addHeaders } from '../http/add-headers.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
-import { sseResponse } from '../http/sse-response.js';
-import { startIterable } from '../http/first-item.js';
-import { driveStreamEncoder } from '../protocols/stream-driver.js';
 import { accumulateStream } from '../protocols/accumulate.js';
 import type { ClientCodec, EncodeContext, TextBody } from '../protocols/codec.js';
 import type { IRRequest, IRResponse, IRStreamEvent } from '../protocols/ir.js';
@@ -13,12 +10,13 @@ import { runWithFallback } from '../policy/fallback.js';
 import { isReplaySafe } from '../policy/replay-safety.js';
 import { RequestLedger } from '../policy/request-ledger.js';
 import { stickyKeyOf } from '../policy/sticky-key.js';
-import { tapStreamUsage } from '../policy/usage-report.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { ModelEntry } from '../routing/model.js';
 import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
 import { takesReasoning } from '../routing/reasoning-support.js';
+import { batchesOf, eventsOf } from '../protocols/event-batches.js';
 import { passthroughText } from './passthrough.js';
+import { translatedStream } from './translated-stream.js';
 import { readTextRequest } from './text-request.js';
 import { callContext } from './upstream-call.js';
 import { conversationOf, type Conversation } from './conversation-state.js';
@@ -122,11 +120,7 @@ async function attempt(
     ledger.finish({ status: 'ok', usage: response.usage, finishReason: response.finishReason, responseId: String(encoded.id) });
     return addHeaders(jsonResponse(encoded), notes);
   }
-  const events = await startIterable(providerStream(provider, ir, call));
-  return addHeaders(
-    sseResponse(driveStreamEncoder(tapStreamUsage(events, ledger, context.signal), endpoint.streamEncoder(encodeContext), encodeContext)),
-    notes,
-  );
+  return translatedStream(providerBatches(provider, ir, call), endpoint.streamEncoder(encodeContext), encodeContext, ledger, context.signal, notes);
 }
 
 /** The spec's model rules that apply before any upstream call (section 7). */
@@ -155,7 +149,13 @@ export async function generate(provider: Provider, ir: IRRequest, call: CallCont
   return accumulateStream(providerStream(provider, ir, call));
 }
 
+/** The provider's stream, one batch of events per upstream read where the provider reads them so. */
+function providerBatches(provider: Provider, ir: IRRequest, call: CallContext): AsyncIterable<readonly IRStreamEvent[]> {
+  return provider.text?.streamBatches?.(ir, call) ?? batchesOf(providerStream(provider, ir, call));
+}
+
 function providerStream(provider: Provider, ir: IRRequest, call: CallContext): AsyncIterable<IRStreamEvent> {
+  if (provider.text?.streamBatches) return eventsOf(provider.text.streamBatches(ir, call));
   if (!provider.text?.stream) {
     throw new GatewayError({ status: 500, message: `The provider of model \`${call.model.id}\` cannot generate text.` });
   }

@@ -1,3 +1,10 @@
+/** The headers of every event stream: no caching, and no buffering by nginx-style proxies. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
+
 /** Frames batched into one write stop growing past this many characters. */
 const MAX_BATCH = 64 * 1024;
 
@@ -63,14 +70,5 @@ export function sseResponse(frames: AsyncIterable<string>, headers?: Record<stri
     },
     { highWaterMark: 0 },
   );
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      // Tells nginx-style proxies not to buffer the stream.
-      'x-accel-buffering': 'no',
-      ...headers,
-    },
-  });
+  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...headers } });
 }

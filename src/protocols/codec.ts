@@ -34,6 +34,20 @@ export interface StreamEncoder {
   fail(error: GatewayError): string;
 }
 
+/**
+ * One upstream protocol's stream state machine: SSE messages in, IR events out, synchronously, so
+ * a whole upstream read is decoded in one pass. An upstream error event, an invalid event or a
+ * stream cut before its terminal event throws (a `GatewayError`).
+ */
+export interface StreamDecoder {
+  /** Decodes one message, appending its IR events (often none, sometimes several) to `out`. */
+  push(message: SseMessage, out: IRStreamEvent[]): void;
+  /** The upstream's bytes ended: appends what is left, or throws when the stream was cut. */
+  end(out: IRStreamEvent[]): void;
+  /** True once the terminal event was decoded; later messages are ignored. */
+  readonly finished: boolean;
+}
+
 /** A request body: parsed and validated, and the client's JSON text when it is still what was sent. */
 export interface TextBody {
   parsed: Record<string, unknown>;
@@ -46,6 +60,13 @@ export interface TextBody {
  */
 export interface StreamTap {
   protocol: TextProtocol;
+  /**
+   * Matches text found in every frame `observe` must see (usage, the terminal event, an error),
+   * with the `g` flag: the passthrough path parses only the frames that hold a match, and
+   * forwards the rest as bytes. A match where it does not matter (in an answer's text) only
+   * costs a parse.
+   */
+  marker: RegExp;
   /**
    * Reads one SSE message; cheap checks first, so most chunks are never JSON-parsed here.
    * `failed` marks a terminal error event: the stream ends as the protocol says, but the request
@@ -91,6 +112,7 @@ export interface UpstreamCodec {
   protocol: TextProtocol;
   encodeRequest(request: IRRequest, options?: UpstreamEncodeOptions): Record<string, unknown>;
   decodeResponse(json: unknown): IRResponse;
-  decodeStream(messages: AsyncIterable<SseMessage>): AsyncIterable<IRStreamEvent>;
+  /** A fresh stream decoder for one answer. */
+  streamDecoder(): StreamDecoder;
   usageOf(raw: unknown): IRUsage;
 }

@@ -1,4 +1,4 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceParser } from 'eventsource-parser';
 import { upstreamInvalidResponse } from '../errors.js';
 import { parseObject, type Json } from '../json.js';
 
@@ -10,33 +10,53 @@ export interface SseMessage {
 }
 
 /**
- * Parses an upstream SSE byte stream into messages. One decode and one parser feed per chunk (no
- * chain of Web streams on the hot path); the single `TextDecoder` in streaming mode keeps a UTF-8
- * character split across two chunks intact.
+ * Reads SSE bytes synchronously: `feed` takes one upstream read and hands each whole message to
+ * `onMessage` before it returns, so a read is parsed in one pass with no promise per message. The
+ * single `TextDecoder` in streaming mode keeps a UTF-8 character split across two reads intact.
  */
-export async function* parseSse(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<SseMessage> {
-  const pending: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (message) => pending.push(message) });
-  const decoder = new TextDecoder('utf-8');
+export class SseReader {
+  private readonly decoder = new TextDecoder('utf-8');
+  private readonly parser: EventSourceParser;
+  private sink: (message: SseMessage) => void = () => {};
 
-  for await (const chunk of bytes) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
-    if (pending.length > 0) yield* drain(pending);
+  constructor() {
+    this.parser = createParser({
+      onEvent: ({ event, data, id }) => {
+        const message: SseMessage = { data };
+        if (event !== undefined) message.event = event;
+        if (id !== undefined) message.id = id;
+        this.sink(message);
+      },
+    });
   }
-  // Some servers omit the blank line after their last event: end it so it is not lost. A cut
-  // event either fails to parse as JSON or lacks a terminal event, so this never hides a cut.
-  parser.feed(decoder.decode() + '\n\n');
-  if (pending.length > 0) yield* drain(pending);
+
+  feed(chunk: Uint8Array, onMessage: (message: SseMessage) => void): void {
+    this.sink = onMessage;
+    this.parser.feed(this.decoder.decode(chunk, { stream: true }));
+  }
+
+  /**
+   * The bytes ended. Some servers omit the blank line after their last event: it is ended here so
+   * it is not lost. A cut event either fails to parse as JSON or lacks a terminal event, so this
+   * never hides a cut.
+   */
+  end(onMessage: (message: SseMessage) => void): void {
+    this.sink = onMessage;
+    this.parser.feed(this.decoder.decode() + '\n\n');
+  }
 }
 
-function* drain(pending: EventSourceMessage[]): Generator<SseMessage> {
-  const batch = pending.splice(0, pending.length);
-  for (const { event, data, id } of batch) {
-    const message: SseMessage = { data };
-    if (event !== undefined) message.event = event;
-    if (id !== undefined) message.id = id;
-    yield message;
+/** Parses an upstream SSE byte stream into messages (for the few readers that want one at a time). */
+export async function* parseSse(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<SseMessage> {
+  const reader = new SseReader();
+  const pending: SseMessage[] = [];
+  const keep = (message: SseMessage) => pending.push(message);
+  for await (const chunk of bytes) {
+    reader.feed(chunk, keep);
+    if (pending.length > 0) yield* pending.splice(0);
   }
+  reader.end(keep);
+  if (pending.length > 0) yield* pending.splice(0);
 }
 
 /** The JSON object an upstream event's `data` carries; anything else is the upstream failing (502). */

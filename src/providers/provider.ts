@@ -82,6 +82,12 @@ export interface TextCapability {
   readonly nativeProtocols?: readonly TextProtocol[] | undefined;
   passthrough?(request: PassthroughRequest, call: CallContext): Promise<UpstreamReply>;
   stream?(request: IRRequest, call: CallContext): AsyncIterable<IRStreamEvent>;
+  /**
+   * The same stream as `stream`, each item the events one upstream read produced (the built-in
+   * HTTP providers): the gateway then encodes a whole read in one pass and one write. Used
+   * instead of `stream` when present.
+   */
+  streamBatches?(request: IRRequest, call: CallContext): AsyncIterable<readonly IRStreamEvent[]>;
   generate?(request: IRRequest, call: CallContext): Promise<IRResponse>;
   /**
    * Counts a request's input tokens at the upstream, in the client's protocol (Anthropic's

@@ -4,9 +4,11 @@ import { openAiStreamError, streamEndedEarly } from '../openai/stream-error.js';
 import { newId, unixSeconds } from '../../ids.js';
 import { effectiveFinishReason } from '../finish-reason.js';
 import { mergeUsage, type IRFinishReason, type IRStreamEvent, type IRUsage } from '../ir.js';
+import type { StreamDecoder } from '../codec.js';
 import { parseEventData, type SseMessage } from '../sse-parse.js';
 import { fromChatUsage } from './usage.js';
 import { chatFinishReason } from './decode-response.js';
+import { plainContentDelta } from './plain-delta.js';
 import { asObject, parseJson, type Json } from '../../json.js';
 
 interface ToolCall {
@@ -26,9 +28,11 @@ interface ToolCall {
  * call is complete (or at the finish).
  *
  * The stream succeeds only with a `finish_reason` or `[DONE]`; anything else that ends it throws.
+ * One decoder per stream; `push` takes each upstream message as it is parsed.
  */
-export async function* decodeChatStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<IRStreamEvent> {
+export function chatStreamDecoder(): StreamDecoder {
   let started = false;
+  let finished = false;
   let finishReason: IRFinishReason | undefined;
   let usage: IRUsage = {};
   let sawToolCall = false;
@@ -36,7 +40,7 @@ export async function* decodeChatStream(sse: AsyncIterable<SseMessage>): AsyncGe
   const buffered = new Map<number, ToolCall>();
   const closed = new Set<number>();
   const known = new Map<number, ToolCall>();
-  const out: IRStreamEvent[] = [];
+  let out: IRStreamEvent[] = [];
 
   const closeToolCalls = (): void => {
     if (open) closed.add(open.index);
@@ -94,20 +98,28 @@ export async function* decodeChatStream(sse: AsyncIterable<SseMessage>): AsyncGe
   };
 
   const finish = (): IRStreamEvent => {
+    finished = true;
     closeToolCalls();
     const reason = effectiveFinishReason(finishReason ?? 'stop', sawToolCall);
     return Object.keys(usage).length > 0 ? { type: 'finish', reason, usage } : { type: 'finish', reason };
   };
 
-  for await (const message of sse) {
+  const push = (message: SseMessage, sink: IRStreamEvent[]): void => {
+    if (finished) return;
+    out = sink;
     const data = message.data.trim();
-    if (data === '') continue;
+    if (data === '') return;
     if (data === '[DONE]') {
-      if (!started) break;
-      const event = finish();
-      yield* out.splice(0);
-      yield event;
+      if (!started) throw streamEndedEarly();
+      out.push(finish());
       return;
+    }
+    if (started) {
+      const text = plainContentDelta(data);
+      if (text !== undefined) {
+        delta('text_delta', text);
+        return;
+      }
     }
     const chunk = parseEventData(data);
     if (chunk.error) throw openAiStreamError(chunk.error);
@@ -139,23 +151,24 @@ export async function* decodeChatStream(sse: AsyncIterable<SseMessage>): AsyncGe
     if (chunkUsage) usage = mergeUsage(usage, fromChatUsage(chunkUsage));
 
     // The usage chunk (`choices: []`) is the last one before `[DONE]`.
-    if (finishReason !== undefined && choices.length === 0 && chunkUsage) {
-      const event = finish();
-      yield* out.splice(0);
-      yield event;
-      return;
-    }
-    yield* out.splice(0);
-  }
+    if (finishReason !== undefined && choices.length === 0 && chunkUsage) out.push(finish());
+  };
 
-  // Ended without `[DONE]`: acceptable once the finish reason came (only usage may be missing).
-  if (started && finishReason !== undefined) {
-    const event = finish();
-    yield* out.splice(0);
-    yield event;
-    return;
-  }
-  throw streamEndedEarly();
+  const end = (sink: IRStreamEvent[]): void => {
+    if (finished) return;
+    out = sink;
+    // Ended without `[DONE]`: acceptable once the finish reason came (only usage may be missing).
+    if (!started || finishReason === undefined) throw streamEndedEarly();
+    out.push(finish());
+  };
+
+  return {
+    push,
+    end,
+    get finished() {
+      return finished;
+    },
+  };
 }
 
 /** Which call a fragment belongs to: its `index`, else its id, else the open call. */

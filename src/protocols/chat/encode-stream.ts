@@ -22,6 +22,9 @@ export function encodeChatStream(events: AsyncIterable<IRStreamEvent>, ctx: Enco
   return driveStreamEncoder(events, new ChatStreamEncoder(ctx), ctx);
 }
 
+export /** Stands for the delta while the frame around it is serialized once. */
+const DELTA_MARK = '\u0000delta\u0000';
+
 export class ChatStreamEncoder implements StreamEncoder {
   finished = false;
   private readonly includeUsage: boolean;
@@ -29,6 +32,8 @@ export class ChatStreamEncoder implements StreamEncoder {
   private usage: IRUsage = {};
   /** Index of the current tool call: a counter of calls, never an upstream index. */
   private toolIndex = -1;
+  /** The chunk's text before and after its delta, once the head is known. */
+  private frame: [string, string] | undefined;
 
   constructor(private readonly ctx: EncodeContext) {
     const options = ctx.request.stream_options;
@@ -92,11 +97,31 @@ export class ChatStreamEncoder implements StreamEncoder {
     return chatTap.errorFrame(error);
   }
 
+  private frameParts(): [string, string] {
+    const whole = this.chunkWithDelta(DELTA_MARK, null);
+    // Serialized, the mark starts with a quote no other string's escaped text can hold.
+    const mark = JSON.stringify(DELTA_MARK);
+    const at = whole.indexOf(mark);
+    return [whole.slice(0, at), whole.slice(at + mark.length)];
+  }
+
   private base(): Json {
     return { id: this.head!.id, object: 'chat.completion.chunk', created: this.head!.created, model: this.ctx.model };
   }
 
+  /**
+   * One chunk. The JSON around `delta` is the same for every chunk of the stream, so it is
+   * serialized once and reused: each delta then costs one small serialization.
+   */
   private chunk(delta: Json, finishReason: string | null = null): string {
+    if (finishReason === null) {
+      this.frame ??= this.frameParts();
+      return this.frame[0] + JSON.stringify(delta) + this.frame[1];
+    }
+    return this.chunkWithDelta(delta, finishReason);
+  }
+
+  private chunkWithDelta(delta: unknown, finishReason: string | null): string {
     return sseData({
       ...this.base(),
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],

@@ -1,7 +1,7 @@
 import type { ClientCodec, UpstreamCodec } from '../codec.js';
 import { decodeChatRequest } from './decode-request.js';
 import { decodeChatResponse } from './decode-response.js';
-import { decodeChatStream } from './decode-stream.js';
+import { chatStreamDecoder } from './decode-stream.js';
 import { encodeChatRequest } from './encode-request.js';
 import { encodeChatResponse } from './encode-response.js';
 import { ChatStreamEncoder } from './encode-stream.js';
@@ -24,6 +24,6 @@ export const chatUpstream: UpstreamCodec = {
   protocol: 'chat',
   encodeRequest: encodeChatRequest,
   decodeResponse: decodeChatResponse,
-  decodeStream: decodeChatStream,
+  streamDecoder: chatStreamDecoder,
   usageOf: fromChatUsage,
 };

@@ -10,6 +10,8 @@ const ERROR_KEY = /"error"\s*:/;
 
 export const chatTap: StreamTap = {
   protocol: 'chat',
+  // What the three patterns above and `[DONE]` find, as servers space them (none, or one space).
+  marker: /\[DONE\]|"(?:error"|usage": ?\{|finish_reason": ?")/g,
   observe(_event, data) {
     if (data === '[DONE]') return { terminal: true };
     // An error frame in any spacing or key order (`{ "error": …}` from some servers); only a frame

@@ -1,9 +1,11 @@
 import { GatewayError, upstreamStreamCut } from '../../errors.js';
 import { newId, unixSeconds } from '../../ids.js';
 import type { IRStreamEvent } from '../ir.js';
+import type { StreamDecoder } from '../codec.js';
 import { parseEventData, type SseMessage } from '../sse-parse.js';
 import { fromMessagesUsage } from './usage.js';
 import { messagesStopReason } from './decode-response.js';
+import { plainTextDelta } from './plain-delta.js';
 import { asObject, type Json } from '../../json.js';
 
 interface BlockState {
@@ -22,15 +24,16 @@ interface BlockState {
  * cumulative, so later values overwrite earlier ones, and the IR usage (prompt including cache)
  * is recomputed from the merged raw counters.
  *
- * The stream succeeds only with `message_stop`.
+ * The stream succeeds only with `message_stop`. One decoder per stream.
  */
-export async function* decodeMessagesStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<IRStreamEvent> {
+export function messagesStreamDecoder(): StreamDecoder {
   let started = false;
+  let finished = false;
   let stopReason: unknown;
   let stopSequence: unknown;
   let rawUsage: Json = {};
   const blocks = new Map<number, BlockState>();
-  const out: IRStreamEvent[] = [];
+  let out: IRStreamEvent[] = [];
 
   const mergeRawUsage = (update: unknown): void => {
     const obj = asObject(update);
@@ -53,9 +56,16 @@ export async function* decodeMessagesStream(sse: AsyncIterable<SseMessage>): Asy
     });
   };
 
-  for await (const message of sse) {
+  const push = (message: SseMessage, sink: IRStreamEvent[]): void => {
+    if (finished) return;
+    out = sink;
     const data = message.data.trim();
-    if (data === '' || data === '[DONE]') continue;
+    if (data === '' || data === '[DONE]') return;
+    const plain = plainTextDelta(data);
+    if (plain) {
+      if (plain.text !== '' && blocks.get(plain.index)?.type === 'text') out.push({ type: 'text_delta', text: plain.text });
+      return;
+    }
     const event = parseEventData(data);
     const type = typeof event.type === 'string' ? event.type : message.event;
 
@@ -132,22 +142,30 @@ export async function* decodeMessagesStream(sse: AsyncIterable<SseMessage>): Asy
         start(undefined);
         const reason = messagesStopReason(stopReason);
         const usage = fromMessagesUsage(rawUsage);
-        yield* out.splice(0);
-        yield {
+        finished = true;
+        out.push({
           type: 'finish',
           reason,
           ...(reason === 'stop_sequence' && typeof stopSequence === 'string' ? { stopSequence } : {}),
           ...(Object.keys(usage).length > 0 ? { usage } : {}),
-        };
+        });
         return;
       }
       case 'error':
         throw messagesStreamError(event.error);
       // `ping` and unknown events carry nothing.
     }
-    yield* out.splice(0);
-  }
-  throw upstreamStreamCut('upstream stream ended early');
+  };
+
+  return {
+    push,
+    end: () => {
+      if (!finished) throw upstreamStreamCut('upstream stream ended early');
+    },
+    get finished() {
+      return finished;
+    },
+  };
 }
 
 /** An Anthropic in-stream error → `GatewayError` keeping the upstream type and message. */

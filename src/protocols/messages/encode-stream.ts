@@ -50,12 +50,12 @@ export class MessagesStreamEncoder implements StreamEncoder {
       case 'refusal_delta':
         if (event.text === '') break;
         out += this.ensureBlock(event.type === 'text_delta' ? 'text' : 'refusal', { type: 'text', text: '' });
-        out += this.delta({ type: 'text_delta', text: event.text });
+        out += this.delta('text_delta', 'text', event.text);
         break;
       case 'reasoning_delta':
         if (event.text === '' || this.omitThinking) break;
         out += this.ensureBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
-        out += this.delta({ type: 'thinking_delta', thinking: event.text });
+        out += this.delta('thinking_delta', 'thinking', event.text);
         break;
       case 'reasoning_end':
         out += this.reasoningEnd(thinkingSignature(event), event.redacted);
@@ -67,7 +67,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
         break;
       case 'tool_call_delta':
         if (this.open?.kind === 'tool' && event.arguments !== '') {
-          out += this.delta({ type: 'input_json_delta', partial_json: event.arguments });
+          out += this.delta('input_json_delta', 'partial_json', event.arguments);
         }
         break;
       case 'finish':
@@ -116,8 +116,12 @@ export class MessagesStreamEncoder implements StreamEncoder {
     return this.closeBlock() + this.startBlock(kind, contentBlock);
   }
 
-  private delta(delta: Json): string {
-    return this.frame({ type: 'content_block_delta', index: this.open!.index, delta });
+  /**
+   * The hot frame, one per upstream delta, written as text: the bytes `frame` would make for
+   * `{ type, index, delta: { type, [field]: text } }`, with one string serialized instead of an object.
+   */
+  private delta(type: string, field: string, text: string): string {
+    return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.open!.index},"delta":{"type":"${type}","${field}":${JSON.stringify(text)}}}\n\n`;
   }
 
   private closeBlock(): string {
@@ -136,7 +140,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
     let out = '';
     if (signature !== '') {
       out += this.ensureBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
-      out += this.delta({ type: 'signature_delta', signature });
+      out += this.delta('signature_delta', 'signature', signature);
     }
     if (this.open?.kind === 'thinking') out += this.closeBlock();
     if (redacted !== undefined) {

@@ -1,7 +1,7 @@
 import type { ClientCodec, TextBody, UpstreamCodec } from '../codec.js';
 import { decodeMessagesRequest } from './decode-request.js';
 import { decodeMessagesResponse } from './decode-response.js';
-import { decodeMessagesStream } from './decode-stream.js';
+import { messagesStreamDecoder } from './decode-stream.js';
 import { encodeMessagesRequest } from './encode-request.js';
 import { encodeMessagesResponse } from './encode-response.js';
 import { MessagesStreamEncoder } from './encode-stream.js';
@@ -28,7 +28,7 @@ export const messagesUpstream: UpstreamCodec = {
   protocol: 'messages',
   encodeRequest: encodeMessagesRequest,
   decodeResponse: decodeMessagesResponse,
-  decodeStream: decodeMessagesStream,
+  streamDecoder: messagesStreamDecoder,
   usageOf: fromMessagesUsage,
 };
 

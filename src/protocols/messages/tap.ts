@@ -6,6 +6,7 @@ import { fromMessagesUsage } from './usage.js';
 
 export const messagesTap: StreamTap = {
   protocol: 'messages',
+  marker: /message_(?:start|delta|stop)|error/g,
   observe(event, data) {
     if (event === 'message_stop') return { terminal: true };
     if (event === 'error') return { terminal: true, failed: true };

@@ -3,6 +3,7 @@ import { newId, unixSeconds } from '../../ids.js';
 import { argumentsText } from '../openai/arguments-text.js';
 import { openAiStreamError, streamEndedEarly } from '../openai/stream-error.js';
 import type { IRAssistantPart, IRStreamEvent } from '../ir.js';
+import type { StreamDecoder } from '../codec.js';
 import { parseEventData, type SseMessage } from '../sse-parse.js';
 import { fromResponsesUsage } from './usage.js';
 import { decodeOutput, reasoningPart, responsesFinishReason, SUMMARY_SEPARATOR } from './decode-response.js';
@@ -22,14 +23,15 @@ interface ItemState {
  * (some compatible servers send no deltas) are emitted once there. Lifecycle, `content_part.*`
  * and built-in tool events carry nothing the IR needs and are skipped.
  *
- * The stream succeeds only with `response.completed` or `response.incomplete`.
+ * The stream succeeds only with `response.completed` or `response.incomplete`. One decoder per stream.
  */
-export async function* decodeResponsesStream(sse: AsyncIterable<SseMessage>): AsyncGenerator<IRStreamEvent> {
+export function responsesStreamDecoder(): StreamDecoder {
   let started = false;
+  let finished = false;
   let sawToolCall = false;
   let sawItem = false;
   const items = new Map<string, ItemState>();
-  const out: IRStreamEvent[] = [];
+  let out: IRStreamEvent[] = [];
 
   const start = (response: Json | undefined): void => {
     if (started) return;
@@ -100,9 +102,11 @@ export async function* decodeResponsesStream(sse: AsyncIterable<SseMessage>): As
     state.streamed = true;
   };
 
-  for await (const message of sse) {
+  const push = (message: SseMessage, sink: IRStreamEvent[]): void => {
+    if (finished) return;
+    out = sink;
     const data = message.data.trim();
-    if (data === '' || data === '[DONE]') continue;
+    if (data === '' || data === '[DONE]') return;
     const event = parseEventData(data);
     const type = typeof event.type === 'string' ? event.type : message.event;
     const response = asObject(event.response);
@@ -176,8 +180,8 @@ export async function* decodeResponsesStream(sse: AsyncIterable<SseMessage>): As
         const hasToolCalls = sawToolCall || output.some((raw) => asObject(raw)?.type === 'function_call');
         const usage = fromResponsesUsage(response.usage);
         const reason = responsesFinishReason(response, hasToolCalls);
-        yield* out.splice(0);
-        yield Object.keys(usage).length > 0 ? { type: 'finish', reason, usage } : { type: 'finish', reason };
+        finished = true;
+        out.push(Object.keys(usage).length > 0 ? { type: 'finish', reason, usage } : { type: 'finish', reason });
         return;
       }
       case 'response.failed':
@@ -186,9 +190,17 @@ export async function* decodeResponsesStream(sse: AsyncIterable<SseMessage>): As
         // The live API nests the fields under `error`; the SDK type has them flat.
         throw openAiStreamError(asObject(event.error) ?? event);
     }
-    yield* out.splice(0);
-  }
-  throw streamEndedEarly();
+  };
+
+  return {
+    push,
+    end: () => {
+      if (!finished) throw streamEndedEarly();
+    },
+    get finished() {
+      return finished;
+    },
+  };
 }
 
 /** `call_id` is what the client answers with; the `fc_` item id is a fallback only. */

@@ -198,6 +198,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     );
   }
 
+  /**
+   * The hot events, one per upstream delta, written as text: the bytes `emit` would make for
+   * `{ ...ref, delta, ...after }`, with one string serialized instead of an object. `ref` and
+   * `after` are serialized fields (`"item_id":"…","output_index":0`).
+   */
+  private emitDelta(type: string, ref: string, delta: string, after = ''): string {
+    return `event: ${type}\ndata: {"type":"${type}",${ref},"delta":${JSON.stringify(delta)}${after},"sequence_number":${this.sequence++}}\n\n`;
+  }
+
   private emit(type: string, payload: Json): string {
     return sseEvent(type, { type, ...payload, sequence_number: this.sequence++ });
   }
@@ -262,7 +271,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       const text = call.input.push(delta);
       return text === '' ? '' : this.emit('response.custom_tool_call_input.delta', { ...ref, delta: text });
     }
-    if (call.tool === undefined || call.tool.kind === 'function') return this.emit('response.function_call_arguments.delta', { ...ref, delta });
+    if (call.tool === undefined || call.tool.kind === 'function') {
+      return this.emitDelta('response.function_call_arguments.delta', `"item_id":${JSON.stringify(call.id)},"output_index":${call.index}`, delta);
+    }
     return '';
   }
 
@@ -303,10 +314,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       });
     }
     message.part.text += delta;
-    const ref = { item_id: message.id, output_index: message.index, content_index: message.parts.length };
+    const ref = `"item_id":${JSON.stringify(message.id)},"output_index":${message.index},"content_index":${message.parts.length}`;
     return (
       out +
-      (kind === 'text' ? this.emit('response.output_text.delta', { ...ref, delta, logprobs: [] }) : this.emit('response.refusal.delta', { ...ref, delta }))
+      (kind === 'text' ? this.emitDelta('response.output_text.delta', ref, delta, ',"logprobs":[]') : this.emitDelta('response.refusal.delta', ref, delta))
     );
   }
 
@@ -343,6 +354,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       out += this.emit('response.reasoning_summary_part.added', { ...ref, part: { type: 'summary_text', text: '' } });
     }
     reasoning.text += delta;
-    return out + this.emit('response.reasoning_summary_text.delta', { ...ref, delta });
+    return (
+      out +
+      this.emitDelta(
+        'response.reasoning_summary_text.delta',
+        `"item_id":${JSON.stringify(reasoning.id)},"output_index":${reasoning.index},"summary_index":0`,
+        delta,
+      )
+    );
   }
 }

@@ -2,7 +2,7 @@ import type { ClientCodec, TextBody, UpstreamCodec } from '../codec.js';
 import { withReadableCompaction } from './compaction-item.js';
 import { decodeResponsesRequest } from './decode-request.js';
 import { decodeResponsesResponse } from './decode-response.js';
-import { decodeResponsesStream } from './decode-stream.js';
+import { responsesStreamDecoder } from './decode-stream.js';
 import { encodeResponsesRequest } from './encode-request.js';
 import { encodeResponsesResponse } from './encode-response.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
@@ -28,7 +28,7 @@ export const responsesUpstream: UpstreamCodec = {
   protocol: 'responses',
   encodeRequest: encodeResponsesRequest,
   decodeResponse: decodeResponsesResponse,
-  decodeStream: decodeResponsesStream,
+  streamDecoder: responsesStreamDecoder,
   usageOf: fromResponsesUsage,
 };
 

@@ -7,6 +7,7 @@ const RESPONSES_TERMINAL = new Set(['response.completed', 'response.incomplete',
 
 export const responsesTap: StreamTap = {
   protocol: 'responses',
+  marker: /response\.(?:completed|incomplete|failed)|error/g,
   observe(event, data) {
     const type = event ?? (parseObject(data)?.type as string | undefined);
     if (!type || !RESPONSES_TERMINAL.has(type)) return {};

@@ -1,9 +1,11 @@
 import type { Dispatcher } from 'undici';
 import { messagesUpstream as codec } from '../../protocols/messages/index.js';
+import { eventsOf } from '../../protocols/event-batches.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import { expectEventStream, upstreamError } from '../http/upstream-error.js';
-import type { Provider } from '../provider.js';
+import type { CallContext, Provider } from '../provider.js';
+import type { IRRequest } from '../../protocols/ir.js';
 import { anthropicTokenCounting } from './anthropic-count-tokens.js';
 
 export interface AnthropicProviderOptions {
@@ -48,6 +50,11 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
   };
   const encodeOptions = options.defaultMaxTokens ? { defaultMaxTokens: options.defaultMaxTokens } : {};
 
+  const streamBatches = (ir: IRRequest, call: CallContext) => {
+    const headers = { 'anthropic-version': version, ...betaHeader() };
+    return streamIR(client, '/messages', codec.encodeRequest({ ...ir, stream: true }, encodeOptions), call, codec.streamDecoder(), headers);
+  };
+
   return {
     type: 'anthropic',
     version: 2,
@@ -71,9 +78,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
         return { status: result.status, contentType, body: result.body, redact: result.redact };
       },
 
+      streamBatches,
+
       stream(ir, call) {
-        const headers = { 'anthropic-version': version, ...betaHeader() };
-        return streamIR(client, '/messages', codec.encodeRequest({ ...ir, stream: true }, encodeOptions), call, codec.decodeStream, headers);
+        return eventsOf(streamBatches(ir, call));
       },
 
       async generate(ir, call) {

@@ -1,12 +1,11 @@
 import { isGatewayError, upstreamInvalidResponse } from '../../errors.js';
 import type { IRStreamEvent } from '../../protocols/ir.js';
-import { parseSse } from '../../protocols/sse-parse.js';
+import type { StreamDecoder } from '../../protocols/codec.js';
+import { SseReader, type SseMessage } from '../../protocols/sse-parse.js';
 import { stringifyBody } from './stringify-body.js';
-import { readText, upstreamChunks, type UpstreamCall, type UpstreamClient } from './upstream-client.js';
+import { readText, transportError, type UpstreamCall, type UpstreamClient } from './upstream-client.js';
 import { parseAnswer } from './get-json.js';
 import { expectEventStream, redactedError, upstreamError } from './upstream-error.js';
-
-type SseMessage = { event?: string; data: string };
 
 /** Longest line of an upstream event stream; an event that never ends must not fill memory. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -23,7 +22,8 @@ export async function postJson(client: UpstreamClient, path: string, body: unkno
 }
 
 /**
- * POSTs a streaming request and yields the IR events its decoder reads from the SSE body.
+ * POSTs a streaming request and yields the IR events the upstream codec's decoder reads from the
+ * SSE body, one batch per upstream read: each read is parsed and decoded in one synchronous pass.
  * Leaving the loop early (client gone) destroys the upstream body, which frees the socket.
  */
 export async function* streamIR(
@@ -31,9 +31,9 @@ export async function* streamIR(
   path: string,
   body: unknown,
   call: UpstreamCall,
-  decode: (sse: AsyncIterable<SseMessage>) => AsyncIterable<IRStreamEvent>,
+  decoder: StreamDecoder,
   headers?: Record<string, string>,
-): AsyncGenerator<IRStreamEvent> {
+): AsyncGenerator<IRStreamEvent[]> {
   const result = await client.post(path, await stringifyBody(body), {
     signal: call.signal,
     idleTimeoutMs: call.idleTimeoutMs,
@@ -41,25 +41,32 @@ export async function* streamIR(
   });
   if (result.status >= 400) throw await upstreamError(result);
   await expectEventStream(result);
+  const reader = new SseReader();
+  let batch: IRStreamEvent[] = [];
+  const decode = (message: SseMessage) => decoder.push(message, batch);
+  let line = 0;
   try {
-    yield* decode(parseSse(boundedLines(upstreamChunks(result.body))));
+    for await (const chunk of result.body as AsyncIterable<Uint8Array>) {
+      // An event that never ends (no newline) must not fill memory.
+      const newline = chunk.lastIndexOf(10);
+      line = newline < 0 ? line + chunk.length : chunk.length - newline - 1;
+      if (line > MAX_LINE_BYTES) throw upstreamInvalidResponse('The upstream sent a stream event larger than the gateway accepts.');
+      reader.feed(chunk, decode);
+      if (batch.length > 0) {
+        yield batch;
+        batch = [];
+      }
+      // The terminal event is in: what follows (a `[DONE]` after a usage chunk) is not needed.
+      if (decoder.finished) return;
+    }
+    reader.end(decode);
+    decoder.end(batch);
+    if (batch.length > 0) yield batch;
   } catch (error) {
+    const failure = transportError(error);
     // An upstream error event's message reaches the client: not with the credentials it quotes.
-    throw isGatewayError(error) ? redactedError(error, result.redact) : error;
+    throw isGatewayError(failure) ? redactedError(failure, result.redact) : failure;
   } finally {
     if (!result.body.destroyed) result.body.destroy();
-  }
-}
-
-/** Passes the chunks on, failing once a line (no newline yet) outgrows `MAX_LINE_BYTES`. */
-async function* boundedLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  let line = 0;
-  for await (const chunk of chunks) {
-    const newline = chunk.lastIndexOf(10);
-    line = newline < 0 ? line + chunk.length : chunk.length - newline - 1;
-    if (line > MAX_LINE_BYTES) {
-      throw upstreamInvalidResponse('The upstream sent a stream event larger than the gateway accepts.');
-    }
-    yield chunk;
   }
 }

@@ -1,11 +1,12 @@
 import type { Dispatcher } from 'undici';
 import { chatUpstream } from '../../protocols/chat/index.js';
-import type { TextProtocol } from '../../protocols/ir.js';
+import type { IRRequest, TextProtocol } from '../../protocols/ir.js';
 import { responsesUpstream } from '../../protocols/responses/index.js';
+import { eventsOf } from '../../protocols/event-batches.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import { expectEventStream, upstreamError } from '../http/upstream-error.js';
-import type { Provider } from '../provider.js';
+import type { CallContext, Provider } from '../provider.js';
 import { openAIMedia } from './openai-media.js';
 import { openAIResponsesResources } from './openai-responses-resources.js';
 
@@ -55,6 +56,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
 
   const codec = translateVia === 'chat' ? chatUpstream : responsesUpstream;
 
+  const streamBatches = (ir: IRRequest, call: CallContext) =>
+    streamIR(client, paths[translateVia], codec.encodeRequest({ ...ir, stream: true }), call, codec.streamDecoder());
+
   return {
     type: 'openai',
     version: 2,
@@ -75,8 +79,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
         return { status: result.status, contentType, body: result.body, redact: result.redact };
       },
 
+      streamBatches,
+
       stream(ir, call) {
-        return streamIR(client, paths[translateVia], codec.encodeRequest({ ...ir, stream: true }), call, codec.decodeStream);
+        return eventsOf(streamBatches(ir, call));
       },
 
       async generate(ir, call) {

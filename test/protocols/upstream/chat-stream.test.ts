@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeChatStream } from '../../../src/protocols/chat/decode-stream.js';
+import { chatStreamDecoder } from '../../../src/protocols/chat/decode-stream.js';
 import { GatewayError } from '../../../src/errors.js';
 import { decodeText, fixture } from './helpers.js';
 
@@ -7,9 +7,9 @@ const sse = (...chunks: unknown[]): string => chunks.map((c) => `data: ${typeof 
 const head = { id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1753120000, model: 'm' };
 const delta = (d: Record<string, unknown>, finish: string | null = null) => ({ ...head, choices: [{ index: 0, delta: d, finish_reason: finish }] });
 
-describe('decodeChatStream', () => {
+describe('chatStreamDecoder', () => {
   it('decodes two sequential parallel tool calls and the usage chunk', async () => {
-    const { events, error } = await decodeText(decodeChatStream, fixture('chat-parallel-tools.txt'));
+    const { events, error } = await decodeText(chatStreamDecoder, fixture('chat-parallel-tools.txt'));
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'start', id: 'chatcmpl-BvX1kq9ZQe3Lw7', model: 'gpt-4.1-2025-04-14', created: 1753120000 },
@@ -25,7 +25,7 @@ describe('decodeChatStream', () => {
   });
 
   it('keeps parts sequential when tool call fragments interleave', async () => {
-    const { events, error } = await decodeText(decodeChatStream, fixture('chat-interleaved-tools.txt'));
+    const { events, error } = await decodeText(chatStreamDecoder, fixture('chat-interleaved-tools.txt'));
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'start', id: 'chatcmpl-7f3a', model: 'qwen3-32b', created: 1753120100 },
@@ -52,7 +52,7 @@ describe('decodeChatStream', () => {
       delta({}, 'tool_calls'),
       '[DONE]',
     );
-    const { events, error } = await decodeText(decodeChatStream, text, 9);
+    const { events, error } = await decodeText(chatStreamDecoder, text, 9);
     expect(error).toBeUndefined();
     expect(events.slice(1)).toEqual([
       { type: 'tool_call_start', id: 'c0', name: 'f' },
@@ -78,7 +78,7 @@ describe('decodeChatStream', () => {
       },
       '[DONE]',
     );
-    const { events, error } = await decodeText(decodeChatStream, text);
+    const { events, error } = await decodeText(chatStreamDecoder, text);
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'start', id: 'chatcmpl-x', model: 'm', created: 1753120000 },
@@ -92,7 +92,7 @@ describe('decodeChatStream', () => {
 
   it('maps length and refusal, and accepts a finish without [DONE]', async () => {
     const text = sse(delta({ role: 'assistant', refusal: "I can't" }), delta({ refusal: ' help.' }), delta({}, 'length'));
-    const { events, error } = await decodeText(decodeChatStream, text);
+    const { events, error } = await decodeText(chatStreamDecoder, text);
     expect(error).toBeUndefined();
     expect(events.slice(1)).toEqual([
       { type: 'refusal_delta', text: "I can't" },
@@ -102,7 +102,7 @@ describe('decodeChatStream', () => {
   });
 
   it('throws the upstream error from a mid-stream error chunk, after the events before it', async () => {
-    const { events, error } = await decodeText(decodeChatStream, fixture('chat-error-midstream.txt'));
+    const { events, error } = await decodeText(chatStreamDecoder, fixture('chat-error-midstream.txt'));
     expect(events).toEqual([
       { type: 'start', id: 'chatcmpl-Err1', model: 'gpt-4o-mini-2024-07-18', created: 1753120200 },
       { type: 'text_delta', text: 'The answer' },
@@ -118,13 +118,13 @@ describe('decodeChatStream', () => {
 
   it('maps a rate limit error chunk to 429', async () => {
     const text = sse({ error: { message: 'Rate limit reached', type: 'tokens', code: 'rate_limit_exceeded', param: null } });
-    const { events, error } = await decodeText(decodeChatStream, text);
+    const { events, error } = await decodeText(chatStreamDecoder, text);
     expect(events).toEqual([]);
     expect(error).toMatchObject({ status: 429, code: 'rate_limit_exceeded', message: 'Rate limit reached' });
   });
 
   it('never ends a cut stream as a success', async () => {
-    const { events, error } = await decodeText(decodeChatStream, fixture('chat-cut.txt'));
+    const { events, error } = await decodeText(chatStreamDecoder, fixture('chat-cut.txt'));
     expect(events.map((e) => e.type)).toEqual(['start', 'text_delta', 'text_delta']);
     expect(events.some((e) => e.type === 'finish')).toBe(false);
     expect(error).toBeInstanceOf(GatewayError);
@@ -132,9 +132,9 @@ describe('decodeChatStream', () => {
   });
 
   it('rejects an empty stream and invalid JSON with a 502', async () => {
-    expect((await decodeText(decodeChatStream, '')).error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
-    expect((await decodeText(decodeChatStream, sse('[DONE]'))).error).toMatchObject({ status: 502 });
-    const bad = await decodeText(decodeChatStream, sse(delta({ content: 'a' })) + 'data: {"choices":[\n\n');
+    expect((await decodeText(chatStreamDecoder, '')).error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
+    expect((await decodeText(chatStreamDecoder, sse('[DONE]'))).error).toMatchObject({ status: 502 });
+    const bad = await decodeText(chatStreamDecoder, sse(delta({ content: 'a' })) + 'data: {"choices":[\n\n');
     expect(bad.events.map((e) => e.type)).toEqual(['start', 'text_delta']);
     expect(bad.error).toMatchObject({ status: 502, type: 'upstream_error', code: 'upstream_invalid_response' });
   });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { IRStreamEvent, IRUsage } from '../../../src/protocols/ir.js';
-import { parseSse } from '../../../src/protocols/sse-parse.js';
+import type { StreamDecoder } from '../../../src/protocols/codec.js';
+import { SseReader, type SseMessage } from '../../../src/protocols/sse-parse.js';
 
 export function fixture(name: string): string {
   return readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -12,18 +13,27 @@ export async function* byteChunks(text: string, size: number): AsyncGenerator<Ui
   for (let offset = 0; offset < bytes.length; offset += size) yield bytes.slice(offset, offset + size);
 }
 
-/** Runs a stream decoder over SSE text and returns the events it yielded and the error it threw. */
-export async function decodeText(
-  decoder: (sse: AsyncIterable<{ event?: string; data: string }>) => AsyncGenerator<IRStreamEvent>,
-  text: string,
-  chunkSize = 17,
-): Promise<{ events: IRStreamEvent[]; error: unknown }> {
-  const events: IRStreamEvent[] = [];
+/**
+ * Runs a fresh stream decoder over SSE text read in chunks, as the gateway does (`streamIR`), and
+ * returns the events it produced and the error it threw.
+ */
+export async function decodeText(newDecoder: () => StreamDecoder, text: string, chunkSize = 17): Promise<{ events: IRStreamEvent[]; error: unknown }> {
+  const decoder = newDecoder();
+  const reader = new SseReader();
+  const out: IRStreamEvent[] = [];
+  const decode = (message: SseMessage) => decoder.push(message, out);
   try {
-    for await (const event of decoder(parseSse(byteChunks(text, chunkSize)))) events.push(withoutRaw(event));
-    return { events, error: undefined };
+    for await (const chunk of byteChunks(text, chunkSize)) {
+      reader.feed(chunk, decode);
+      if (decoder.finished) break;
+    }
+    if (!decoder.finished) {
+      reader.end(decode);
+      decoder.end(out);
+    }
+    return { events: out.map(withoutRaw), error: undefined };
   } catch (error) {
-    return { events, error };
+    return { events: out.map(withoutRaw), error };
   }
 }
 

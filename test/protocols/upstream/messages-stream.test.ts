@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors.js';
-import { decodeMessagesStream } from '../../../src/protocols/messages/decode-stream.js';
+import { messagesStreamDecoder } from '../../../src/protocols/messages/decode-stream.js';
 import { decodeText, fixture } from './helpers.js';
 
 const ev = (event: Record<string, unknown>): string => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`;
 const messageStart = (usage: Record<string, unknown> = { input_tokens: 10, output_tokens: 1 }) =>
   ev({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage } });
 
-describe('decodeMessagesStream', () => {
+describe('messagesStreamDecoder', () => {
   it('decodes thinking with its signature, text and tool_use, with cache usage', async () => {
-    const { events, error } = await decodeText(decodeMessagesStream, fixture('anthropic-thinking-text-tool.txt'), 23);
+    const { events, error } = await decodeText(messagesStreamDecoder, fixture('anthropic-thinking-text-tool.txt'), 23);
     expect(error).toBeUndefined();
     const created = events[0]?.type === 'start' ? events[0].created : 0;
     expect(events).toEqual([
@@ -46,7 +46,7 @@ describe('decodeMessagesStream', () => {
       ev({ type: 'message_delta', delta: { stop_reason: 'stop_sequence', stop_sequence: '4' }, usage: { output_tokens: 9 } }),
       ev({ type: 'message_stop' }),
     ].join('');
-    const { events, error } = await decodeText(decodeMessagesStream, text);
+    const { events, error } = await decodeText(messagesStreamDecoder, text);
     expect(error).toBeUndefined();
     expect(events.slice(1)).toEqual([
       { type: 'reasoning_end', redacted: 'EmwKAhgBEgy3va3pzix' },
@@ -66,7 +66,7 @@ describe('decodeMessagesStream', () => {
       ev({ type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 3 } }),
       ev({ type: 'message_stop' }),
     ].join('');
-    const { events, error } = await decodeText(decodeMessagesStream, text);
+    const { events, error } = await decodeText(messagesStreamDecoder, text);
     expect(error).toBeUndefined();
     expect(events.slice(1)).toEqual([
       { type: 'tool_call_start', id: 'toolu_2', name: 'f' },
@@ -84,7 +84,7 @@ describe('decodeMessagesStream', () => {
       ev({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 3 } }),
       ev({ type: 'message_stop' }),
     ].join('');
-    const { events, error } = await decodeText(decodeMessagesStream, text);
+    const { events, error } = await decodeText(messagesStreamDecoder, text);
     expect(error).toBeUndefined();
     expect(events.slice(1, 3)).toEqual([
       { type: 'tool_call_start', id: 'toolu_3', name: 'get_time' },
@@ -93,7 +93,7 @@ describe('decodeMessagesStream', () => {
   });
 
   it('throws an overloaded error as 503 after the events before it', async () => {
-    const { events, error } = await decodeText(decodeMessagesStream, fixture('anthropic-overloaded.txt'));
+    const { events, error } = await decodeText(messagesStreamDecoder, fixture('anthropic-overloaded.txt'));
     expect(events.map((e) => e.type)).toEqual(['start', 'text_delta']);
     expect(events[1]).toEqual({ type: 'text_delta', text: 'Hi' });
     expect(error).toBeInstanceOf(GatewayError);
@@ -101,19 +101,19 @@ describe('decodeMessagesStream', () => {
   });
 
   it('maps rate_limit_error to 429 and other errors to 502', async () => {
-    const rate = await decodeText(decodeMessagesStream, ev({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }));
+    const rate = await decodeText(messagesStreamDecoder, ev({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }));
     expect(rate.error).toMatchObject({ status: 429, message: 'slow down' });
-    const api = await decodeText(decodeMessagesStream, messageStart() + ev({ type: 'error', error: { type: 'api_error', message: 'Internal' } }));
+    const api = await decodeText(messagesStreamDecoder, messageStart() + ev({ type: 'error', error: { type: 'api_error', message: 'Internal' } }));
     expect(api.error).toMatchObject({ status: 502, type: 'api_error', message: 'Internal' });
   });
 
   it('throws 502 when the stream ends without message_stop', async () => {
-    const { events, error } = await decodeText(decodeMessagesStream, fixture('anthropic-cut.txt'));
+    const { events, error } = await decodeText(messagesStreamDecoder, fixture('anthropic-cut.txt'));
     expect(events.slice(1)).toEqual([{ type: 'text_delta', text: 'Hel' }]);
     expect(error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
     // message_delta alone is not the end either.
     const noStop = await decodeText(
-      decodeMessagesStream,
+      messagesStreamDecoder,
       messageStart() + ev({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }),
     );
     expect(noStop.error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });

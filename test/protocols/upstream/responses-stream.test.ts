@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors.js';
-import { decodeResponsesStream } from '../../../src/protocols/responses/decode-stream.js';
+import { responsesStreamDecoder } from '../../../src/protocols/responses/decode-stream.js';
 import { decodeText, fixture } from './helpers.js';
 
 let seq = 0;
@@ -16,9 +16,9 @@ const response = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-describe('decodeResponsesStream', () => {
+describe('responsesStreamDecoder', () => {
   it('decodes reasoning (summary parts, encrypted content) then a function call', async () => {
-    const { events, error } = await decodeText(decodeResponsesStream, fixture('responses-reasoning-tool.txt'), 31);
+    const { events, error } = await decodeText(responsesStreamDecoder, fixture('responses-reasoning-tool.txt'), 31);
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'start', id: 'resp_68a1c0ffee', model: 'gpt-5-2025-08-07', created: 1753120400 },
@@ -85,7 +85,7 @@ describe('decodeResponsesStream', () => {
         }),
       }),
     ].join('');
-    const { events, error } = await decodeText(decodeResponsesStream, text);
+    const { events, error } = await decodeText(responsesStreamDecoder, text);
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'start', id: 'resp_1', model: 'gpt-5-mini', created: 1753000000 },
@@ -110,7 +110,7 @@ describe('decodeResponsesStream', () => {
       }),
       ev({ type: 'response.incomplete', response: response({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }) }),
     ].join('');
-    const { events, error } = await decodeText(decodeResponsesStream, text);
+    const { events, error } = await decodeText(responsesStreamDecoder, text);
     expect(error).toBeUndefined();
     expect(events.slice(1)).toEqual([
       { type: 'tool_call_start', id: 'call_1', name: 'f' },
@@ -126,7 +126,7 @@ describe('decodeResponsesStream', () => {
       { id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done' }] },
     ];
     const text = ev({ type: 'response.completed', response: response({ status: 'completed', output }) });
-    const { events, error } = await decodeText(decodeResponsesStream, text);
+    const { events, error } = await decodeText(responsesStreamDecoder, text);
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'start', id: 'resp_1', model: 'gpt-5-mini', created: 1753000000 },
@@ -137,7 +137,7 @@ describe('decodeResponsesStream', () => {
   });
 
   it('throws the error event (insufficient_quota → 429, no retry)', async () => {
-    const { events, error } = await decodeText(decodeResponsesStream, fixture('responses-error.txt'));
+    const { events, error } = await decodeText(responsesStreamDecoder, fixture('responses-error.txt'));
     expect(events).toEqual([{ type: 'start', id: 'resp_quota1', model: 'gpt-5-2025-08-07', created: 1753120400 }]);
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({
@@ -153,19 +153,19 @@ describe('decodeResponsesStream', () => {
       ev({ type: 'response.created', response: response() }),
       ev({ type: 'response.failed', response: response({ status: 'failed', error: { code: 'server_error', message: 'Something broke' } }) }),
     ].join('');
-    const { error } = await decodeText(decodeResponsesStream, text);
+    const { error } = await decodeText(responsesStreamDecoder, text);
     expect(error).toMatchObject({ status: 502, code: 'server_error', message: 'Something broke' });
   });
 
   it('throws 502 when the stream is cut before a terminal event', async () => {
-    const { events, error } = await decodeText(decodeResponsesStream, fixture('responses-cut.txt'));
+    const { events, error } = await decodeText(responsesStreamDecoder, fixture('responses-cut.txt'));
     expect(events).toEqual([
       { type: 'start', id: 'resp_cut1', model: 'gpt-5-2025-08-07', created: 1753120400 },
       { type: 'text_delta', text: 'Hel' },
     ]);
     expect(error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
     // A [DONE] without a terminal event is still a cut stream.
-    const done = await decodeText(decodeResponsesStream, fixture('responses-cut.txt') + 'data: [DONE]\n\n');
+    const done = await decodeText(responsesStreamDecoder, fixture('responses-cut.txt') + 'data: [DONE]\n\n');
     expect(done.error).toMatchObject({ status: 502, code: 'upstream_stream_cut', message: 'upstream stream ended early' });
   });
 });

@@ -1,0 +1,96 @@
+import { isAbortError, toPublicError } from '../errors.js';
+import { type BodySource, pullResponse } from '../http/pull-body.js';
+import { SSE_HEADERS } from '../http/sse-response.js';
+import type { EncodeContext, StreamEncoder } from '../protocols/codec.js';
+import { mergeUsage, type IRStreamEvent, type IRUsage } from '../protocols/ir.js';
+import type { RequestLedger } from '../policy/request-ledger.js';
+
+/**
+ * A translated answer as the client's SSE stream, one pass per upstream read: the events of one
+ * batch (what one upstream read decoded to) have their usage noted and are encoded by the client
+ * protocol's encoder, and the frames leave in one write. No promise or generator per event.
+ *
+ * It waits for the first batch before answering, so an upstream that fails at once gets its own
+ * HTTP status and can fall back. After that the status is 200: a failure (upstream error, a
+ * stream that ends without its finish event, a bug) becomes the protocol's error frames, so a
+ * cut stream never looks complete. The ledger is settled exactly once, however it ends:
+ * finished, failed, or left by the client (charged for what was produced).
+ */
+export async function translatedStream(
+  batches: AsyncIterable<readonly IRStreamEvent[]>,
+  encoder: StreamEncoder,
+  context: EncodeContext,
+  ledger: RequestLedger,
+  signal: AbortSignal,
+  headers: Record<string, string>,
+): Promise<Response> {
+  const iterator = batches[Symbol.asyncIterator]();
+  let pending: IteratorResult<readonly IRStreamEvent[]> | undefined = await iterator.next();
+  let usage: IRUsage = {};
+  let finishReason: string | undefined;
+  let responseId: string | undefined;
+  let done = false;
+
+  const settle = (failure?: unknown) => {
+    const cancelled = signal.aborted || (failure !== undefined && isAbortError(failure));
+    ledger.finish({
+      status: finishReason !== undefined && failure === undefined ? 'ok' : 'error',
+      usage,
+      ...(finishReason ? { finishReason } : {}),
+      ...(responseId ? { responseId } : {}),
+      ...(failure !== undefined && !cancelled ? { error: failure } : {}),
+      ...(cancelled ? { cancelled: true } : {}),
+    });
+  };
+
+  const encode = (batch: readonly IRStreamEvent[]): string => {
+    let frames = '';
+    for (const event of batch) {
+      if (event.type === 'start') {
+        ledger.firstByte();
+        responseId = event.id;
+      }
+      if (event.type === 'start' || event.type === 'usage' || event.type === 'finish') usage = mergeUsage(usage, event.usage);
+      if (event.type === 'finish') finishReason = event.reason;
+      // After the terminal frames nothing more is sent; the usage above still counts.
+      if (!encoder.finished) frames += encoder.push(event);
+    }
+    return frames;
+  };
+
+  const source: BodySource = {
+    async pull() {
+      if (done) return null;
+      try {
+        for (;;) {
+          const result = pending ?? (await iterator.next());
+          pending = undefined;
+          if (result.done) {
+            if (!encoder.finished) throw new Error('The upstream stream ended without a finish event.');
+            done = true;
+            settle();
+            return null;
+          }
+          const frames = encode(result.value);
+          if (frames !== '') return frames;
+        }
+      } catch (error) {
+        done = true;
+        settle(error);
+        // The client already has its whole answer, or it left: nothing useful can be sent.
+        if (encoder.finished || isAbortError(error)) return null;
+        const publicError = toPublicError(error);
+        context.onStreamError?.(publicError);
+        return encoder.fail(publicError);
+      }
+    },
+    cancel() {
+      if (done) return;
+      done = true;
+      pending = undefined;
+      settle();
+      iterator.return?.(undefined)?.catch(() => {});
+    },
+  };
+  return pullResponse(source, 200, { ...SSE_HEADERS, ...headers });
+}
