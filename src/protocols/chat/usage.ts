@@ -1,6 +1,6 @@
 import type { Json } from '../../json.js';
 import type { IRUsage } from '../ir.js';
-import { compactUsage, num, obj } from '../usage-fields.js';
+import { fromOpenAIUsage } from '../openai/usage.js';
 
 /** Chat Completions usage ↔ IR (both count cached tokens inside the prompt). */
 export function toChatUsage(usage: IRUsage): Json {
@@ -15,18 +15,4 @@ export function toChatUsage(usage: IRUsage): Json {
   };
 }
 
-export function fromChatUsage(raw: unknown): IRUsage {
-  const usage = obj(raw);
-  const prompt = obj(usage.prompt_tokens_details);
-  const completion = obj(usage.completion_tokens_details);
-  return compactUsage(
-    {
-      input: num(usage.prompt_tokens),
-      cachedRead: num(prompt.cached_tokens),
-      cacheWrite: num(prompt.cache_write_tokens),
-      output: num(usage.completion_tokens),
-      reasoning: num(completion.reasoning_tokens),
-    },
-    usage,
-  );
-}
+export const fromChatUsage = (raw: unknown): IRUsage => fromOpenAIUsage(raw, { input: 'prompt', output: 'completion' });

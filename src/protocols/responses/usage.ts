@@ -1,6 +1,6 @@
 import type { Json } from '../../json.js';
 import type { IRUsage } from '../ir.js';
-import { compactUsage, num, obj } from '../usage-fields.js';
+import { fromOpenAIUsage } from '../openai/usage.js';
 
 /** Responses usage ↔ IR (both count cached tokens inside the input). */
 export function toResponsesUsage(usage: IRUsage): Json {
@@ -15,18 +15,4 @@ export function toResponsesUsage(usage: IRUsage): Json {
   };
 }
 
-export function fromResponsesUsage(raw: unknown): IRUsage {
-  const usage = obj(raw);
-  const input = obj(usage.input_tokens_details);
-  const output = obj(usage.output_tokens_details);
-  return compactUsage(
-    {
-      input: num(usage.input_tokens),
-      cachedRead: num(input.cached_tokens),
-      cacheWrite: num(input.cache_write_tokens),
-      output: num(usage.output_tokens),
-      reasoning: num(output.reasoning_tokens),
-    },
-    usage,
-  );
-}
+export const fromResponsesUsage = (raw: unknown): IRUsage => fromOpenAIUsage(raw, { input: 'input', output: 'output' });
