@@ -12,9 +12,20 @@
  * - Tool calls keep the id the model gave them (`call_…`, `toolu_…`); encoders never re-key them,
  *   so a client can match `function_call_output` / `tool_result` to the call.
  * - `arguments` is always the raw JSON text of the call's input.
+ * - Gemini thought signatures are positional: Gemini signs a part (the first `functionCall` of a
+ *   step, or a text part) and wants the signature back on that same part. In the IR the
+ *   signature rides on a reasoning part (`thoughtSignature`) placed immediately before the part it
+ *   signs; the Gemini upstream encoder puts it back on the next text or tool call of the turn (an
+ *   empty text part when nothing follows) and drops the reasoning text. Streams close that
+ *   reasoning part with `reasoning_end { thoughtSignature }` just before the signed part starts.
+ *   Clients carry it in what they send back unchanged, behind the gateway-private prefix of
+ *   `thought-signature.ts`: Messages in the thinking block `signature`, Responses in the reasoning
+ *   item's `encrypted_content`, Chat (which has no reasoning item) in the id of the tool call that
+ *   follows. Only a Gemini upstream receives it; every other encoder ignores the field, and a
+ *   Gemini upstream never receives another vendor's signature (nor a forged one).
  */
 
-export type TextProtocol = 'chat' | 'responses' | 'messages';
+export type TextProtocol = 'chat' | 'responses' | 'messages' | 'gemini';
 
 export interface CacheControl {
   type: string;
@@ -70,6 +81,8 @@ export interface IRReasoningPart {
   encrypted?: string | undefined;
   /** Responses reasoning item id, when it came from one. */
   id?: string | undefined;
+  /** Gemini thought signature of the part that follows this one (see the conventions above); only Gemini takes it back. */
+  thoughtSignature?: string | undefined;
 }
 
 export type IRAssistantPart = IRTextPart | IRReasoningPart | IRToolCall | { type: 'refusal'; refusal: string };
@@ -173,7 +186,14 @@ export type IRStreamEvent =
   | { type: 'refusal_delta'; text: string }
   | { type: 'reasoning_delta'; text: string }
   /** Closes the open reasoning part with its signature or opaque content. */
-  | { type: 'reasoning_end'; signature?: string | undefined; redacted?: string | undefined; encrypted?: string | undefined }
+  | {
+      type: 'reasoning_end';
+      signature?: string | undefined;
+      redacted?: string | undefined;
+      encrypted?: string | undefined;
+      /** Gemini thought signature of the part that starts next. */
+      thoughtSignature?: string | undefined;
+    }
   | { type: 'tool_call_start'; id: string; name: string }
   | { type: 'tool_call_delta'; arguments: string }
   | { type: 'usage'; usage: IRUsage }
