@@ -13,26 +13,22 @@ export interface SseMessage {
  * Reads SSE bytes synchronously: `feed` takes one upstream read and hands each whole message to
  * `onMessage` before it returns, so a read is parsed in one pass with no promise per message. The
  * single `TextDecoder` in streaming mode keeps a UTF-8 character split across two reads intact.
+ *
+ * Streams with LF line ends (every major API's) are split into frames here, with a fast path for
+ * the one-line `data:` frame; a stream that shows a CR anywhere goes to `eventsource-parser`, which
+ * takes every line ending the SSE spec allows, from that byte on.
  */
 export class SseReader {
   private readonly decoder = new TextDecoder('utf-8');
-  private readonly parser: EventSourceParser;
+  private parser: EventSourceParser | undefined;
   private sink: (message: SseMessage) => void = () => {};
-
-  constructor() {
-    this.parser = createParser({
-      onEvent: ({ event, data, id }) => {
-        const message: SseMessage = { data };
-        if (event !== undefined) message.event = event;
-        if (id !== undefined) message.id = id;
-        this.sink(message);
-      },
-    });
-  }
+  /** Text after the last blank line, while the stream is split here. */
+  private rest = '';
+  private started = false;
 
   feed(chunk: Uint8Array, onMessage: (message: SseMessage) => void): void {
     this.sink = onMessage;
-    this.parser.feed(this.decoder.decode(chunk, { stream: true }));
+    this.take(this.decoder.decode(chunk, { stream: true }));
   }
 
   /**
@@ -42,7 +38,66 @@ export class SseReader {
    */
   end(onMessage: (message: SseMessage) => void): void {
     this.sink = onMessage;
-    this.parser.feed(this.decoder.decode() + '\n\n');
+    this.take(this.decoder.decode() + '\n\n');
+  }
+
+  private take(text: string): void {
+    if (!this.started && text !== '') {
+      this.started = true;
+      // A byte order mark may open the stream (the SSE spec drops it).
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    if (this.parser || text.includes('\r')) {
+      this.generalParser().feed(this.rest + text);
+      this.rest = '';
+      return;
+    }
+    const buffer = this.rest + text;
+    let start = 0;
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n', start)) {
+      this.frame(buffer, start, end);
+      start = end + 2;
+    }
+    this.rest = start === 0 ? buffer : buffer.slice(start);
+  }
+
+  /** One LF-ended frame, `buffer[start, end)`, by the SSE spec's field rules. */
+  private frame(buffer: string, start: number, end: number): void {
+    const newline = buffer.indexOf('\n', start);
+    // The common frame: one `data: …` line.
+    if ((newline < 0 || newline >= end) && buffer.startsWith('data: ', start)) {
+      this.sink({ data: buffer.slice(start + 6, end) });
+      return;
+    }
+    let data: string | undefined;
+    let event: string | undefined;
+    let id: string | undefined;
+    for (const line of buffer.slice(start, end).split('\n')) {
+      const colon = line.indexOf(':');
+      if (line === '' || colon === 0) continue; // blank, or a comment
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1);
+      if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
+      else if (field === 'event') event = value;
+      else if (field === 'id' && !value.includes('\u0000')) id = value;
+    }
+    if (data === undefined) return;
+    const message: SseMessage = { data };
+    if (event) message.event = event;
+    if (id !== undefined) message.id = id;
+    this.sink(message);
+  }
+
+  private generalParser(): EventSourceParser {
+    this.parser ??= createParser({
+      onEvent: ({ event, data, id }) => {
+        const message: SseMessage = { data };
+        if (event !== undefined) message.event = event;
+        if (id !== undefined) message.id = id;
+        this.sink(message);
+      },
+    });
+    return this.parser;
   }
 }
 

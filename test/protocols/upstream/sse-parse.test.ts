@@ -1,3 +1,5 @@
+import { createParser } from 'eventsource-parser';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSse, type SseMessage } from '../../../src/protocols/sse-parse.js';
 import { byteChunks, fixture } from './helpers.js';
@@ -35,5 +37,31 @@ describe('parseSse', () => {
 
   it('keeps a last event whose closing blank line never came', async () => {
     expect(await collect(byteChunks('data: one\n\ndata: two', 4))).toEqual([{ data: 'one' }, { data: 'two' }]);
+  });
+
+  it('reads any stream exactly as eventsource-parser does, whatever its line ends and chunking', async () => {
+    const line = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', 'b', ' ', ':', '{', '}', '"', 'é') }).map((value) => `data: ${value}`),
+      fc.string({ unit: fc.constantFrom('x', 'y', ' ') }).map((value) => `event:${value}`),
+      fc.constantFrom('data:', 'data', ': comment', 'id: 4', 'retry: 10', 'unknown: field'),
+    );
+    const frame = fc.array(line, { minLength: 1, maxLength: 4 });
+    const stream = fc.tuple(fc.array(frame, { maxLength: 6 }), fc.constantFrom('\n', '\r\n', '\r'), fc.integer({ min: 1, max: 9 }));
+    await fc.assert(
+      fc.asyncProperty(stream, async ([frames, eol, size]) => {
+        const text = frames.map((lines) => lines.join(eol) + eol + eol).join('');
+        const expected: SseMessage[] = [];
+        const parser = createParser({
+          onEvent: ({ event, data, id }) => expected.push({ data, ...(event ? { event } : {}), ...(id !== undefined ? { id } : {}) }),
+        });
+        parser.feed(`${text}\n\n`);
+        const got = (await collect(byteChunks(text, size))).map(({ data, event, id }) => ({
+          data,
+          ...(event ? { event } : {}),
+          ...(id !== undefined ? { id } : {}),
+        }));
+        expect(got).toEqual(expected);
+      }),
+    );
   });
 });
