@@ -22,8 +22,8 @@ export class SseReader {
   private readonly decoder = new TextDecoder('utf-8');
   private parser: EventSourceParser | undefined;
   private sink: (message: SseMessage) => void = () => {};
-  /** Text after the last blank line, while the stream is split here. */
-  private rest = '';
+  /** Text after the last blank line, while the stream is split here: kept in pieces, joined once its frame ends. */
+  private rest: string[] = [];
   private started = false;
 
   feed(chunk: Uint8Array, onMessage: (message: SseMessage) => void): void {
@@ -48,17 +48,24 @@ export class SseReader {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
     if (this.parser || text.includes('\r')) {
-      this.generalParser().feed(this.rest + text);
-      this.rest = '';
+      this.generalParser().feed(this.rest.join('') + text);
+      this.rest = [];
       return;
     }
-    const buffer = this.rest + text;
+    // No frame ends in this text (nor across its start): keep it, so a long frame is never
+    // copied and searched again read after read.
+    const last = this.rest.at(-1);
+    if (!text.includes('\n\n') && !(text.startsWith('\n') && last?.endsWith('\n'))) {
+      if (text !== '') this.rest.push(text);
+      return;
+    }
+    const buffer = this.rest.length > 0 ? this.rest.join('') + text : text;
     let start = 0;
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n', start)) {
       this.frame(buffer, start, end);
       start = end + 2;
     }
-    this.rest = start === 0 ? buffer : buffer.slice(start);
+    this.rest = start === buffer.length ? [] : [buffer.slice(start)];
   }
 
   /** One LF-ended frame, `buffer[start, end)`, by the SSE spec's field rules. */
