@@ -98,7 +98,8 @@ async function attempt(
   const model = modelOnDeployment(publicModel, deployment);
   const provider = options.providers[deployment.provider]!;
   const call = callContext(context, model);
-  if (provider.text?.passthrough && provider.text.nativeProtocols?.includes(endpoint.protocol)) {
+  const native = provider.text?.nativeProtocolsOf?.(model) ?? provider.text?.nativeProtocols;
+  if (provider.text?.passthrough && native?.includes(endpoint.protocol)) {
     return passthroughText(provider, endpoint.tap, endpoint.forPassthrough?.(requestBody) ?? requestBody, context, call, ledger);
   }
 

@@ -80,6 +80,12 @@ export interface UpstreamReply {
 export interface TextCapability {
   /** Client protocols this provider accepts unchanged (model id mapped) through `passthrough`. */
   readonly nativeProtocols?: readonly TextProtocol[] | undefined;
+  /**
+   * The same, model by model, for a provider whose models speak different protocols (Vertex AI:
+   * Claude takes Messages bodies, Gemini does not). Asked with the model as deployed
+   * (`upstreamModel` set); when present, it wins over `nativeProtocols`.
+   */
+  nativeProtocolsOf?(model: ModelEntry): readonly TextProtocol[];
   passthrough?(request: PassthroughRequest, call: CallContext): Promise<UpstreamReply>;
   stream?(request: IRRequest, call: CallContext): AsyncIterable<IRStreamEvent>;
   /**
