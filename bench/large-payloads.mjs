@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Event-loop stall of the gateway while large payloads pass (issue 7): a 20 MB base64 image in a
-// chat request (passed through, and translated to Anthropic) and a 50 MB image edit upload, each
+// Event-loop stall of the gateway while large payloads pass (issues 7 and 14): a 20 MB base64
+// image inline in a request on each cell — chat passthrough, chat → Anthropic, Anthropic (Messages)
+// client → chat, Responses client → chat, chat → Responses — and a 50 MB image edit upload, each
 // sent while another stream is relayed (a chunk every 10 ms). Prints, per case and round, the
 // gateway's event-loop delay (max, p99; 1 ms histogram) and the worst gap between chunks of the
 // other stream, then the median and worst over the rounds.
 //
-//   npm run build && node bench/large-payloads.mjs [--rounds N] [--cases pass,translated,edit]
+//   npm run build && node bench/large-payloads.mjs [--rounds N] [--cases pass,translated,messages-to-chat,...]
 //   node --import tsx bench/large-payloads.mjs --src [--root DIR]   (the TypeScript sources, no build)
 //
 // Only the gateway (and the ticker upstream it relays) runs in this process: the upstream fakes
@@ -25,7 +26,7 @@ const value = (/** @type {string} */ name, /** @type {string} */ fallback) => {
 };
 const root = resolve(value('--root', fileURLToPath(new URL('..', import.meta.url))));
 const rounds = Number(value('--rounds', '5'));
-const wanted = value('--cases', 'pass,translated,edit').split(',');
+const wanted = value('--cases', 'pass,translated,messages-to-chat,responses-to-chat,chat-to-responses,edit').split(',');
 const entry = argv.includes('--src')
   ? pathToFileURL(resolve(root, 'src/index.ts')).href
   : process.env.INFERGATE_DIST
@@ -42,7 +43,7 @@ const peer = fork(resolve(root, 'test/hardening/payload-peer.ts'), [], {
   cwd: root,
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
-/** @type {{ chatURL: string, anthropicURL: string, mediaBaseURL: string }} */
+/** @type {{ chatURL: string, anthropicURL: string, responsesURL: string, mediaBaseURL: string }} */
 const urls = await new Promise((done) => peer.once('message', (/** @type {any} */ message) => done(message)));
 let nextId = 1;
 /** @param {Record<string, unknown>} command @returns {Promise<any>} */
@@ -83,12 +84,14 @@ const gateway = createGateway({
   providers: {
     'oai-chat': createOpenAIProvider({ baseURL: `${urls.chatURL}/v1`, apiKey: 'up-key', responses: false }),
     claude: createAnthropicProvider({ baseURL: urls.anthropicURL, apiKey: 'up-key' }),
+    'oai-responses': createOpenAIProvider({ baseURL: `${urls.responsesURL}/v1`, apiKey: 'up-key', chat: false, responses: true }),
     'oai-media': createOpenAIProvider({ baseURL: urls.mediaBaseURL, apiKey: 'sk-upstream-openai' }),
     ticker: createOpenAIProvider({ baseURL: `${tickerURL}/v1`, apiKey: 'up-key', responses: false }),
   },
   models: [
     { id: 'gpt-chat', provider: 'oai-chat', upstreamModel: 'gpt-4.1' },
     { id: 'claude', provider: 'claude', upstreamModel: 'claude-sonnet-4-5' },
+    { id: 'gpt-responses', provider: 'oai-responses', upstreamModel: 'gpt-4.1' },
     { id: 'oai-image', provider: 'oai-media', kind: 'image', upstreamModel: 'gpt-image-1.5' },
     { id: 'ticker', provider: 'ticker', upstreamModel: 'ticker-1' },
   ],
@@ -99,15 +102,15 @@ const server = createServer(gateway);
 await new Promise((done) => server.listen(0, '127.0.0.1', () => done(undefined)));
 const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
 
+const IMAGE_BYTES = 15 * 2 ** 20; // 20 MiB once base64
+/** @param {string} client @param {string} model @param {string} upstream */
+const image = (client, model, upstream) => ({ kind: 'image', url, client, model, upstream, imageBytes: IMAGE_BYTES });
 const cases = {
-  pass: {
-    label: '20 MB image, chat → chat (passthrough)',
-    command: { kind: 'chat-image', url, model: 'gpt-chat', upstream: 'chat', imageBytes: 15 * 2 ** 20 },
-  },
-  translated: {
-    label: '20 MB image, chat → anthropic (translated)',
-    command: { kind: 'chat-image', url, model: 'claude', upstream: 'anthropic', imageBytes: 15 * 2 ** 20 },
-  },
+  pass: { label: '20 MB image, chat → chat (passthrough)', command: image('chat', 'gpt-chat', 'chat') },
+  translated: { label: '20 MB image, chat → anthropic (translated)', command: image('chat', 'claude', 'anthropic') },
+  'messages-to-chat': { label: '20 MB image, messages → chat (translated)', command: image('messages', 'gpt-chat', 'chat') },
+  'responses-to-chat': { label: '20 MB image, responses → chat (translated)', command: image('responses', 'gpt-chat', 'chat') },
+  'chat-to-responses': { label: '20 MB image, chat → responses (translated)', command: image('chat', 'gpt-responses', 'responses') },
   edit: { label: '50 MB edit upload → openai (multipart)', command: { kind: 'edit-upload', url, model: 'oai-image', fileBytes: 50 * 2 ** 20 } },
 };
 

@@ -1,6 +1,7 @@
 import { isAscii } from 'node:buffer';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { withDeadline } from './body-deadline.js';
+import { parseJsonOutlined } from './outlined-json.js';
 import { YIELD_EVERY_BYTES, yieldToLoop } from './yield-to-loop.js';
 
 /** Longest piece of the JSON parser's reason repeated in a message (V8 quotes the input). */
@@ -58,13 +59,14 @@ export async function readJsonBodyWithText(request: Request, limitBytes: number,
     });
   }
 
-  // A large body is decoded, parsed and checked in separate turns of the event loop, so no one
-  // step of a 20 MB body holds other streams much more than 20 ms.
+  // A large body is decoded, parsed and checked in separate turns of the event loop, its long
+  // strings left out of the parse (`outlined-json.ts`), so no one step of a 20 MB body holds
+  // other streams much more than 20 ms.
   const large = text.length > YIELD_EVERY_BYTES;
   if (large) await yieldToLoop();
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = large ? await parseJsonOutlined(text) : JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new GatewayError({

@@ -11,8 +11,9 @@ import { serve, type Served } from '../helpers/serve.js';
 import type { PeerCommand, PeerReady, PeerResult } from './payload-peer.js';
 
 /**
- * Large payloads (issue 7, part 7): a 20 MB base64 image in a chat request, passed through and
- * translated, and a 50 MB edit upload, each sent while another stream is relayed (one chunk every
+ * Large payloads (issue 7, part 7; issue 14, part 4): a 20 MB base64 image in a chat request,
+ * passed through and translated, and in an Anthropic client's request to a chat upstream, and a
+ * 50 MB edit upload, each sent while another stream is relayed (one chunk every
  * 10 ms). The upstream must get the bytes intact and the other stream must complete.
  *
  * Speed is measured, not asserted (a loaded CI machine would make any bound flaky): the gateway's
@@ -67,7 +68,7 @@ afterAll(async () => {
 describe('large payloads pass without stalling other streams', () => {
   it('a 20 MB base64 image, chat client → chat upstream (passthrough)', async () => {
     const { result, measured } = await duringTicker(() =>
-      ask({ kind: 'chat-image', url: served.url, model: 'gpt-chat', upstream: 'chat', imageBytes: IMAGE_BYTES }),
+      ask({ kind: 'image', url: served.url, model: 'gpt-chat', client: 'chat', upstream: 'chat', imageBytes: IMAGE_BYTES }),
     );
     report('20 MB image, chat → chat (passthrough)', result, measured);
     expect(result.status, result.answer).toBe(200);
@@ -77,11 +78,21 @@ describe('large payloads pass without stalling other streams', () => {
 
   it('a 20 MB base64 image, chat client → Anthropic upstream (translated)', async () => {
     const { result, measured } = await duringTicker(() =>
-      ask({ kind: 'chat-image', url: served.url, model: 'claude', upstream: 'anthropic', imageBytes: IMAGE_BYTES }),
+      ask({ kind: 'image', url: served.url, model: 'claude', client: 'chat', upstream: 'anthropic', imageBytes: IMAGE_BYTES }),
     );
     report('20 MB image, chat → anthropic (translated)', result, measured);
     expect(result.status, result.answer).toBe(200);
     expect(result.upstreamModel).toBe('claude-sonnet-4-5');
+    expect(result.receivedHash).toBe(result.sentHash);
+  });
+
+  it('a 20 MB base64 image, Anthropic (Messages) client → chat upstream (translated into a data URL)', async () => {
+    const { result, measured } = await duringTicker(() =>
+      ask({ kind: 'image', url: served.url, model: 'gpt-chat', client: 'messages', upstream: 'chat', imageBytes: IMAGE_BYTES }),
+    );
+    report('20 MB image, messages → chat (translated)', result, measured);
+    expect(result.status, result.answer).toBe(200);
+    expect(result.upstreamModel).toBe('gpt-4.1');
     expect(result.receivedHash).toBe(result.sentHash);
   });
 

@@ -8,9 +8,13 @@ import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import { startFakeOpenAIMedia, requestsTo } from '../fakes/fake-openai-media.js';
 
 export type PeerCommand =
-  | { id: number; kind: 'chat-image'; url: string; model: string; upstream: 'chat' | 'anthropic'; imageBytes: number }
+  | { id: number; kind: 'image'; url: string; model: string; client: ImageClient; upstream: ImageUpstream; imageBytes: number }
   | { id: number; kind: 'edit-upload'; url: string; model: string; fileBytes: number }
   | { id: number; kind: 'close' };
+
+/** The protocol the big image request is sent in, and the one its upstream fake speaks. */
+export type ImageClient = 'chat' | 'messages' | 'responses';
+export type ImageUpstream = 'chat' | 'anthropic' | 'responses';
 
 export interface PeerResult {
   id: number;
@@ -31,6 +35,8 @@ export interface PeerReady {
   ready: true;
   chatURL: string;
   anthropicURL: string;
+  /** An OpenAI upstream that serves `/v1/responses` only. */
+  responsesURL: string;
   mediaBaseURL: string;
 }
 
@@ -43,37 +49,68 @@ function fakePng(bytes: number): Buffer<ArrayBuffer> {
   return data;
 }
 
-const [chat, anthropic, media] = await Promise.all([startFakeOpenAI({ endpoints: ['chat'] }), startFakeAnthropic(), startFakeOpenAIMedia()]);
+const [chat, anthropic, responses, media] = await Promise.all([
+  startFakeOpenAI({ endpoints: ['chat'] }),
+  startFakeAnthropic(),
+  startFakeOpenAI({ endpoints: ['responses'] }),
+  startFakeOpenAIMedia(),
+]);
+const fakes = { chat, anthropic, responses } satisfies Record<ImageUpstream, unknown>;
+const resetFakes = () => {
+  for (const fake of Object.values(fakes)) fake.reset();
+};
 
-async function chatImage(command: Extract<PeerCommand, { kind: 'chat-image' }>): Promise<PeerResult> {
-  chat.reset();
-  anthropic.reset();
+const paths: Record<ImageClient, string> = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' };
+
+/** A request in the client's protocol: a short question and the image inline, as base64. */
+function imageRequestBody(client: ImageClient, model: string, image: string): string {
+  const dataURL = `data:image/png;base64,${image}`;
+  const question = 'What is in this picture?';
+  if (client === 'chat') {
+    const content = [
+      { type: 'text', text: question },
+      { type: 'image_url', image_url: { url: dataURL } },
+    ];
+    return JSON.stringify({ model, max_tokens: 64, messages: [{ role: 'user', content }] });
+  }
+  if (client === 'messages') {
+    const content = [
+      { type: 'text', text: question },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } },
+    ];
+    return JSON.stringify({ model, max_tokens: 64, messages: [{ role: 'user', content }] });
+  }
+  const content = [
+    { type: 'input_text', text: question },
+    { type: 'input_image', image_url: dataURL, detail: 'auto' },
+  ];
+  return JSON.stringify({ model, max_output_tokens: 64, input: [{ role: 'user', content }] });
+}
+
+/** The base64 the upstream fake received in the image's place, in its own protocol. */
+function receivedImage(upstream: ImageUpstream, body: Record<string, any> | undefined): string | undefined {
+  const turns: any[] = (upstream === 'responses' ? body?.input : body?.messages) ?? [];
+  const parts: any[] = turns.flatMap((turn) => (Array.isArray(turn?.content) ? turn.content : []));
+  const part = parts.find((p) => p?.type === { chat: 'image_url', anthropic: 'image', responses: 'input_image' }[upstream]);
+  const url: unknown = upstream === 'chat' ? part?.image_url?.url : upstream === 'responses' ? part?.image_url : undefined;
+  if (typeof url === 'string') return url.replace(/^data:image\/png;base64,/, '');
+  return part?.source?.data;
+}
+
+async function imageRequest(command: Extract<PeerCommand, { kind: 'image' }>): Promise<PeerResult> {
+  resetFakes();
   const image = fakePng(command.imageBytes).toString('base64');
-  const body = JSON.stringify({
-    model: command.model,
-    max_tokens: 64,
-    messages: [
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'What is in this picture?' },
-          { type: 'image_url', image_url: { url: `data:image/png;base64,${image}` } },
-        ],
-      },
-    ],
-  });
+  const body = imageRequestBody(command.client, command.model, image);
+  const headers: Record<string, string> =
+    command.client === 'messages'
+      ? { 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }
+      : { authorization: 'Bearer sk-test', 'content-type': 'application/json' };
   const started = performance.now();
-  const response = await fetch(`${command.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
-    body,
-  });
+  const response = await fetch(`${command.url}${paths[command.client]}`, { method: 'POST', headers, body });
   const answer = await response.text();
   const latencyMs = performance.now() - started;
-  const fake = command.upstream === 'chat' ? chat : anthropic;
-  const received = fake.accepted().at(-1)?.body as Record<string, any> | undefined;
-  const part = received?.messages?.[0]?.content?.[1];
-  const data: string | undefined = command.upstream === 'chat' ? part?.image_url?.url?.replace(/^data:image\/png;base64,/, '') : part?.source?.data;
+  const received = fakes[command.upstream].accepted().at(-1)?.body as Record<string, any> | undefined;
+  const data = receivedImage(command.upstream, received);
   const result: PeerResult = {
     id: command.id,
     status: response.status,
@@ -84,8 +121,7 @@ async function chatImage(command: Extract<PeerCommand, { kind: 'chat-image' }>):
     upstreamModel: received?.model,
     latencyMs,
   };
-  chat.reset();
-  anthropic.reset();
+  resetFakes();
   return result;
 }
 
@@ -118,14 +154,14 @@ async function editUpload(command: Extract<PeerCommand, { kind: 'edit-upload' }>
 
 process.on('message', (command: PeerCommand) => {
   if (command.kind === 'close') {
-    void Promise.all([chat.close(), anthropic.close(), media.close()]).then(() => process.exit(0));
+    void Promise.all([chat.close(), anthropic.close(), responses.close(), media.close()]).then(() => process.exit(0));
     return;
   }
-  const run = command.kind === 'chat-image' ? chatImage(command) : editUpload(command);
+  const run = command.kind === 'image' ? imageRequest(command) : editUpload(command);
   run.then(
     (result) => process.send!(result),
     (error: unknown) => process.send!({ id: command.id, error: String((error as Error)?.stack ?? error) }),
   );
 });
 
-process.send!({ ready: true, chatURL: chat.url, anthropicURL: anthropic.url, mediaBaseURL: media.baseURL } satisfies PeerReady);
+process.send!({ ready: true, chatURL: chat.url, anthropicURL: anthropic.url, responsesURL: responses.url, mediaBaseURL: media.baseURL } satisfies PeerReady);

@@ -2,6 +2,7 @@ import { invalidRequest } from '../../errors.js';
 import { reasoningEffort } from '../openai/reasoning-effort.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
 import { isRecord, type Json } from '../../json.js';
+import { dataUrl, type JoinedText } from '../data-url.js';
 
 /**
  * IR → Chat Completions request body, for an upstream that speaks Chat while the client does not.
@@ -137,15 +138,15 @@ function encodePart(part: IRContentPart): Json {
   }
 }
 
-function imageUrl(part: IRImagePart): string {
+function imageUrl(part: IRImagePart): string | JoinedText {
   if (part.url) return part.url;
-  if (part.data) return `data:${part.mediaType ?? 'image/png'};base64,${part.data}`;
+  if (part.data) return dataUrl(part.mediaType ?? 'image/png', part.data);
   throw invalidRequest('An image part has neither a URL nor data.');
 }
 
 function encodeFile(part: IRFilePart): Json {
   const file: Json = {};
-  if (part.data !== undefined) file.file_data = `data:${part.mediaType ?? 'application/octet-stream'};base64,${part.data}`;
+  if (part.data !== undefined) file.file_data = dataUrl(part.mediaType ?? 'application/octet-stream', part.data);
   if (part.fileId !== undefined) file.file_id = part.fileId;
   if (part.filename !== undefined) file.filename = part.filename;
   if (file.file_data === undefined && file.file_id === undefined) {

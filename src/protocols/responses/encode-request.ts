@@ -2,6 +2,7 @@ import { invalidRequest } from '../../errors.js';
 import { reasoningEffort } from '../openai/reasoning-effort.js';
 import type { IRAssistantPart, IRContentPart, IRMessage, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
 import type { Json } from '../../json.js';
+import { dataUrl, type JoinedText } from '../data-url.js';
 
 /**
  * Passthrough fields only Chat has. Responses rejects unknown parameters, and these only tune
@@ -144,14 +145,14 @@ function encodePart(part: IRContentPart): Json {
     case 'text':
       return { type: 'input_text', text: part.text };
     case 'image': {
-      let url = part.url;
-      if (url === undefined && part.data !== undefined) url = `data:${part.mediaType ?? 'image/png'};base64,${part.data}`;
+      let url: string | JoinedText | undefined = part.url;
+      if (url === undefined && part.data !== undefined) url = dataUrl(part.mediaType ?? 'image/png', part.data);
       if (url === undefined) throw invalidRequest('An image part has neither a URL nor data.');
       return { type: 'input_image', image_url: url, detail: part.detail ?? 'auto' };
     }
     case 'file': {
       const file: Json = { type: 'input_file' };
-      if (part.data !== undefined) file.file_data = `data:${part.mediaType ?? 'application/octet-stream'};base64,${part.data}`;
+      if (part.data !== undefined) file.file_data = dataUrl(part.mediaType ?? 'application/octet-stream', part.data);
       if (part.fileId !== undefined) file.file_id = part.fileId;
       if (part.url !== undefined && part.data === undefined && part.fileId === undefined) file.file_url = part.url;
       if (part.filename !== undefined) file.filename = part.filename;

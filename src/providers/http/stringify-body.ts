@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { yieldToLoop } from '../../http/yield-to-loop.js';
+import { JoinedText } from '../../protocols/data-url.js';
 import type { BodyPiece, UpstreamBody } from './upstream-body.js';
 
 /** A string at least this long is escaped on its own, in slices, instead of inside `JSON.stringify`. */
@@ -12,18 +13,30 @@ const SLICE_CHARS = 256 * 1024;
  * strings. A translated request with a 20 MB inline image spends about 70 ms in one
  * `JSON.stringify` call, most of it escaping the base64 string; here each long string is left
  * out of the main call (a placeholder stands in) and escaped 256 K characters at a time with a
- * turn of the event loop between slices. The result is the same JSON text, as pieces that
+ * turn of the event loop between slices. A long `JoinedText` (a data URL around base64) is
+ * written part by part, never joined. The result is the same JSON text, as pieces that
  * `UpstreamClient.post` sends without joining. Without long strings it is `JSON.stringify`.
  */
 export async function stringifyBody(value: unknown): Promise<UpstreamBody> {
   if (!hasLongString(value, 0)) return JSON.stringify(value);
-  const long: string[] = [];
+  const long: (string | JoinedText)[] = [];
   // A NUL and a random tag: no string of the request can be mistaken for a placeholder.
   const tag = `\u0000${randomBytes(9).toString('base64')}:`;
-  const skeleton = JSON.stringify(value, (_key, item: unknown) => {
-    if (typeof item !== 'string' || item.length < LONG_STRING) return item;
-    long.push(item);
+  const outline = (text: string | JoinedText) => {
+    long.push(text);
     return `${tag}${long.length - 1}`;
+  };
+  const skeleton = JSON.stringify(value, (_key, item: unknown) => {
+    if (typeof item === 'string') return item.length < LONG_STRING ? item : outline(item);
+    // JSON.stringify joins a JoinedText (its toJSON) before a replacer sees it: the object holding
+    // it is copied with a placeholder in its place instead.
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
+    if (!Object.values(item).some((field) => field instanceof JoinedText)) return item;
+    const copy: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(item)) {
+      copy[key] = field instanceof JoinedText ? (field.length < LONG_STRING ? field.toJSON() : outline(field)) : field;
+    }
+    return copy;
   });
   // The placeholder as JSON.stringify wrote it: the NUL escaped as \u0000.
   const placeholder = new RegExp(`"${escapeRegExp(JSON.stringify(tag).slice(1, -1))}(\\d+)"`, 'g');
@@ -39,8 +52,13 @@ export async function stringifyBody(value: unknown): Promise<UpstreamBody> {
 }
 
 /** Appends `text` as a JSON string literal, escaped slice by slice with a yield between slices. */
-async function pushEscaped(pieces: BodyPiece[], text: string): Promise<void> {
+async function pushEscaped(pieces: BodyPiece[], text: string | JoinedText): Promise<void> {
   pieces.push('"');
+  for (const part of typeof text === 'string' ? [text] : text.parts) await pushEscapedPart(pieces, part);
+  pieces.push('"');
+}
+
+async function pushEscapedPart(pieces: BodyPiece[], text: string): Promise<void> {
   for (let start = 0; start < text.length; ) {
     let end = Math.min(start + SLICE_CHARS, text.length);
     // Keep a surrogate pair together: apart, each half would be escaped as a lone surrogate.
@@ -53,7 +71,6 @@ async function pushEscaped(pieces: BodyPiece[], text: string): Promise<void> {
     start = end;
     await yieldToLoop();
   }
-  pieces.push('"');
 }
 
 /** Whether a string of `LONG_STRING` characters or more is in `value` (as JSON.stringify sees it). */
