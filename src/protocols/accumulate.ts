@@ -6,73 +6,85 @@ import { mergeUsage, type IRAssistantPart, type IRResponse, type IRStreamEvent, 
  * extend the open part.
  */
 export async function accumulateStream(events: AsyncIterable<IRStreamEvent>): Promise<IRResponse> {
-  const content: IRAssistantPart[] = [];
-  let open: IRAssistantPart | undefined;
-  let usage: IRUsage = {};
-  let head: { id: string; model: string; created: number } | undefined;
-  let finish: Extract<IRStreamEvent, { type: 'finish' }> | undefined;
+  const fold = new EventFold();
+  for await (const event of events) fold.push(event);
+  return fold.response();
+}
 
-  const openPart = (part: IRAssistantPart): IRAssistantPart => {
-    content.push(part);
-    open = part;
-    return part;
-  };
+/** The fold itself, synchronous: for decoders that read a whole answer as a list of events. */
+export class EventFold {
+  private readonly content: IRAssistantPart[] = [];
+  private open: IRAssistantPart | undefined;
+  private usage: IRUsage = {};
+  private head: { id: string; model: string; created: number } | undefined;
+  private finish: Extract<IRStreamEvent, { type: 'finish' }> | undefined;
 
-  for await (const event of events) {
+  push(event: IRStreamEvent): void {
+    const open = this.open;
     switch (event.type) {
       case 'start':
-        head = { id: event.id, model: event.model, created: event.created };
-        usage = mergeUsage(usage, event.usage);
+        this.head = { id: event.id, model: event.model, created: event.created };
+        this.usage = mergeUsage(this.usage, event.usage);
         break;
       case 'text_delta': {
-        const part = open?.type === 'text' ? open : openPart({ type: 'text', text: '' });
+        const part = open?.type === 'text' ? open : this.openPart({ type: 'text', text: '' });
         (part as { text: string }).text += event.text;
         break;
       }
       case 'refusal_delta': {
-        const part = open?.type === 'refusal' ? open : openPart({ type: 'refusal', refusal: '' });
+        const part = open?.type === 'refusal' ? open : this.openPart({ type: 'refusal', refusal: '' });
         (part as { refusal: string }).refusal += event.text;
         break;
       }
       case 'reasoning_delta': {
-        const part = open?.type === 'reasoning' ? open : openPart({ type: 'reasoning', text: '' });
+        const part = open?.type === 'reasoning' ? open : this.openPart({ type: 'reasoning', text: '' });
         (part as { text: string }).text += event.text;
         break;
       }
       case 'reasoning_end': {
-        const part = open?.type === 'reasoning' ? open : openPart({ type: 'reasoning', text: '' });
+        const part = open?.type === 'reasoning' ? open : this.openPart({ type: 'reasoning', text: '' });
         if (part.type === 'reasoning') {
           if (event.signature !== undefined) part.signature = event.signature;
           if (event.redacted !== undefined) part.redacted = event.redacted;
           if (event.encrypted !== undefined) part.encrypted = event.encrypted;
+          if (event.thoughtSignature !== undefined) part.thoughtSignature = event.thoughtSignature;
         }
-        open = undefined;
+        this.open = undefined;
         break;
       }
       case 'tool_call_start':
-        openPart({ type: 'tool_call', id: event.id, name: event.name, arguments: '' });
+        this.openPart({ type: 'tool_call', id: event.id, name: event.name, arguments: '' });
         break;
       case 'tool_call_delta':
         if (open?.type === 'tool_call') open.arguments += event.arguments;
         break;
       case 'usage':
-        usage = mergeUsage(usage, event.usage);
+        this.usage = mergeUsage(this.usage, event.usage);
         break;
       case 'finish':
-        usage = mergeUsage(usage, event.usage);
-        finish = event;
+        this.usage = mergeUsage(this.usage, event.usage);
+        this.finish = event;
         break;
     }
   }
 
-  if (!head || !finish) throw new Error('IR stream ended without start or finish');
-  return {
-    id: head.id,
-    model: head.model,
-    created: head.created,
-    content,
-    finishReason: finish.reason,
-    stopSequence: finish.stopSequence,
-    usage,
-  };
+  response(): IRResponse {
+    const { head, finish } = this;
+    if (!head || !finish) throw new Error('IR stream ended without start or finish');
+    return {
+      id: head.id,
+      model: head.model,
+      created: head.created,
+      content: this.content,
+      finishReason: finish.reason,
+      stopSequence: finish.stopSequence,
+      usage: this.usage,
+    };
+  }
+
+  private openPart(part: IRAssistantPart): IRAssistantPart {
+    this.content.push(part);
+    this.open = part;
+    return part;
+  }
 }

@@ -58,10 +58,21 @@ const ArkProviderSchema = strictObject({
   timeouts: v.optional(timeouts),
 });
 
-const providerTypes = ['local', 'openai', 'anthropic', 'ark'] as const;
+const GeminiProviderSchema = strictObject({
+  type: v.literal('gemini'),
+  /** The host, without `/v1beta`. */
+  baseURL: v.optional(urlText),
+  apiKey: v.optional(text),
+  headers: v.optional(headers),
+  timeouts: v.optional(timeouts),
+});
 
-export const ProviderConfigSchema = v.variant('type', [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema], (issue) =>
-  issue.expected === 'Object' ? 'expected an object' : `expected one of ${providerTypes.map((type) => `"${type}"`).join(', ')}`,
+const providerTypes = ['local', 'openai', 'anthropic', 'ark', 'gemini'] as const;
+
+export const ProviderConfigSchema = v.variant(
+  'type',
+  [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema, GeminiProviderSchema],
+  (issue) => (issue.expected === 'Object' ? 'expected an object' : `expected one of ${providerTypes.map((type) => `"${type}"`).join(', ')}`),
 );
 
 export type ProviderConfig = v.InferOutput<typeof ProviderConfigSchema>;
@@ -69,3 +80,4 @@ export type LocalProviderConfig = v.InferOutput<typeof LocalProviderSchema>;
 export type OpenAIProviderConfig = v.InferOutput<typeof OpenAIProviderSchema>;
 export type AnthropicProviderConfig = v.InferOutput<typeof AnthropicProviderSchema>;
 export type ArkProviderConfig = v.InferOutput<typeof ArkProviderSchema>;
+export type GeminiProviderConfig = v.InferOutput<typeof GeminiProviderSchema>;

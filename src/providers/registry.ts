@@ -1,6 +1,7 @@
 import type { ProviderConfig } from './provider-config.js';
 import { createAnthropicProvider } from './anthropic/anthropic-provider.js';
 import { createArkProvider } from './ark/ark-provider.js';
+import { createGeminiProvider } from './gemini/gemini-provider.js';
 import { createLocalProvider } from './local/local-provider.js';
 import { createOpenAIProvider } from './openai/openai-provider.js';
 import type { Provider } from './provider.js';
@@ -13,6 +14,7 @@ const providerFactories: { [T in ProviderConfig['type']]: ProviderFactory<T> } =
   openai: ({ type: _type, ...options }) => createOpenAIProvider(options),
   anthropic: ({ type: _type, ...options }) => createAnthropicProvider(options),
   ark: ({ type: _type, ...options }) => createArkProvider(options),
+  gemini: ({ type: _type, ...options }) => createGeminiProvider(options),
 };
 
 /** Builds the provider a config file describes under `providers.<name>`. */

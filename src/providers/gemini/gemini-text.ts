@@ -1,0 +1,45 @@
+import { eventsOf } from '../../protocols/event-batches.js';
+import { geminiUpstream as codec } from '../../protocols/gemini/index.js';
+import type { IRRequest } from '../../protocols/ir.js';
+import { postJson, streamIR } from '../http/json-call.js';
+import type { UpstreamClient } from '../http/upstream-client.js';
+import type { CallContext, TextCapability } from '../provider.js';
+
+export interface GeminiTextOptions {
+  client: UpstreamClient;
+  /**
+   * The path of a model's call under the client's base URL: `/v1beta/models/{m}:generateContent`
+   * on the Gemini API, `…/publishers/google/models/{m}:streamGenerateContent?alt=sse` on Vertex AI.
+   */
+  path: (model: string, stream: boolean) => string;
+  /** Headers computed per call (Vertex AI's OAuth token); static ones belong to the client. */
+  authHeaders?: (() => Promise<Record<string, string>>) | undefined;
+}
+
+/**
+ * Text through the IR on the Gemini wire, shared by the `gemini` and `vertex` providers: the
+ * model goes in the path, the body is the Gemini codec's, a stream is `?alt=sse` server-sent events.
+ */
+export function geminiTextCalls(options: GeminiTextOptions): Required<Pick<TextCapability, 'streamBatches' | 'stream' | 'generate'>> {
+  const { client, path } = options;
+  const headers = async () => (options.authHeaders ? await options.authHeaders() : undefined);
+
+  async function* streamBatches(ir: IRRequest, call: CallContext) {
+    const body = codec.encodeRequest({ ...ir, stream: true });
+    yield* streamIR(client, path(ir.model, true), body, call, codec.streamDecoder(), await headers());
+  }
+
+  return {
+    streamBatches,
+    stream: (ir, call) => eventsOf(streamBatches(ir, call)),
+    async generate(ir, call) {
+      const body = codec.encodeRequest({ ...ir, stream: false });
+      return codec.decodeResponse(await postJson(client, path(ir.model, false), body, call, await headers()));
+    },
+  };
+}
+
+/** `models/{m}:generateContent` or `:streamGenerateContent?alt=sse`, the model id escaped for the path. */
+export function geminiModelPath(prefix: string, model: string, stream: boolean): string {
+  return `${prefix}/models/${encodeURIComponent(model)}${stream ? ':streamGenerateContent?alt=sse' : ':generateContent'}`;
+}
