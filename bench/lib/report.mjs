@@ -133,7 +133,9 @@ export function renderMarkdown(result) {
     Object.entries(rss)
       .map(([arm, v]) => `${armTitle(arm)} ${num(v / 2 ** 20, 1)} MB`)
       .join(', ');
-  lines.push(`**Memory (RSS).** Started, idle: ${mb(startRss)}. After warm-up, idle: ${mb(idleRss)}. At the end of the run: ${mb(endRss)}.`);
+  lines.push(
+    `**Memory (RSS).** Started, idle: ${mb(startRss)}. After warm-up, idle: ${mb(idleRss)}. At the end of the run: right after the last phase ${mb(result.endRssAtOnce ?? {})}; after a few idle seconds ${mb(endRss)}.`,
+  );
   const failed = Object.entries(failures);
   if (failed.length) {
     lines.push('');
