@@ -31,6 +31,8 @@ export { createOpenAIProvider, type OpenAIProviderOptions } from './providers/op
 export { createArkProvider, type ArkProviderOptions, type ArkSpeechOptions } from './providers/ark/ark-provider.js';
 export type * from './providers/media.js';
 export { createAnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider.js';
+export { createVertexProvider, type VertexProviderOptions } from './providers/vertex/vertex-provider.js';
+export type { ServiceAccountKey } from './providers/vertex/service-account.js';
 export type { UpstreamTimeouts } from './providers/http/upstream-client.js';
 export type { AttemptEvent, RequestObserver, EventError } from './policy/events.js';
 export type { PolicyOptions } from './policy/policy-options.js';

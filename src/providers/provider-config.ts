@@ -67,11 +67,37 @@ const GeminiProviderSchema = strictObject({
   timeouts: v.optional(timeouts),
 });
 
-const providerTypes = ['local', 'openai', 'anthropic', 'ark', 'gemini'] as const;
+const VertexProviderSchema = strictObject({
+  type: v.literal('vertex'),
+  /** Default: the service-account key's `project_id`. */
+  project: v.optional(text),
+  /** Default `us-central1`; `global` uses the global host. */
+  location: v.optional(text),
+  /** A service-account key: the path of its JSON file, or the key object itself. */
+  credentials: v.optional(
+    v.union(
+      [
+        text,
+        v.looseObject({ client_email: v.string('expected a string'), private_key: v.string('expected a string') }, 'expected a service-account key object'),
+      ],
+      'expected a path or a service-account key object',
+    ),
+  ),
+  /** A ready OAuth access token (kept fresh by whoever writes the config). */
+  accessToken: v.optional(text),
+  /** The host without `/v1` (private endpoints, tests). */
+  baseURL: v.optional(urlText),
+  betas: v.optional(v.union([v.literal('all'), v.array(text)], 'expected "all" or an array of strings')),
+  defaultMaxTokens: v.optional(positiveInteger),
+  headers: v.optional(headers),
+  timeouts: v.optional(timeouts),
+});
+
+const providerTypes = ['local', 'openai', 'anthropic', 'ark', 'gemini', 'vertex'] as const;
 
 export const ProviderConfigSchema = v.variant(
   'type',
-  [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema, GeminiProviderSchema],
+  [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema, GeminiProviderSchema, VertexProviderSchema],
   (issue) => (issue.expected === 'Object' ? 'expected an object' : `expected one of ${providerTypes.map((type) => `"${type}"`).join(', ')}`),
 );
 
@@ -81,3 +107,4 @@ export type OpenAIProviderConfig = v.InferOutput<typeof OpenAIProviderSchema>;
 export type AnthropicProviderConfig = v.InferOutput<typeof AnthropicProviderSchema>;
 export type ArkProviderConfig = v.InferOutput<typeof ArkProviderSchema>;
 export type GeminiProviderConfig = v.InferOutput<typeof GeminiProviderSchema>;
+export type VertexProviderConfig = v.InferOutput<typeof VertexProviderSchema>;

@@ -5,6 +5,7 @@ import { createGeminiProvider } from './gemini/gemini-provider.js';
 import { createLocalProvider } from './local/local-provider.js';
 import { createOpenAIProvider } from './openai/openai-provider.js';
 import type { Provider } from './provider.js';
+import { createVertexProvider } from './vertex/vertex-provider.js';
 
 type ProviderFactory<T extends ProviderConfig['type']> = (config: Extract<ProviderConfig, { type: T }>, name: string) => Provider;
 
@@ -15,6 +16,7 @@ const providerFactories: { [T in ProviderConfig['type']]: ProviderFactory<T> } =
   anthropic: ({ type: _type, ...options }) => createAnthropicProvider(options),
   ark: ({ type: _type, ...options }) => createArkProvider(options),
   gemini: ({ type: _type, ...options }) => createGeminiProvider(options),
+  vertex: ({ type: _type, ...options }) => createVertexProvider(options),
 };
 
 /** Builds the provider a config file describes under `providers.<name>`. */

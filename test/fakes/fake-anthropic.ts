@@ -57,7 +57,8 @@ const OPENAI_ONLY = [
   'presence_penalty',
 ];
 
-function anthropicProtocol(options: FakeAnthropicOptions): FakeProtocol {
+/** The Messages API as a `FakeProtocol`, for fakes that host Claude behind another front (Vertex AI). */
+export function anthropicProtocol(options: FakeAnthropicOptions): FakeProtocol {
   const apiKey = options.apiKey ?? 'up-key';
   const models = options.models ?? ANTHROPIC_MODELS;
   const requestId = counter('req_fake_ant_');

@@ -1,0 +1,161 @@
+import type { Dispatcher } from 'undici';
+import { importPKCS8, SignJWT } from 'jose';
+import { GatewayError, isAbortError, isGatewayError } from '../../errors.js';
+import { parseJson } from '../../json.js';
+import { readText, UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
+import type { ServiceAccount } from './service-account.js';
+
+/** Where Vertex AI's OAuth access tokens come from. */
+export interface AccessTokens {
+  /** A token valid for a while yet: the cached one, or a fresh one every waiting caller shares. */
+  get(): Promise<string>;
+  /** Forgets `token` after Vertex refused it (revoked, clock skew), so the next call fetches another. */
+  invalidate(token: string): void;
+  close(): Promise<void>;
+}
+
+/** The scope Vertex AI takes. */
+const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+/** The longest lifetime Google grants a self-signed assertion. */
+const ASSERTION_LIFETIME_S = 3600;
+/** A token this close to its expiry is replaced before use (google-auth-library refreshes 5 minutes early too). */
+export const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
+/** The token endpoint must answer within this; a refresh is shared, so no client's signal bounds it. */
+const EXCHANGE_TIMEOUT_MS = 30_000;
+
+export interface ServiceAccountTokenOptions {
+  dispatcher?: Dispatcher | undefined;
+  timeouts?: UpstreamTimeouts | undefined;
+  /** The clock, in ms since epoch (tests move it). */
+  now?: (() => number) | undefined;
+}
+
+/**
+ * Access tokens for a service account: an RS256 JWT signed with its key (jose, on Web Crypto, so
+ * the same code runs on Node, Bun and Deno) is exchanged at its `token_uri`. The token is cached
+ * and replaced `REFRESH_BEFORE_EXPIRY_MS` before it expires; concurrent callers wait on one
+ * exchange. A failed exchange is a 502 naming the cause; a refresh that fails while the cached
+ * token is still valid falls back to that token.
+ */
+export function serviceAccountTokens(account: ServiceAccount, options: ServiceAccountTokenOptions = {}): AccessTokens {
+  const now = options.now ?? Date.now;
+  const client = new UpstreamClient({
+    baseURL: account.tokenURI,
+    headers: {},
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+  });
+  let signingKey: Promise<CryptoKey> | undefined;
+  let cached: { token: string; expiresAt: number } | undefined;
+  let pending: Promise<string> | undefined;
+
+  const exchange = async (): Promise<string> => {
+    const issuedAt = Math.floor(now() / 1000);
+    const assertion = await new SignJWT({ scope: CLOUD_PLATFORM_SCOPE })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(account.keyId ? { kid: account.keyId } : {}) })
+      .setIssuer(account.email)
+      .setAudience(account.tokenURI)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + ASSERTION_LIFETIME_S)
+      .sign(await (signingKey ??= importKey(account.privateKey)));
+    const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString();
+    const answer = await postForm(client, form);
+    cached = { token: answer.token, expiresAt: now() + answer.expiresInS * 1000 };
+    return answer.token;
+  };
+
+  const refresh = async (): Promise<string> => {
+    try {
+      return await exchange();
+    } catch (error) {
+      if (cached && now() < cached.expiresAt) return cached.token;
+      throw error;
+    }
+  };
+
+  return {
+    get() {
+      if (cached && now() < cached.expiresAt - REFRESH_BEFORE_EXPIRY_MS) return Promise.resolve(cached.token);
+      pending ??= refresh().finally(() => {
+        pending = undefined;
+      });
+      return pending;
+    },
+    invalidate(token) {
+      if (cached?.token === token) cached = undefined;
+    },
+    close: () => client.close(),
+  };
+}
+
+/** A token the host keeps fresh itself (`accessToken`), sent as it is. */
+export function fixedAccessToken(token: string): AccessTokens {
+  return { get: () => Promise.resolve(token), invalidate() {}, close: async () => {} };
+}
+
+/**
+ * The host's own source (`getAccessToken`: workload identity, a metadata server, its own
+ * google-auth-library), asked on every call: such sources cache on their side.
+ */
+export function callbackAccessTokens(getAccessToken: () => string | Promise<string>): AccessTokens {
+  return {
+    async get() {
+      let token: unknown;
+      try {
+        token = await getAccessToken();
+      } catch (error) {
+        throw tokenFailure(`getAccessToken failed: ${(error as Error)?.message ?? String(error)}`, error);
+      }
+      if (typeof token !== 'string' || token === '') throw tokenFailure('getAccessToken returned no token');
+      return token;
+    },
+    invalidate() {},
+    close: async () => {},
+  };
+}
+
+async function importKey(pem: string): Promise<CryptoKey> {
+  try {
+    return await importPKCS8(pem, 'RS256');
+  } catch (error) {
+    throw tokenFailure('the service account\u2019s private_key is not a PKCS#8 RSA key', error);
+  }
+}
+
+/** POSTs the assertion; the token endpoint's refusal or silence becomes a 502 saying which. */
+async function postForm(client: UpstreamClient, form: string): Promise<{ token: string; expiresInS: number }> {
+  let status: number;
+  let text: string;
+  try {
+    const result = await client.post('', form, {
+      signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS),
+      contentType: 'application/x-www-form-urlencoded',
+      headers: { accept: 'application/json' },
+    });
+    status = result.status;
+    text = await readText(result.body, 1024 * 1024);
+  } catch (error) {
+    const timedOut = (isAbortError(error) && (error as Error).name === 'TimeoutError') || (isGatewayError(error) && error.status === 504);
+    throw tokenFailure(timedOut ? 'the token endpoint did not answer in time' : 'the token endpoint could not be reached', error);
+  }
+  const json = parseJson(text) as { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } | undefined;
+  if (status >= 400) {
+    // OAuth's error shape: `{"error":"invalid_grant","error_description":"Invalid JWT Signature."}`.
+    const reason = [json?.error, json?.error_description].filter((part) => typeof part === 'string' && part !== '').join(': ');
+    throw tokenFailure(`the token endpoint answered ${status}${reason ? ` (${reason})` : ''}`);
+  }
+  if (typeof json?.access_token !== 'string' || json.access_token === '') throw tokenFailure('the token endpoint answered without an access_token');
+  const expiresInS = typeof json.expires_in === 'number' && json.expires_in > 0 ? json.expires_in : ASSERTION_LIFETIME_S;
+  return { token: json.access_token, expiresInS };
+}
+
+/** 502: the gateway could not authenticate to Vertex AI; the message says why, for the operator. */
+function tokenFailure(reason: string, cause?: unknown): GatewayError {
+  return new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    code: 'upstream_token_failed',
+    message: `Vertex AI access token unavailable: ${reason}.`,
+    cause,
+  });
+}
