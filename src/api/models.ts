@@ -2,7 +2,9 @@ import { GatewayError, invalidRequest } from '../errors.js';
 import type { ClientStyle } from '../http/client-style.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
+import { geminiStyle } from '../protocols/gemini/style.js';
 import { anthropicStyle } from '../protocols/messages/style.js';
+import { listGeminiModels, retrieveGeminiModel } from './gemini-models.js';
 import { openaiStyle } from '../protocols/openai/style.js';
 import type { ModelListing } from '../routing/catalog.js';
 
@@ -15,6 +17,7 @@ import type { ModelListing } from '../routing/catalog.js';
  */
 export async function listModels(context: RouteContext): Promise<Response> {
   const { options, key, url, request } = context;
+  if (modelsStyle(request) === geminiStyle) return listGeminiModels(context);
   const all = options.catalog.list(key, { messagesEnabled: options.messagesEnabled });
   // OpenAI's listing has no query parameters (it ignores any); Anthropic's pages.
   const page = modelsStyle(request) === anthropicStyle ? pageOf(all, url.searchParams) : { models: all, hasMore: false };
@@ -24,7 +27,8 @@ export async function listModels(context: RouteContext): Promise<Response> {
 
 /** GET /v1/models/{model}: one model the key may use, in the same two-sided shape; 404 otherwise. */
 export async function retrieveModel(context: RouteContext): Promise<Response> {
-  const { options, key, params } = context;
+  const { options, key, params, request } = context;
+  if (modelsStyle(request) === geminiStyle) return retrieveGeminiModel(context);
   const found = options.catalog.list(key, { messagesEnabled: options.messagesEnabled }).find((model) => model.id === params.model);
   if (!found)
     throw new GatewayError({
@@ -36,9 +40,14 @@ export async function retrieveModel(context: RouteContext): Promise<Response> {
   return jsonResponse(describe(found));
 }
 
-/** Anthropic's clients send `anthropic-version` (Claude Code also `x-api-key` alone): their auth header and error shape. */
+/**
+ * Anthropic's clients send `anthropic-version` (Claude Code also `x-api-key` alone), Gemini's
+ * `x-goog-api-key` or `?key=` (`@google/genai` lists `/v1/models`): their auth header, error shape
+ * and listing.
+ */
 export function modelsStyle(request: Request): ClientStyle {
   const headers = request.headers;
+  if (headers.has('x-goog-api-key') || geminiStyle.apiKey(request) !== undefined) return geminiStyle;
   return headers.has('anthropic-version') || (headers.has('x-api-key') && !headers.has('authorization')) ? anthropicStyle : openaiStyle;
 }
 

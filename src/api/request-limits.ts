@@ -2,17 +2,17 @@ import { GatewayError } from '../errors.js';
 import type { TextProtocol } from '../protocols/ir.js';
 
 /**
- * Refuses a text request with more than `limit` messages (Responses: `input` items), or more
+ * Refuses a text request with more than `limit` messages (Responses: `input` items; Gemini: `contents`), or more
  * than `limit` content blocks across them, with a 400 naming `messages` / `input`. Every item
  * costs work in validation and in each translation, all of it synchronous: a 32 MB body of tiny
  * messages would otherwise hold the event loop for seconds. Runs on the parsed body before it is
  * validated, so it reads it defensively; a malformed field is left for validation to report.
  */
 export function checkItemCount(protocol: TextProtocol, body: Record<string, unknown>, limit: number): void {
-  const param = protocol === 'responses' ? 'input' : 'messages';
+  const param = protocol === 'responses' ? 'input' : protocol === 'gemini' ? 'contents' : 'messages';
   const items = body[param];
   if (!Array.isArray(items)) return;
-  const noun = protocol === 'responses' ? 'input items' : 'messages';
+  const noun = protocol === 'responses' ? 'input items' : protocol === 'gemini' ? 'contents' : 'messages';
   if (items.length > limit) {
     throw tooMany(param, `Too many ${noun}: ${items.length}; this gateway accepts at most ${limit} in one request.`);
   }
@@ -31,8 +31,10 @@ export function checkItemCount(protocol: TextProtocol, body: Record<string, unkn
  */
 function blocksOf(item: unknown): number {
   if (typeof item !== 'object' || item === null) return 0;
-  const { content, output } = item as { content?: unknown; output?: unknown };
+  const { content, output, parts } = item as { content?: unknown; output?: unknown; parts?: unknown };
   let count = Array.isArray(output) ? output.length : 0;
+  // Gemini's turns hold `parts`.
+  if (Array.isArray(parts)) count += parts.length;
   if (!Array.isArray(content)) return count;
   count += content.length;
   for (const block of content) {

@@ -1,11 +1,13 @@
 import type { Route } from '../http/route.js';
 import { chatClient } from '../protocols/chat/index.js';
+import { geminiClient, geminiStreamClient, geminiStyle } from '../protocols/gemini/index.js';
 import { anthropicStyle, messagesClient } from '../protocols/messages/index.js';
 import { openaiStyle } from '../protocols/openai/style.js';
 import { responsesClient } from '../protocols/responses/index.js';
 import { compactResponse } from './compact.js';
 import { countMessageTokens } from './count-tokens.js';
 import { editImages } from './image-edits.js';
+import { listGeminiModels, retrieveGeminiModel } from './gemini-models.js';
 import { generateImages } from './images.js';
 import { countInputTokens } from './input-tokens.js';
 import { listModels, modelsStyle, retrieveModel } from './models.js';
@@ -34,6 +36,15 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/chat/completions', style: openai, handler: textRoute(chatClient) },
   { method: 'POST', path: '/v1/messages', style: anthropicStyle, handler: textRoute(messagesClient) },
   { method: 'POST', path: '/v1/messages/count_tokens', style: anthropicStyle, handler: countMessageTokens },
+  // Google's paths put the method in the last segment (`models/{model}:generateContent`); `+`
+  // lets a model id hold slashes, as the SDK sends `openai/gpt-4o` (http/router.ts).
+  { method: 'GET', path: '/v1beta/models', style: geminiStyle, handler: listGeminiModels },
+  { method: 'GET', path: '/v1beta/models/:model+', style: geminiStyle, handler: retrieveGeminiModel },
+  { method: 'POST', path: '/v1beta/models/:model+:generateContent', style: geminiStyle, handler: textRoute(geminiClient) },
+  { method: 'POST', path: '/v1beta/models/:model+:streamGenerateContent', style: geminiStyle, handler: textRoute(geminiStreamClient) },
+  // `@google/genai` 1.x and later call v1 by default; `GET /v1/models` answers them by their key header.
+  { method: 'POST', path: '/v1/models/:model+:generateContent', style: geminiStyle, handler: textRoute(geminiClient) },
+  { method: 'POST', path: '/v1/models/:model+:streamGenerateContent', style: geminiStyle, handler: textRoute(geminiStreamClient) },
   { method: 'POST', path: '/v1/images/generations', style: openai, handler: generateImages },
   { method: 'POST', path: '/v1/images/edits', style: openai, handler: editImages },
   { method: 'POST', path: '/v1/video/generations', style: openai, handler: createVideo },

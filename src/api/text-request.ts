@@ -6,7 +6,7 @@ import { validateBody } from '../schemas/validate.js';
 import { checkItemCount } from './request-limits.js';
 
 /** What a text route checks a request against before anything else. */
-export type TextRoute = Pick<ClientCodec, 'protocol' | 'endpoint' | 'schema' | 'checkHeaders'>;
+export type TextRoute = Pick<ClientCodec, 'protocol' | 'endpoint' | 'schema' | 'checkHeaders' | 'routeFields'>;
 
 /** A text request read within the limits, validated, and its model resolved in the key's scope. */
 export interface TextRequest {
@@ -22,6 +22,7 @@ export async function readTextRequest(context: RouteContext, route: TextRoute): 
   const { limits } = options;
   const { body: raw, text } = await readJsonBodyWithText(request, limits.jsonBodyBytes, limits.requestBodyTimeoutMs);
   checkItemCount(route.protocol, raw, limits.messages);
-  const body = validateBody(route.schema, raw) as Record<string, unknown>;
+  const validated = validateBody(route.schema, raw) as Record<string, unknown>;
+  const body = route.routeFields ? { ...validated, ...route.routeFields(context.params, context.url) } : validated;
   return { body, text, model: options.catalog.resolve(key, body.model as string, 'text', route.endpoint) };
 }

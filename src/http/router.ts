@@ -6,17 +6,28 @@ export type RouteMatch =
   | { kind: 'not-found' };
 
 /**
+ * One segment of a route's path: a literal, or a parameter with an optional literal suffix.
+ * `:model` takes a whole segment; `:model:generateContent` takes what comes before the suffix
+ * (Google puts the method inside the last segment: `models/gemini-2.5-flash:generateContent`).
+ * A parameter name is a word, so the suffix starts at the first non-word character. `:model+`,
+ * last in a path, takes one or more segments, slashes kept (`models/openai/gpt-4o:generateContent`).
+ */
+type SegmentPattern = { literal: string } | { param: string; suffix: string; rest: boolean };
+
+const PARAM = /^:(\w+)(\+?)(.*)$/;
+
+/**
  * Matches a path against a fixed table. Static paths are a map lookup; the few parameterized
  * ones are compared segment by segment.
  */
 export class Router {
   private readonly staticRoutes = new Map<string, Route[]>();
-  private readonly paramRoutes: { segments: string[]; route: Route }[] = [];
+  private readonly paramRoutes: { segments: SegmentPattern[]; route: Route }[] = [];
 
   constructor(routes: readonly Route[]) {
     for (const route of routes) {
       if (route.path.includes('/:')) {
-        this.paramRoutes.push({ segments: route.path.split('/'), route });
+        this.paramRoutes.push({ segments: parsePattern(route.path), route });
       } else {
         const list = this.staticRoutes.get(route.path) ?? [];
         list.push(route);
@@ -42,27 +53,44 @@ export class Router {
     if (found) return { kind: 'found', route: found.route, params: found.params };
     return {
       kind: 'method-not-allowed',
-      allow: candidates.map((candidate) => candidate.route.method),
+      allow: [...new Set(candidates.map((candidate) => candidate.route.method))],
       style: candidates[0]!.route.style,
       styleFor: candidates[0]!.route.styleFor,
     };
   }
 }
 
-function matchSegments(pattern: string[], segments: string[]): Record<string, string> | undefined {
-  if (pattern.length !== segments.length) return undefined;
+/** A route's path split into segment patterns; a badly written route line fails at start. */
+function parsePattern(path: string): SegmentPattern[] {
+  const parts = path.split('/');
+  return parts.map((part, i) => {
+    const match = PARAM.exec(part);
+    if (!match) return { literal: part };
+    const [, param, plus, suffix] = match as unknown as [string, string, string, string];
+    if (plus && i !== parts.length - 1) throw new TypeError(`Route ${path}: a '+' parameter must be the last segment`);
+    return { param, suffix, rest: plus === '+' };
+  });
+}
+
+function matchSegments(pattern: SegmentPattern[], segments: string[]): Record<string, string> | undefined {
+  const last = pattern[pattern.length - 1];
+  const rest = last !== undefined && 'param' in last && last.rest;
+  if (rest ? segments.length < pattern.length : segments.length !== pattern.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
     const expected = pattern[i]!;
-    const actual = segments[i]!;
-    if (expected.startsWith(':')) {
-      if (actual === '') return undefined;
-      try {
-        params[expected.slice(1)] = decodeURIComponent(actual);
-      } catch {
-        return undefined;
-      }
-    } else if (expected !== actual) {
+    // The rest parameter takes every segment left, joined back with their slashes.
+    const actual = rest && i === pattern.length - 1 ? segments.slice(i).join('/') : segments[i]!;
+    if ('literal' in expected) {
+      if (expected.literal !== actual) return undefined;
+      continue;
+    }
+    if (!actual.endsWith(expected.suffix)) return undefined;
+    const raw = actual.slice(0, actual.length - expected.suffix.length);
+    if (raw === '' || (rest && raw.split('/').includes(''))) return undefined;
+    try {
+      params[expected.param] = decodeURIComponent(raw);
+    } catch {
       return undefined;
     }
   }

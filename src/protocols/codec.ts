@@ -89,6 +89,11 @@ export interface ClientCodec {
   schema: GenericSchema;
   /** Checks made before the body is read (e.g. the Messages version header). */
   checkHeaders?(request: Request): void;
+  /**
+   * Fields a protocol carries outside its body, added to the validated body where the others
+   * carry them: Gemini names the model in the path and streams by method (`model`, `stream`).
+   */
+  routeFields?(params: Record<string, string>, url: URL): Record<string, unknown>;
   decodeRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest;
   encodeResponse(response: IRResponse, context: EncodeContext): Record<string, unknown>;
   /** A fresh stream state machine for one answer: IR events in, SSE text out. */

@@ -5,7 +5,7 @@ import type { ModelConfig, ModelEntry, ModelKind } from './model.js';
 
 /** The endpoints of each kind, named with new-api's `supported_endpoint_types` values. */
 const endpointTypes: Record<ModelKind, readonly string[]> = {
-  text: ['openai', 'openai-response', 'anthropic'],
+  text: ['openai', 'openai-response', 'anthropic', 'gemini'],
   image: ['image-generation'],
   video: ['openai-video'],
   speech: ['openai-audio-speech'],
