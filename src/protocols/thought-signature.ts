@@ -15,3 +15,20 @@ export function wrapGeminiSignature(signature: string): string {
 export function unwrapGeminiSignature(value: string): string | undefined {
   return value.startsWith(GEMINI_SIGNATURE_PREFIX) ? value.slice(GEMINI_SIGNATURE_PREFIX.length) : undefined;
 }
+
+/**
+ * Chat has no reasoning item to send back, so the signature rides in the id of the tool call it
+ * signs, after this separator; the client answers the call with the whole id, and the decoder
+ * reads the signature out and keeps the call's own id.
+ */
+const ID_SEPARATOR = `__${GEMINI_SIGNATURE_PREFIX}`;
+
+export function idWithSignature(id: string, signature: string | undefined): string {
+  return signature === undefined ? id : id + ID_SEPARATOR + signature;
+}
+
+/** A tool call id as the client sent it back → the call's own id and the signature it carried. */
+export function splitSignedId(value: string): { id: string; signature?: string } {
+  const at = value.indexOf(ID_SEPARATOR);
+  return at < 0 ? { id: value } : { id: value.slice(0, at), signature: value.slice(at + ID_SEPARATOR.length) };
+}

@@ -100,6 +100,8 @@ export interface FakeProtocol {
   /** Checks a request as the real API does; throws `Rejection`. Returns the endpoint it serves. */
   validate(request: RecordedRequest): string;
   render(endpoint: string, body: Json, reply: Reply): Rendered;
+  /** Whether the request asks for a stream, when the body's `stream` does not say (Gemini: the method and `alt=sse`). */
+  streams?(endpoint: string, request: RecordedRequest): boolean;
   /** The protocol's in-stream error frames. */
   streamErrorFrames(endpoint: string, error: UpstreamErrorSpec): string[];
   errorResponse(
@@ -196,7 +198,7 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
       return send(res, protocol.errorResponse(status, message, fields, extra));
     }
 
-    const streaming = (body as Json).stream === true;
+    const streaming = protocol.streams ? protocol.streams(endpoint, record) : (body as Json).stream === true;
     const rendered = reply.raw !== undefined ? replayed(reply.raw, streaming) : protocol.render(endpoint, body as Json, reply);
     if (!rendered.frames) {
       const payload = JSON.stringify(rendered.json);

@@ -17,6 +17,7 @@ import {
   withCache,
 } from '../decode-helpers.js';
 import type { IRAssistantPart, IRContentPart, IRFilePart, IRMessage, IRRequest, IRTextPart, IRTool, IRToolChoice } from '../ir.js';
+import { splitSignedId } from '../thought-signature.js';
 
 /**
  * Chat Completions request → IR. Everything the IR can carry is mapped; OpenAI fields with the
@@ -69,7 +70,7 @@ export function decodeChatRequest(body: Record<string, unknown>, upstreamModel: 
       case 'tool':
         messages.push({
           role: 'tool',
-          toolCallId: expectString(message, 'tool_call_id', `${param}.tool_call_id`),
+          toolCallId: splitSignedId(expectString(message, 'tool_call_id', `${param}.tool_call_id`)).id,
           content: decodeTextContent(message.content, `${param}.content`),
         });
         return;
@@ -209,9 +210,12 @@ function decodeAssistant(message: Json, param: string): IRAssistantPart[] {
       throw invalidRequest(`Unsupported tool call type '${String(call.type)}'.`, `${at}.type`);
     }
     const fn = expectRecord(call.function, `${at}.function`);
+    // A Gemini thought signature the gateway put in the id goes back before the call it signs.
+    const { id, signature } = splitSignedId(expectString(call, 'id', `${at}.id`));
+    if (signature !== undefined) parts.push({ type: 'reasoning', text: '', thoughtSignature: signature });
     parts.push({
       type: 'tool_call',
-      id: expectString(call, 'id', `${at}.id`),
+      id,
       name: expectString(fn, 'name', `${at}.function.name`),
       arguments: optString(fn, 'arguments', `${at}.function.arguments`) ?? '',
     });

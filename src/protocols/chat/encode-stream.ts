@@ -11,6 +11,7 @@ import { toChatUsage } from './usage.js';
 import { chatTap } from './tap.js';
 import { chatFinishReason } from './finish-reason.js';
 import type { Json } from '../../json.js';
+import { idWithSignature } from '../thought-signature.js';
 
 /**
  * IR events → `chat.completion.chunk` SSE frames, ending with `data: [DONE]`. What the OpenAI SDK
@@ -34,6 +35,8 @@ export class ChatStreamEncoder implements StreamEncoder {
   private toolIndex = -1;
   /** The chunk's text before and after its delta, once the head is known. */
   private frame: [string, string] | undefined;
+  /** A Gemini thought signature for the tool call that starts next (it rides in the call's id). */
+  private signature: string | undefined;
 
   constructor(private readonly ctx: EncodeContext) {
     const options = ctx.request.stream_options;
@@ -66,12 +69,15 @@ export class ChatStreamEncoder implements StreamEncoder {
         if (event.text !== '') out += this.chunk({ reasoning_content: event.text });
         break;
       case 'reasoning_end':
-        // Chat cannot carry signatures or encrypted reasoning.
-        break;
+        // Chat cannot carry signatures or encrypted reasoning, except a Gemini signature of a tool call.
+        this.signature = event.thoughtSignature;
+        return out;
       case 'tool_call_start':
         this.toolIndex += 1;
         out += this.chunk({
-          tool_calls: [{ index: this.toolIndex, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }],
+          tool_calls: [
+            { index: this.toolIndex, id: idWithSignature(event.id, this.signature), type: 'function', function: { name: event.name, arguments: '' } },
+          ],
         });
         break;
       case 'tool_call_delta':
@@ -89,6 +95,7 @@ export class ChatStreamEncoder implements StreamEncoder {
         break;
       }
     }
+    this.signature = undefined;
     return out;
   }
 

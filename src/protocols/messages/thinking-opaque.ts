@@ -1,24 +1,29 @@
 import type { IRReasoningPart } from '../ir.js';
 import { isRecord, type Json } from '../../json.js';
+import { GEMINI_SIGNATURE_PREFIX, unwrapGeminiSignature, wrapGeminiSignature } from '../thought-signature.js';
 
 /**
  * A Messages client replays thinking blocks unchanged, so a thinking block's `signature` is where
  * opaque reasoning from another vendor can ride back to the gateway: OpenAI's encrypted reasoning
  * travels there behind a gateway-private prefix and is recognised on the way back. The prefix,
  * not the shape of the value, says where it came from, so Anthropic never receives OpenAI's
- * reasoning and OpenAI never receives Anthropic's.
+ * reasoning and OpenAI never receives Anthropic's. A Gemini thought signature rides the same way,
+ * behind its own prefix (`thought-signature.ts`).
  */
 const ENCRYPTED_PREFIX = 'infergate-encrypted:';
 
 /** The thinking block `signature` carrying a reasoning part's opaque value ('' for none). */
-export function thinkingSignature(part: Pick<IRReasoningPart, 'signature' | 'encrypted'>): string {
+export function thinkingSignature(part: Pick<IRReasoningPart, 'signature' | 'encrypted' | 'thoughtSignature'>): string {
   if (part.signature) return part.signature;
+  if (part.thoughtSignature !== undefined) return wrapGeminiSignature(part.thoughtSignature);
   return part.encrypted !== undefined ? ENCRYPTED_PREFIX + part.encrypted : '';
 }
 
 /** A replayed thinking block's `signature`, read back as what it carried. */
-export function fromThinkingSignature(signature: string): Pick<IRReasoningPart, 'signature' | 'encrypted'> {
+export function fromThinkingSignature(signature: string): Pick<IRReasoningPart, 'signature' | 'encrypted' | 'thoughtSignature'> {
   if (signature === '') return {};
+  const gemini = unwrapGeminiSignature(signature);
+  if (gemini !== undefined) return { thoughtSignature: gemini };
   return signature.startsWith(ENCRYPTED_PREFIX) ? { encrypted: signature.slice(ENCRYPTED_PREFIX.length) } : { signature };
 }
 
@@ -70,5 +75,5 @@ function hasForeignThinking(message: unknown): boolean {
 function isForeignThinking(block: unknown): boolean {
   if (!isRecord(block) || block.type !== 'thinking') return false;
   const signature = block.signature;
-  return signature === '' || (typeof signature === 'string' && signature.startsWith(ENCRYPTED_PREFIX));
+  return signature === '' || (typeof signature === 'string' && (signature.startsWith(ENCRYPTED_PREFIX) || signature.startsWith(GEMINI_SIGNATURE_PREFIX)));
 }

@@ -120,7 +120,8 @@ function encodeAssistant(parts: IRAssistantPart[], input: Json[], stateless: boo
         break;
       case 'reasoning': {
         // Only OpenAI reasoning can be replayed: an item id (stored) or encrypted content.
-        if (part.signature || part.redacted !== undefined || (part.id === undefined && part.encrypted === undefined)) break;
+        if (part.signature || part.redacted !== undefined || part.thoughtSignature !== undefined || (part.id === undefined && part.encrypted === undefined))
+          break;
         if (stateless && part.encrypted === undefined) break;
         flush();
         input.push({
