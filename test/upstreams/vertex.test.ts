@@ -1,0 +1,309 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import type { UsageEvent } from '../../src/options.js';
+import { createVertexProvider } from '../../src/providers/vertex/vertex-provider.js';
+import { type FakeVertex, startFakeVertex, VERTEX_LOCATION, VERTEX_PROJECT } from '../fakes/fake-vertex.js';
+import { serve, type Served } from '../helpers/serve.js';
+import { expectedUsage, USAGE } from './harness.js';
+
+/**
+ * Claude on Vertex AI through the gateway, with a service-account key: the Anthropic SDK on
+ * passthrough (the body edited for rawPredict), the OpenAI SDK translated through the Messages
+ * codec, and the OAuth token's life (one exchange shared, refreshed, dropped after a 401).
+ */
+let fake: FakeVertex;
+let gateway: Gateway;
+let served: Served;
+let openai: OpenAI;
+let anthropic: Anthropic;
+const usage: UsageEvent[] = [];
+
+const CLAUDE = 'claude-sonnet-4-5@20250929';
+const base = () => `/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/anthropic/models/${CLAUDE}`;
+
+beforeAll(async () => {
+  fake = await startFakeVertex();
+  gateway = createGateway({
+    keys: [{ key: 'sk-test' }],
+    providers: {
+      vtx: createVertexProvider({ credentials: fake.serviceAccount, location: VERTEX_LOCATION, baseURL: fake.url }),
+      // The publisher named in the id, whatever the id looks like.
+      'vtx-token': createVertexProvider({ accessToken: 'host-token', project: VERTEX_PROJECT, location: VERTEX_LOCATION, baseURL: fake.url }),
+    },
+    models: [
+      { id: 'claude-vx', provider: 'vtx', upstreamModel: CLAUDE },
+      { id: 'claude-prefixed', provider: 'vtx', upstreamModel: `anthropic/${CLAUDE}` },
+      { id: 'claude-host-token', provider: 'vtx-token', upstreamModel: CLAUDE },
+    ],
+    logger: false,
+    hooks: { onUsage: (event) => void usage.push(event) },
+  });
+  served = await serve(gateway);
+  openai = new OpenAI({ baseURL: served.url + '/v1', apiKey: 'sk-test', maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: served.url, apiKey: 'sk-test', maxRetries: 0 });
+});
+afterAll(async () => {
+  await served.close();
+  await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
+  await fake.close();
+});
+beforeEach(() => {
+  fake.reset();
+  usage.length = 0;
+});
+
+describe('messages client → Claude on Vertex (passthrough)', () => {
+  it('answers JSON from rawPredict, the body without model and with anthropic_version', async () => {
+    fake.reply({ text: ['Hello', ' world'], usage: USAGE });
+    const message = await anthropic.messages.create(
+      { model: 'claude-vx', system: 'Be brief.', max_tokens: 100, messages: [{ role: 'user', content: 'Say hello' }] },
+      { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } },
+    );
+
+    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hello world' })]);
+    expect(message.usage).toMatchObject(expectedUsage('anthropic', 'messages', USAGE));
+    const received = fake.last();
+    expect(received.path).toBe(`${base()}:rawPredict`);
+    expect(received.body).not.toHaveProperty('model');
+    expect(received.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', max_tokens: 100, system: 'Be brief.' });
+    expect(received.headers.authorization).toMatch(/^Bearer ya29\.fake-/);
+    expect(received.headers['anthropic-beta']).toBe('context-1m-2025-08-07');
+    expect(received.headers).not.toHaveProperty('x-api-key');
+    await expect.poll(() => usage.length).toBe(1);
+    expect(usage[0]).toMatchObject({ model: 'claude-vx', status: 'ok', usage: { input: USAGE.input, output: USAGE.output } });
+  });
+
+  it('streams from streamRawPredict through the SDK helper', async () => {
+    fake.reply({ text: ['Hel', 'lo ', 'wörld'], usage: USAGE });
+    const stream = anthropic.messages.stream({ model: 'claude-prefixed', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    const deltas: string[] = [];
+    stream.on('text', (delta) => deltas.push(delta));
+    const final = await stream.finalMessage();
+
+    expect(deltas).toEqual(['Hel', 'lo ', 'wörld']);
+    expect(final.usage).toMatchObject(expectedUsage('anthropic', 'messages', USAGE));
+    const received = fake.last();
+    expect(received.path).toBe(`${base()}:streamRawPredict`);
+    expect(received.body).not.toHaveProperty('model');
+    expect(received.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', stream: true });
+  });
+});
+
+describe('chat client → Claude on Vertex (translated)', () => {
+  it('answers JSON through the Messages codec', async () => {
+    fake.reply({ text: ['Bonjour'], usage: USAGE });
+    const completion = await openai.chat.completions.create({
+      model: 'claude-vx',
+      max_completion_tokens: 50,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Say hello in French' },
+      ],
+    });
+
+    expect(completion.choices[0]!.message.content).toBe('Bonjour');
+    expect(completion.model).toBe('claude-vx');
+    expect(completion.usage).toMatchObject(expectedUsage('anthropic', 'chat', USAGE));
+    const received = fake.last();
+    expect(received.path).toBe(`${base()}:rawPredict`);
+    expect(received.body).not.toHaveProperty('model');
+    expect(received.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', max_tokens: 50, system: 'Be brief.' });
+  });
+
+  it('streams, with usage at the end', async () => {
+    fake.reply({ text: ['Un', ' deux'], usage: USAGE });
+    const stream = await openai.chat.completions.create({
+      model: 'claude-vx',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Count' }],
+    });
+    const deltas: string[] = [];
+    let finalUsage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta.content;
+      if (delta) deltas.push(delta);
+      if (chunk.usage) finalUsage = chunk.usage;
+    }
+
+    expect(deltas.join('')).toBe('Un deux');
+    expect(finalUsage).toMatchObject(expectedUsage('anthropic', 'chat', USAGE));
+    const received = fake.last();
+    expect(received.path).toBe(`${base()}:streamRawPredict`);
+    expect(received.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', stream: true });
+  });
+
+  it('passes a Claude error on in the client’s shape', async () => {
+    fake.reply({ error: { status: 400, message: 'messages.0.content: text content blocks must be non-empty', type: 'invalid_request_error' } });
+    const error = await openai.chat.completions.create({ model: 'claude-vx', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    expect((error as Error).message).toContain('text content blocks must be non-empty');
+  });
+});
+
+describe('the access token', () => {
+  const ask = () => openai.chat.completions.create({ model: 'claude-vx', messages: [{ role: 'user', content: 'Hi' }] });
+
+  it('is fetched once and reused across requests', async () => {
+    // A fresh provider, so its cache is cold.
+    const provider = createVertexProvider({ credentials: fake.serviceAccount, location: VERTEX_LOCATION, baseURL: fake.url });
+    const { url, close } = await serveWith(provider);
+    try {
+      const client = new OpenAI({ baseURL: url + '/v1', apiKey: 'sk-test', maxRetries: 0 });
+      for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'claude-vx', messages: [{ role: 'user', content: 'Hi' }] });
+      expect(fake.accepted()).toHaveLength(3);
+      expect(fake.exchanges).toHaveLength(1);
+      expect(new Set(fake.accepted().map((request) => request.headers.authorization)).size).toBe(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('is shared by concurrent requests: one exchange', async () => {
+    const provider = createVertexProvider({ credentials: fake.serviceAccount, location: VERTEX_LOCATION, baseURL: fake.url });
+    const { url, close } = await serveWith(provider);
+    try {
+      const client = new OpenAI({ baseURL: url + '/v1', apiKey: 'sk-test', maxRetries: 0 });
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => client.chat.completions.create({ model: 'claude-vx', messages: [{ role: 'user', content: 'Hi' }] })),
+      );
+      expect(answers).toHaveLength(6);
+      expect(fake.exchanges).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('is replaced before it expires (a lifetime inside the refresh margin: every request)', async () => {
+    fake.scriptTokens({ expiresIn: 120 });
+    const provider = createVertexProvider({ credentials: fake.serviceAccount, location: VERTEX_LOCATION, baseURL: fake.url });
+    const { url, close } = await serveWith(provider);
+    try {
+      const client = new OpenAI({ baseURL: url + '/v1', apiKey: 'sk-test', maxRetries: 0 });
+      for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'claude-vx', messages: [{ role: 'user', content: 'Hi' }] });
+      expect(fake.exchanges).toHaveLength(3);
+      expect(new Set(fake.accepted().map((request) => request.headers.authorization)).size).toBe(3);
+    } finally {
+      await close();
+    }
+  });
+
+  it('is dropped after Vertex refuses it, and the next request gets a new one', async () => {
+    await ask();
+    const exchanged = fake.exchanges.length;
+    fake.revokeTokens();
+    const error = await ask().catch((caught: unknown) => caught);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect((error as Error).message).toContain('rejected the gateway');
+    expect(fake.exchanges).toHaveLength(exchanged);
+
+    await ask();
+    expect(fake.exchanges).toHaveLength(exchanged + 1);
+    const [refused, retried] = fake.requests.slice(-2);
+    expect(refused!.rejected?.status).toBe(401);
+    expect(retried!.rejected).toBeUndefined();
+    expect(retried!.headers.authorization).not.toBe(refused!.headers.authorization);
+  });
+
+  it('failing to exchange is a 502 naming the cause, on both client protocols', async () => {
+    fake.scriptTokens({ fail: { status: 400, error: 'invalid_grant', description: 'Invalid grant: account not found' } });
+    const provider = createVertexProvider({ credentials: fake.serviceAccount, location: VERTEX_LOCATION, baseURL: fake.url });
+    const { url, close } = await serveWith(provider);
+    try {
+      const chat = await new OpenAI({ baseURL: url + '/v1', apiKey: 'sk-test', maxRetries: 0 }).chat.completions
+        .create({ model: 'claude-vx', messages: [{ role: 'user', content: 'Hi' }] })
+        .catch((caught: unknown) => caught);
+      expect(chat).toBeInstanceOf(OpenAI.APIError);
+      expect((chat as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+      expect((chat as Error).message).toContain(
+        'Vertex AI access token unavailable: the token endpoint answered 400 (invalid_grant: Invalid grant: account not found)',
+      );
+
+      const messages = await new Anthropic({ baseURL: url, apiKey: 'sk-test', maxRetries: 0 }).messages
+        .stream({ model: 'claude-vx', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] })
+        .finalMessage()
+        .catch((caught: unknown) => caught);
+      expect(messages).toBeInstanceOf(Anthropic.APIError);
+      expect((messages as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
+      expect((messages as Error).message).toContain('invalid_grant');
+      expect(fake.accepted()).toHaveLength(0);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a host-supplied token is sent as it is (and refused like any other when Vertex does not know it)', async () => {
+    const error = await openai.chat.completions
+      .create({ model: 'claude-host-token', messages: [{ role: 'user', content: 'Hi' }] })
+      .catch((caught: unknown) => caught);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    const refused = fake.requests.at(-1)!;
+    expect(refused.headers.authorization).toBe('Bearer host-token');
+    expect(refused.rejected).toEqual({ status: 401, message: expect.stringContaining('invalid authentication credentials') });
+    expect(fake.exchanges).toHaveLength(0);
+  });
+});
+
+describe('the fake refuses what Vertex refuses', () => {
+  const post = async (path: string, body: unknown, token?: string) => {
+    const response = await fetch(fake.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, json: (await response.json()) as Record<string, any> };
+  };
+  const valid = { anthropic_version: 'vertex-2023-10-16', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] };
+  /** A token the fake issued, through the provider under test. */
+  const token = async () => {
+    await openai.chat.completions.create({ model: 'claude-vx', messages: [{ role: 'user', content: 'Hi' }] });
+    return fake.last().headers.authorization!.slice('Bearer '.length);
+  };
+
+  it('a missing or unknown bearer: 401 in Google’s shape', async () => {
+    expect(await post(`${base()}:rawPredict`, valid)).toEqual({
+      status: 401,
+      json: { error: { code: 401, status: 'UNAUTHENTICATED', message: expect.stringContaining('invalid authentication credentials') } },
+    });
+    expect((await post(`${base()}:rawPredict`, valid, 'ya29.forged')).status).toBe(401);
+  });
+
+  it('model in the body, anthropic_version missing or wrong, another location or method', async () => {
+    const bearer = await token();
+    expect(await post(`${base()}:rawPredict`, valid, bearer)).toMatchObject({ status: 200 });
+    expect(await post(`${base()}:rawPredict`, { ...valid, model: CLAUDE }, bearer)).toMatchObject({
+      status: 400,
+      json: { error: { message: 'model: Extra inputs are not permitted' } },
+    });
+    const { anthropic_version: _version, ...unversioned } = valid;
+    expect(await post(`${base()}:rawPredict`, unversioned, bearer)).toMatchObject({
+      status: 400,
+      json: { error: { message: 'anthropic_version: Field required' } },
+    });
+    expect((await post(`${base()}:rawPredict`, { ...valid, anthropic_version: '2023-06-01' }, bearer)).status).toBe(400);
+    expect((await post(`${base().replace(VERTEX_LOCATION, 'europe-west1')}:rawPredict`, valid, bearer)).status).toBe(404);
+    expect((await post(`${base()}:generateContent`, valid, bearer)).status).toBe(400);
+    expect((await post(`${base()}:streamRawPredict`, valid, bearer)).status).toBe(400);
+  });
+});
+
+/** A gateway of its own around one Vertex provider (a cold token cache). */
+async function serveWith(provider: ReturnType<typeof createVertexProvider>) {
+  const own = createGateway({
+    keys: [{ key: 'sk-test' }],
+    providers: { vtx: provider },
+    models: [{ id: 'claude-vx', provider: 'vtx', upstreamModel: CLAUDE }],
+    logger: false,
+  });
+  const ownServed = await serve(own);
+  return {
+    url: ownServed.url,
+    close: async () => {
+      await ownServed.close();
+      await provider.close?.();
+    },
+  };
+}
