@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
 import { isGatewayError } from '../../src/errors.js';
 import { callbackAccessTokens, REFRESH_BEFORE_EXPIRY_MS, serviceAccountTokens } from '../../src/providers/vertex/access-token.js';
 import { readServiceAccount } from '../../src/providers/vertex/service-account.js';
@@ -188,5 +189,27 @@ describe('service-account key', () => {
       'exactly one of credentials, accessToken or getAccessToken',
     );
     expect(() => createVertexProvider({ accessToken: 'x' })).toThrow('project is required');
+  });
+});
+
+describe('config file', () => {
+  it('builds a vertex provider from a key object or a token, and names a bad field', () => {
+    const config = parseConfig({
+      keys: [{ key: 'sk-test' }],
+      providers: {
+        vtx: { type: 'vertex', location: 'global', credentials: fake.serviceAccount },
+        tok: { type: 'vertex', project: 'p', accessToken: 'ya29.host' },
+      },
+      models: [{ id: 'claude', provider: 'vtx', upstreamModel: 'claude-sonnet-4-5' }],
+    });
+    expect(config.providers.vtx).toMatchObject({ type: 'vertex', text: { nativeProtocols: ['messages'] } });
+    expect(config.providers.tok).toMatchObject({ type: 'vertex' });
+
+    expect(() =>
+      parseConfig({ keys: [{ key: 'sk-test' }], providers: { vtx: { type: 'vertex', credentials: 42 } }, models: [{ id: 'm', provider: 'vtx' }] }),
+    ).toThrow('providers.vtx.credentials: expected a path or a service-account key object');
+    expect(() =>
+      parseConfig({ keys: [{ key: 'sk-test' }], providers: { vtx: { type: 'vertex', project: 'p' } }, models: [{ id: 'm', provider: 'vtx' }] }),
+    ).toThrow('providers.vtx: vertex: give exactly one of credentials, accessToken or getAccessToken');
   });
 });
