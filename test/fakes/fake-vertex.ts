@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { ServiceAccountKey } from '../../src/providers/vertex/service-account.js';
 import { anthropicProtocol } from './fake-anthropic.js';
+import { geminiProtocol } from './fake-gemini.js';
 import { isObject, Rejection, startFake, type FakeProtocol, type FakeUpstream, type RecordedRequest } from './fake-server.js';
 
 type Json = Record<string, any>;
@@ -53,7 +54,9 @@ export interface FakeVertex extends FakeUpstream {
  * unknown, expired or revoked bearer (401 in Google's error shape), another project or location
  * and unknown paths (404). Claude (`publishers/anthropic/models/{m}:rawPredict` /
  * `:streamRawPredict`) refuses a body with `model` or without `anthropic_version:
- * "vertex-2023-10-16"`, then is the strict fake Anthropic API (fake-anthropic.ts) underneath.
+ * "vertex-2023-10-16"`, then is the strict fake Anthropic API (fake-anthropic.ts) underneath;
+ * Gemini (`publishers/google/models/{m}:generateContent` / `:streamGenerateContent?alt=sse`) is
+ * the strict fake Gemini API (fake-gemini.ts). Errors come in the shape of whoever refuses.
  */
 export async function startFakeVertex(options: FakeVertexOptions = {}): Promise<FakeVertex> {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', {
@@ -143,16 +146,23 @@ export async function startFakeVertex(options: FakeVertexOptions = {}): Promise<
   }
 
   const claude = anthropicProtocol({ models: options.anthropicModels ?? ['claude-sonnet-4-5', 'claude-sonnet-4-5@20250929'] });
+  // Gemini underneath Vertex's path, its bearer checked here instead of an API key.
+  const gemini = geminiProtocol({ prefix: `/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/google`, checkCaller: () => {} });
+  /** The publisher of the request being answered: its errors are in that publisher's shape. */
+  let current: string | undefined;
   const modelPath = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/([^/]+)\/models\/([^/:]+):([A-Za-z]+)$/;
 
   const protocol: FakeProtocol = {
     validate(request: RecordedRequest): string {
+      current = undefined;
       checkBearer(request);
       const match = modelPath.exec(request.path);
       if (request.method !== 'POST' || !match) throw googleError(404, 'NOT_FOUND', `The requested URL ${request.path} was not found on this server.`);
       const [, project, location, publisher, model, method] = match as unknown as [string, string, string, string, string, string];
       if (project !== VERTEX_PROJECT) throw googleError(403, 'PERMISSION_DENIED', `Permission denied on resource project ${project}.`);
       if (location !== VERTEX_LOCATION) throw googleError(404, 'NOT_FOUND', `Publisher model not found in location ${location}.`);
+      current = publisher;
+      if (publisher === 'google') return `google ${gemini.validate(request)}`;
       if (publisher !== 'anthropic') throw googleError(404, 'NOT_FOUND', `Publisher Model \`publishers/${publisher}/models/${model}\` not found.`);
       const claudeModel = decodeURIComponent(model);
       if (method !== 'rawPredict' && method !== 'streamRawPredict')
@@ -179,13 +189,23 @@ export async function startFakeVertex(options: FakeVertexOptions = {}): Promise<
       return `anthropic ${claudeModel}`;
     },
 
-    render(endpoint, body, reply) {
-      return claude.render('messages', { ...body, model: endpoint.split(' ')[1] }, reply);
+    streams: (endpoint, request) => {
+      const [publisher, inner] = endpoint.split(' ') as [string, string];
+      return publisher === 'google' ? gemini.streams!(inner, request) : (request.body as Json).stream === true;
     },
 
-    streamErrorFrames: (_endpoint, error) => claude.streamErrorFrames('messages', error),
+    render(endpoint, body, reply) {
+      const [publisher, inner] = endpoint.split(' ') as [string, string];
+      return publisher === 'google' ? gemini.render(inner, body, reply) : claude.render('messages', { ...body, model: inner }, reply);
+    },
+
+    streamErrorFrames(endpoint, error) {
+      const [publisher, inner] = endpoint.split(' ') as [string, string];
+      return publisher === 'google' ? gemini.streamErrorFrames(inner, error) : claude.streamErrorFrames('messages', error);
+    },
 
     errorResponse(status, message, fields, headers) {
+      if (current === 'google' && fields.type !== 'google') return gemini.errorResponse(status, message, fields, headers);
       if (fields.type === 'google') {
         return {
           status,

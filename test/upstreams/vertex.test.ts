@@ -1,3 +1,4 @@
+import { GoogleGenAI } from '@google/genai';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -6,12 +7,13 @@ import type { UsageEvent } from '../../src/options.js';
 import { createVertexProvider } from '../../src/providers/vertex/vertex-provider.js';
 import { type FakeVertex, startFakeVertex, VERTEX_LOCATION, VERTEX_PROJECT } from '../fakes/fake-vertex.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { expectedUsage, USAGE } from './harness.js';
+import { expectedUsage, TIME_SCHEMA, USAGE, WEATHER_SCHEMA } from './harness.js';
 
 /**
- * Claude on Vertex AI through the gateway, with a service-account key: the Anthropic SDK on
- * passthrough (the body edited for rawPredict), the OpenAI SDK translated through the Messages
- * codec, and the OAuth token's life (one exchange shared, refreshed, dropped after a 401).
+ * Vertex AI through the gateway, with a service-account key: Claude for the Anthropic SDK on
+ * passthrough (the body edited for rawPredict) and the OpenAI SDK translated through the
+ * Messages codec; Gemini for every client (OpenAI, Anthropic, @google/genai) through the Gemini
+ * codec; and the OAuth token's life (one exchange shared, refreshed, dropped after a 401).
  */
 let fake: FakeVertex;
 let gateway: Gateway;
@@ -22,6 +24,9 @@ const usage: UsageEvent[] = [];
 
 const CLAUDE = 'claude-sonnet-4-5@20250929';
 const base = () => `/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/anthropic/models/${CLAUDE}`;
+const geminiBase = (model: string) => `/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/google/models/${model}`;
+/** Gemini has no cache-write counter. */
+const GEMINI_USAGE = { input: 1300, cachedRead: 1000, output: 57, reasoning: 20 };
 
 beforeAll(async () => {
   fake = await startFakeVertex();
@@ -36,6 +41,8 @@ beforeAll(async () => {
       { id: 'claude-vx', provider: 'vtx', upstreamModel: CLAUDE },
       { id: 'claude-prefixed', provider: 'vtx', upstreamModel: `anthropic/${CLAUDE}` },
       { id: 'claude-host-token', provider: 'vtx-token', upstreamModel: CLAUDE },
+      { id: 'gemini-vx', provider: 'vtx', upstreamModel: 'gemini-2.5-flash' },
+      { id: 'gemini3-vx', provider: 'vtx', upstreamModel: 'google/gemini-3-pro-preview' },
     ],
     logger: false,
     hooks: { onUsage: (event) => void usage.push(event) },
@@ -141,6 +148,122 @@ describe('chat client → Claude on Vertex (translated)', () => {
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect((error as Error).message).toContain('text content blocks must be non-empty');
+  });
+});
+
+describe('Gemini on Vertex (translated for every client)', () => {
+  const expectVertexGemini = (model: string, stream: boolean) => {
+    const received = fake.last();
+    expect(received.url).toBe(`${geminiBase(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`);
+    expect(received.headers.authorization).toMatch(/^Bearer ya29\.fake-/);
+    expect(received.headers).not.toHaveProperty('x-goog-api-key');
+    return received.body as Record<string, any>;
+  };
+
+  it('chat client, JSON: usage with cached and thinking tokens', async () => {
+    fake.reply({ text: ['Bonjour'], usage: GEMINI_USAGE });
+    const completion = await openai.chat.completions.create({
+      model: 'gemini-vx',
+      max_completion_tokens: 100,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello in French' },
+      ],
+    });
+    expect(completion.choices[0]!.message.content).toBe('Bonjour');
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 1300,
+      completion_tokens: 57,
+      prompt_tokens_details: { cached_tokens: 1000 },
+      completion_tokens_details: { reasoning_tokens: 20 },
+    });
+    const body = expectVertexGemini('gemini-2.5-flash', false);
+    expect(body.systemInstruction).toEqual({ parts: [{ text: 'Be brief.' }] });
+    expect(body.contents).toEqual([{ role: 'user', parts: [{ text: 'Hello in French' }] }]);
+    expect(body).not.toHaveProperty('model');
+  });
+
+  it('chat client, streamed', async () => {
+    fake.reply({ text: ['Un', ' deux', ' trois'], usage: GEMINI_USAGE });
+    const stream = await openai.chat.completions.create({
+      model: 'gemini3-vx',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Count' }],
+    });
+    let text = '';
+    let finalUsage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.usage) finalUsage = chunk.usage;
+    }
+    expect(text).toBe('Un deux trois');
+    expect(finalUsage).toMatchObject({ prompt_tokens: 1300, completion_tokens: 57 });
+    expectVertexGemini('gemini-3-pro-preview', true);
+  });
+
+  it('messages client: translated, not passed through (the model is not Claude)', async () => {
+    fake.reply({ text: ['Hel', 'lo'], usage: GEMINI_USAGE });
+    const final = await anthropic.messages.stream({ model: 'gemini-vx', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }).finalMessage();
+    expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hello' })]);
+    expect(final.usage).toMatchObject({ output_tokens: 57, cache_read_input_tokens: 1000 });
+    const body = expectVertexGemini('gemini-2.5-flash', true);
+    expect(body.contents).toEqual([{ role: 'user', parts: [{ text: 'Hi' }] }]);
+    expect(body).not.toHaveProperty('max_tokens');
+  });
+
+  it('@google/genai client, JSON and streamed', async () => {
+    const genai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: served.url } });
+    fake.reply({ text: ['Salut'], usage: GEMINI_USAGE }, { text: ['A', 'B'], usage: GEMINI_USAGE });
+    const response = await genai.models.generateContent({ model: 'gemini-vx', contents: 'Hi' });
+    expect(response.text).toBe('Salut');
+    expect(response.usageMetadata).toMatchObject({ promptTokenCount: 1300, cachedContentTokenCount: 1000, thoughtsTokenCount: 20 });
+    expectVertexGemini('gemini-2.5-flash', false);
+
+    let streamed = '';
+    for await (const chunk of await genai.models.generateContentStream({ model: 'gemini-vx', contents: 'Hi' })) streamed += chunk.text ?? '';
+    expect(streamed).toBe('AB');
+    expectVertexGemini('gemini-2.5-flash', true);
+  });
+
+  it('a two-turn parallel tool loop on Gemini 3: the replayed call carries the signature the fake issued', async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'get_weather', parameters: WEATHER_SCHEMA } },
+      { type: 'function', function: { name: 'get_time', parameters: TIME_SCHEMA } },
+    ];
+    const question: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
+    fake.reply({
+      toolCalls: [
+        { name: 'get_weather', args: ['{"city":"Paris"}'] },
+        { name: 'get_time', args: ['{"tz":"Europe/Paris"}'] },
+      ],
+    });
+    const first = await openai.chat.completions.create({ model: 'gemini3-vx', tools, messages: question });
+    const calls = first.choices[0]!.message.tool_calls!.map((call) => (call.type === 'function' ? call : undefined)!);
+    expect(calls.map((call) => call.function.name)).toEqual(['get_weather', 'get_time']);
+
+    const replay = (ids: string[]): OpenAI.ChatCompletionMessageParam[] => [
+      ...question,
+      { role: 'assistant', content: null, tool_calls: calls.map((call, i) => ({ id: ids[i]!, type: 'function' as const, function: call.function })) },
+      { role: 'tool', tool_call_id: ids[0]!, content: '18°C' },
+      { role: 'tool', tool_call_id: ids[1]!, content: '14:05' },
+    ];
+    fake.reply({ text: ['It is 18°C at 14:05.'] });
+    const second = await openai.chat.completions.create({ model: 'gemini3-vx', tools, messages: replay(calls.map((call) => call.id)) });
+    expect(second.choices[0]!.message.content).toBe('It is 18°C at 14:05.');
+    const replayed = (fake.last().body.contents as Record<string, any>[]).find((content) => content.role === 'model')!;
+    expect(replayed.parts[0].thoughtSignature).toEqual(expect.any(String));
+
+    // Control: the same replay without the signature is refused, as the real API does.
+    const bare = calls.map((call) => call.id.split('__')[0]!);
+    await expect(openai.chat.completions.create({ model: 'gemini3-vx', tools, messages: replay(bare) })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('a Gemini error keeps its status and message', async () => {
+    fake.reply({ error: { status: 429, message: 'Resource has been exhausted (e.g. check quota).' } });
+    const error = await openai.chat.completions.create({ model: 'gemini-vx', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
+    expect((error as Error).message).toContain('Resource has been exhausted');
   });
 });
 
