@@ -229,7 +229,8 @@ describe.each([false, true])('responses client → gemini (stream: %s)', (stream
   it('runs a two-turn parallel tool loop on Gemini 3, the signature carried in a reasoning item', async () => {
     fake.reply({ toolCalls: CALLS, usage: USAGE });
     const first = await respond({ model: 'gem3', input: question, tools, store: false });
-    const calls = first.output.filter((item) => item.type === 'function_call');
+    const output: OpenAI.Responses.ResponseOutputItem[] = first.output;
+    const calls = output.filter((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
     expect(calls.map((call) => [call.name, JSON.parse(call.arguments)])).toEqual([
       ['get_weather', { city: 'Paris' }],
       ['get_time', { tz: 'Europe/Paris' }],
@@ -342,5 +343,44 @@ describe.each([false, true])('messages client → gemini (stream: %s)', (stream)
     ).rejects.toMatchObject({
       status: 400,
     });
+  });
+});
+
+describe('gemini client → gemini (passthrough)', () => {
+  const post = (model: string, method: string, body: Json) =>
+    fetch(`${served.url}/v1beta/models/${model}:${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'sk-test' },
+      body: JSON.stringify(body),
+    });
+  const question = { role: 'user', parts: [{ text: 'Weather in Paris?' }] };
+  const tools = [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } } } }] }];
+
+  it('sends the body as the client wrote it, the upstream model in the path, and the answer back byte for byte', async () => {
+    fake.reply({ toolCalls: CALLS.slice(0, 1), usage: USAGE });
+    const response = await post('gem3', 'generateContent', { contents: [question], tools });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as Json;
+    expectGeminiCall('gemini-3-pro-preview', false);
+    expect(received().body).toEqual({ contents: [question], tools });
+    expect(answer.responseId).toMatch(/^fake-gemini-resp-/);
+    const signed = answer.candidates[0].content;
+    expect(fake.signatures.has(signed.parts[0].thoughtSignature)).toBe(true);
+    await expect.poll(() => usage.length).toBe(1);
+    expect(usage[0]).toMatchObject({ status: 'ok', usage: { input: 1300, cachedRead: 1000, output: 57, reasoning: 20 } });
+
+    // The second turn replays the model's content as it came, signature included.
+    const results = { role: 'user', parts: [{ functionResponse: { id: signed.parts[0].functionCall.id, name: 'get_weather', response: { output: '18°C' } } }] };
+    fake.reply({ text: ['It is', ' 18°C.'] });
+    const stream = await post('gem3', 'streamGenerateContent?alt=sse', { contents: [question, signed, results], tools });
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await stream.text();
+    expectGeminiCall('gemini-3-pro-preview', true);
+    const chunks = text
+      .split('\n\n')
+      .filter((frame) => frame.startsWith('data: '))
+      .map((frame) => JSON.parse(frame.slice(6)));
+    expect(chunks.flatMap((chunk) => chunk.candidates[0].content.parts.map((part: Json) => part.text)).join('')).toBe('It is 18°C.');
+    expect(chunks.at(-1).candidates[0].finishReason).toBe('STOP');
   });
 });

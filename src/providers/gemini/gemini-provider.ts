@@ -24,7 +24,10 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Provi
   return {
     type: 'gemini',
     version: 2,
-    text: geminiTextCalls({ client, path: (model, stream) => geminiModelPath('/v1beta', model, stream) }),
+    text: {
+      nativeProtocols: ['gemini'],
+      ...geminiTextCalls({ client, path: (model, stream) => geminiModelPath('/v1beta', model, stream) }),
+    },
     close: () => client.close(),
   };
 }

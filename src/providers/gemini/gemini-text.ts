@@ -3,7 +3,8 @@ import { geminiUpstream as codec } from '../../protocols/gemini/index.js';
 import type { IRRequest } from '../../protocols/ir.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
-import type { CallContext, TextCapability } from '../provider.js';
+import { expectEventStream, upstreamError } from '../http/upstream-error.js';
+import type { CallContext, PassthroughRequest, TextCapability, UpstreamReply } from '../provider.js';
 
 export interface GeminiTextOptions {
   client: UpstreamClient;
@@ -20,7 +21,7 @@ export interface GeminiTextOptions {
  * Text through the IR on the Gemini wire, shared by the `gemini` and `vertex` providers: the
  * model goes in the path, the body is the Gemini codec's, a stream is `?alt=sse` server-sent events.
  */
-export function geminiTextCalls(options: GeminiTextOptions): Required<Pick<TextCapability, 'streamBatches' | 'stream' | 'generate'>> {
+export function geminiTextCalls(options: GeminiTextOptions): Required<Pick<TextCapability, 'streamBatches' | 'stream' | 'generate' | 'passthrough'>> {
   const { client, path } = options;
   const headers = async () => (options.authHeaders ? await options.authHeaders() : undefined);
 
@@ -36,7 +37,27 @@ export function geminiTextCalls(options: GeminiTextOptions): Required<Pick<TextC
       const body = codec.encodeRequest({ ...ir, stream: false });
       return codec.decodeResponse(await postJson(client, path(ir.model, false), body, call, await headers()));
     },
+    passthrough: (request, call) => passthrough(request, call),
   };
+
+  /**
+   * A Gemini client's body, sent on as it came: the model and streaming are in the URL, so
+   * `model` and `stream` (which the route read from the path) stay out of the body, and the
+   * client's own text is sent when the gateway has it.
+   */
+  async function passthrough({ body, rawBody }: PassthroughRequest, call: CallContext): Promise<UpstreamReply> {
+    const streaming = body.stream === true;
+    const { model, stream: _stream, ...wire } = body;
+    const result = await client.post(path(String(model), streaming), rawBody ?? JSON.stringify(wire), {
+      signal: call.signal,
+      idleTimeoutMs: call.idleTimeoutMs,
+      headers: { ...(streaming ? { accept: 'text/event-stream' } : {}), ...(await headers()) },
+    });
+    if (result.status >= 400) throw await upstreamError(result);
+    if (streaming) await expectEventStream(result);
+    const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
+    return { status: result.status, contentType, body: result.body, redact: result.redact };
+  }
 }
 
 /** `models/{m}:generateContent` or `:streamGenerateContent?alt=sse`, the model id escaped for the path. */
