@@ -7,7 +7,7 @@ import type { UsageEvent } from '../../src/options.js';
 import { createVertexProvider } from '../../src/providers/vertex/vertex-provider.js';
 import { type FakeVertex, startFakeVertex, VERTEX_LOCATION, VERTEX_PROJECT } from '../fakes/fake-vertex.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { expectedUsage, TIME_SCHEMA, USAGE, WEATHER_SCHEMA } from './harness.js';
+import { expectedUsage, THROUGH_SECOND_DELTA, TIME_SCHEMA, USAGE, WEATHER_SCHEMA } from './harness.js';
 
 /**
  * Vertex AI through the gateway, with a service-account key: Claude for the Anthropic SDK on
@@ -140,6 +140,18 @@ describe('chat client → Claude on Vertex (translated)', () => {
     const received = fake.last();
     expect(received.path).toBe(`${base()}:streamRawPredict`);
     expect(received.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', stream: true });
+  });
+
+  it('a stream cut mid-answer makes the SDK throw after the text so far', async () => {
+    fake.reply({ text: ['Once', ' upon', ' a time'], cutAfter: THROUGH_SECOND_DELTA.anthropic });
+    const stream = openai.chat.completions.stream({ model: 'claude-vx', messages: [{ role: 'user', content: 'A story' }] });
+    const deltas: string[] = [];
+    stream.on('content', (delta) => deltas.push(delta));
+    const error = await stream.finalChatCompletion().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(deltas.join('')).toBe('Once upon');
+    await expect.poll(() => usage.length).toBe(1);
+    expect(usage[0]!.status).toBe('error');
   });
 
   it('passes a Claude error on in the client’s shape', async () => {

@@ -100,24 +100,24 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
    * A stream opened inside `authorized`: its first batch is awaited there, so an error status
    * (a 401 among them) is seen before the stream is handed on.
    */
-  async function* authorizedStream(open: (auth: Record<string, string>) => AsyncGenerator<readonly IRStreamEvent[]>): AsyncGenerator<readonly IRStreamEvent[]> {
-    const { stream, first } = await authorized(async (auth) => {
-      const stream = open(auth);
-      return { stream, first: await stream.next() };
+  async function* authorizedStream(open: (auth: Record<string, string>) => AsyncIterable<readonly IRStreamEvent[]>): AsyncGenerator<readonly IRStreamEvent[]> {
+    const { batches, first } = await authorized(async (auth) => {
+      const batches = open(auth)[Symbol.asyncIterator]();
+      return { batches, first: await batches.next() };
     });
-    if (first.done) return;
-    yield first.value;
-    yield* stream;
+    try {
+      for (let next = first; !next.done; next = await batches.next()) yield next.value;
+    } finally {
+      // A client that left ends the upstream read too.
+      await batches.return?.();
+    }
   }
 
   const streamBatches = (ir: IRRequest, call: CallContext): AsyncGenerator<readonly IRStreamEvent[]> => {
     const target = vertexModelOf(ir.model);
-    if (target.publisher === 'google') return authorizedStream((auth) => gemini(auth).streamBatches(ir, call) as AsyncGenerator<readonly IRStreamEvent[]>);
+    if (target.publisher === 'google') return authorizedStream((auth) => gemini(auth).streamBatches(ir, call));
     return authorizedStream((auth) =>
-      streamIR(client, path(target, 'streamRawPredict'), claudeBody(ir, target, true), call, messagesUpstream.streamDecoder(), {
-        ...betaHeader(null),
-        ...auth,
-      }),
+      streamIR(client, path(target, 'streamRawPredict'), claudeBody(ir, target, true), call, messagesUpstream.streamDecoder(), auth),
     );
   };
 
