@@ -384,3 +384,37 @@ describe('gemini client → gemini (passthrough)', () => {
     expect(chunks.at(-1).candidates[0].finishReason).toBe('STOP');
   });
 });
+
+describe('gemini upstream failures', () => {
+  const ask = () => openai.chat.completions.create({ model: 'gem25', messages: [{ role: 'user', content: 'Hi' }] });
+  const failure = () =>
+    ask().then(
+      () => expect.fail('the request succeeded'),
+      (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+    );
+
+  it('keeps a 429 with Google’s RetryInfo as retry-after, a 400 with its message, and makes a 403 a 502', async () => {
+    fake.reply({ error: { status: 429, message: 'Resource has been exhausted (e.g. check quota).' } });
+    const limited = await failure();
+    expect(limited).toMatchObject({ status: 429, message: expect.stringContaining('Resource has been exhausted') });
+    expect(limited.headers?.get('retry-after')).toBe('7');
+
+    fake.reply({ error: { status: 400, message: 'Invalid JSON payload received. Unknown name "foo" at \'request\': Cannot find field.' } });
+    await expect(ask()).rejects.toMatchObject({ status: 400, message: expect.stringContaining('Unknown name "foo"') });
+
+    fake.reply({ error: { status: 403, message: 'Permission denied: key AIza-secret' } });
+    const denied = await failure();
+    expect(denied.status).toBe(502);
+    expect(denied.message).not.toContain('AIza-secret');
+  });
+
+  it('ends a cut stream and an in-stream error as each client’s error, never as a finished answer', async () => {
+    fake.reply({ text: ['Once', ' upon', ' a time'], cutAfter: 1 });
+    const cut = anthropic.messages.stream({ model: 'gem25', max_tokens: 64, messages: [{ role: 'user', content: 'Story' }] });
+    await expect(cut.finalMessage()).rejects.toThrow();
+
+    fake.reply({ text: ['Once', ' upon', ' a time'], streamError: { after: 1, status: 503, message: 'The model is overloaded.' } });
+    const failed = openai.chat.completions.stream({ model: 'gem25', messages: [{ role: 'user', content: 'Story' }] });
+    await expect(failed.finalChatCompletion()).rejects.toThrow(/overloaded/);
+  });
+});

@@ -26,6 +26,10 @@ export async function upstreamError(result: UpstreamResult): Promise<GatewayErro
     if (value !== undefined && RETRY_HEADERS.test(name)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
 
+  // Google says when to retry in the body (`RetryInfo.retryDelay`), not in a header.
+  const retryDelay = headers['retry-after'] === undefined ? googleRetryDelay(text) : undefined;
+  if (retryDelay !== undefined) headers['retry-after'] = retryDelay;
+
   if (result.status === 401 || result.status === 403) {
     return upstreamAuthFailed();
   }
@@ -116,6 +120,19 @@ function errorFields(json: { error?: unknown; message?: unknown }): ParsedError 
     code: pick(error.code) ?? (typeof error.code === 'number' ? String(error.code) : undefined),
     param: pick(error.param),
   };
+}
+
+/** Whole seconds of a Google error's `RetryInfo` detail (`"retryDelay": "7s"`, `"0.5s"` rounded up), if it has one. */
+function googleRetryDelay(text: string): string | undefined {
+  if (!text.includes('RetryInfo')) return undefined;
+  const details = asObject(asObject(parseJson(text))?.error)?.details;
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    const delay = asObject(detail)?.retryDelay;
+    const seconds = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay)?.[1] : undefined;
+    if (seconds !== undefined) return String(Math.ceil(Number(seconds)));
+  }
+  return undefined;
 }
 
 /** Anthropic and OpenAI-compatible servers word context overflow differently; normalize the code. */
