@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config.js';
 import { createGateway } from '../../src/gateway.js';
 import type { UsageEvent } from '../../src/options.js';
 import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
@@ -416,5 +417,41 @@ describe('gemini upstream failures', () => {
     fake.reply({ text: ['Once', ' upon', ' a time'], streamError: { after: 1, status: 503, message: 'The model is overloaded.' } });
     const failed = openai.chat.completions.stream({ model: 'gem25', messages: [{ role: 'user', content: 'Story' }] });
     await expect(failed.finalChatCompletion()).rejects.toThrow(/overloaded/);
+  });
+});
+
+describe('gemini safety stops', () => {
+  const blocked = JSON.stringify({
+    candidates: [{ index: 0, finishReason: 'SAFETY', content: { role: 'model', parts: [{ text: 'I can' }] }, safetyRatings: [] }],
+    usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 },
+  });
+
+  it('reports a SAFETY finish as each protocol’s content filter', async () => {
+    fake.reply({ raw: blocked });
+    const chat = await openai.chat.completions.create({ model: 'gem25', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(chat.choices[0]!.finish_reason).toBe('content_filter');
+
+    fake.reply({ raw: blocked });
+    const response = await openai.responses.create({ model: 'gem25', input: 'Hi', store: false });
+    expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'content_filter' } });
+
+    fake.reply({ raw: blocked });
+    const message = await anthropic.messages.create({ model: 'gem25', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(message.stop_reason).toBe('refusal');
+  });
+});
+
+describe('gemini in the config file', () => {
+  const config = (provider: Json) => ({
+    keys: [{ key: 'sk-test' }],
+    providers: { gem: provider },
+    models: [{ id: 'g', provider: 'gem', upstreamModel: 'gemini-2.5-flash' }],
+  });
+
+  it('builds the provider from `type: "gemini"` and refuses unknown fields', async () => {
+    const parsed = parseConfig(config({ type: 'gemini', apiKey: 'AIza-x', baseURL: 'https://generativelanguage.googleapis.com' }));
+    expect(parsed.providers.gem).toMatchObject({ type: 'gemini', text: { nativeProtocols: ['gemini'] } });
+    await parsed.providers.gem!.close?.();
+    expect(() => parseConfig(config({ type: 'gemini', project: 'p' }))).toThrow(ConfigError);
   });
 });
