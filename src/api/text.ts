@@ -118,7 +118,7 @@ async function attempt(
   if (!ir.stream) {
     const response = await generate(provider, ir, call);
     const encoded = endpoint.encodeResponse(response, encodeContext);
-    ledger.finish({ status: 'ok', usage: response.usage, finishReason: response.finishReason, responseId: String(encoded.id) });
+    ledger.finish({ status: 'ok', usage: response.usage, finishReason: response.finishReason, responseId: String(encoded.id ?? encoded.responseId) });
     return addHeaders(jsonResponse(encoded), notes);
   }
   return translatedStream(providerBatches(provider, ir, call), endpoint.streamEncoder(encodeContext), encodeContext, ledger, context.signal, notes);

@@ -24,6 +24,10 @@ export type RouteName =
   | 'video-status'
   | 'video-content'
   | 'speech'
+  | 'gemini'
+  | 'gemini-stream'
+  | 'gemini-models'
+  | 'gemini-model-get'
   | 'unrouted';
 
 /**

@@ -30,6 +30,8 @@ const generators: { name: string; weight: number; cases: fc.Arbitrary<FuzzCase> 
   { name: 'images body', weight: 1, cases: jsonRouteCases('images') },
   { name: 'video body', weight: 1, cases: jsonRouteCases('video-create') },
   { name: 'speech body', weight: 1, cases: jsonRouteCases('speech') },
+  { name: 'gemini body', weight: 1.5, cases: jsonRouteCases('gemini') },
+  { name: 'gemini stream body', weight: 0.5, cases: jsonRouteCases('gemini-stream') },
   { name: 'edits multipart', weight: 2, cases: multipartCases() },
   { name: 'request heads', weight: 2, cases: wireCases() },
   { name: 'ids, queries, paging, ranges', weight: 1.5, cases: getCases() },

@@ -58,6 +58,8 @@ function defaultHeaders(testCase: FuzzCase, body: Buffer): Record<string, string
   if (route.style === 'anthropic') {
     headers['x-api-key'] = FUZZ_KEY;
     headers['anthropic-version'] = '2023-06-01';
+  } else if (route.style === 'gemini') {
+    headers['x-goog-api-key'] = FUZZ_KEY;
   } else {
     headers.authorization = `Bearer ${FUZZ_KEY}`;
   }

@@ -72,6 +72,15 @@ function checkErrorBody(testCase: FuzzCase, response: WireResponse, style: Error
   } catch {
     return [...problems, `error body is not JSON: ${preview(response)}`];
   }
+  if (style === 'gemini') {
+    const error = isObject(body) && isObject(body.error) ? body.error : undefined;
+    const shaped = error && error.code === response.status && typeof error.message === 'string' && error.message !== '' && typeof error.status === 'string';
+    if (!shaped) return [...problems, `error body is not Google's {"error":{"code","message","status"}}: ${preview(response)}`];
+    if (response.status === 400 && testCase.field !== undefined && !namesField(googleParam(error), testCase.field)) {
+      problems.push(`400 for a bad '${testCase.field}' names field ${JSON.stringify(googleParam(error))}: ${preview(response)}`);
+    }
+    return problems;
+  }
   if (style === 'anthropic') {
     const error = isObject(body) && body.type === 'error' && isObject(body.error) ? body.error : undefined;
     if (!error || typeof error.type !== 'string' || typeof error.message !== 'string' || error.message === '') {
@@ -112,7 +121,24 @@ function topLevel(path: string): string {
   return /^[^.[]*/.exec(path)![0];
 }
 
-type ErrorStyle = 'openai' | 'anthropic';
+type ErrorStyle = 'openai' | 'anthropic' | 'gemini';
+
+/** The field a Google error names: its `google.rpc.BadRequest` detail's first violation. */
+function googleParam(error: Record<string, unknown>): string | null {
+  const details = Array.isArray(error.details) ? error.details : [];
+  const badRequest = details.find((detail) => isObject(detail) && Array.isArray(detail.fieldViolations)) as
+    | { fieldViolations: { field?: unknown }[] }
+    | undefined;
+  const field = badRequest?.fieldViolations[0]?.field;
+  return typeof field === 'string' ? field : null;
+}
+
+/** The `ErrorInfo` reason of a Google error, as the gateway's code (`model_not_found`). */
+function googleCode(error: Record<string, unknown>): string | null {
+  const details = Array.isArray(error.details) ? error.details : [];
+  const info = details.find((detail) => isObject(detail) && typeof detail.reason === 'string') as { reason: string } | undefined;
+  return info ? info.reason.toLowerCase() : null;
+}
 
 /**
  * The error shape a request is answered with: Anthropic's on `/v1/messages` and
@@ -129,11 +155,31 @@ function styleFor(request: WireRequest): ErrorStyle {
     path = request.target;
   }
   if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
+  // Google's routes: the listing, and `/v1beta/models/<id, slashes allowed>` (one model, or
+  // `:generateContent` / `:streamGenerateContent` in its last segment) when the id decodes.
+  const googleRest = /^\/v1beta\/models\/((?:[^/]+\/)*[^/]+)$/.exec(path)?.[1];
+  if (path === '/v1beta/models' || (googleRest !== undefined && decodes(googleRest))) return 'gemini';
+  // Gemini's v1 generation routes share `/v1/models/...` with OpenAI's model routes: a single-segment
+  // path is also the one-model route (first in the table), which answers by the client's headers.
+  const v1Rest = /^\/v1\/models\/((?:[^/]+\/)*[^/]+):(?:generateContent|streamGenerateContent)$/.exec(path)?.[1];
+  const generation = v1Rest !== undefined && decodes(v1Rest);
+  if (generation && (request.method === 'POST' || v1Rest.includes('/'))) return 'gemini';
   if (path === '/v1/models' || /^\/v1\/models\/[^/]+$/.test(path)) {
     const has = (name: string) => request.headers.some(([header]) => header.toLowerCase() === name);
+    const query = request.target.includes('?') ? new URLSearchParams(request.target.slice(request.target.indexOf('?') + 1)) : undefined;
+    if (has('x-goog-api-key') || query?.get('key')) return 'gemini';
     if (has('anthropic-version') || (has('x-api-key') && !has('authorization'))) return 'anthropic';
   }
   return 'openai';
+}
+
+function decodes(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function checkSuccessBody(response: WireResponse): string[] {
@@ -150,7 +196,13 @@ function checkSuccessBody(response: WireResponse): string[] {
   if (/^text\/event-stream/.test(type)) {
     const errorEvent = text()
       .split('\n\n')
-      .find((frame) => /^event: *error$/m.test(frame) || /^data: *\{"type":"error"/m.test(frame) || /"type":"response\.failed"/.test(frame));
+      .find(
+        (frame) =>
+          /^event: *error$/m.test(frame) ||
+          /^data: *\{"type":"error"/m.test(frame) ||
+          /^data: *\{"error":/m.test(frame) ||
+          /"type":"response\.failed"/.test(frame),
+      );
     return errorEvent ? [`2xx stream carries an error event: ${errorEvent.slice(0, 400)}`] : [];
   }
   return [];
@@ -173,7 +225,12 @@ function checkExpectations(testCase: FuzzCase, response: WireResponse, style: Er
     // Anthropic's error body has neither `param` nor `code`: a case expecting them is mistaken.
     if (style === 'anthropic' && (expect.param !== undefined || expect.code !== undefined))
       problems.push('expect.param and expect.code do not apply to an Anthropic error body; use expect.message');
-    else {
+    else if (style === 'gemini') {
+      if (expect.param !== undefined && (error ? googleParam(error) : null) !== expect.param)
+        problems.push(`expected field ${JSON.stringify(expect.param)}: ${preview(response)}`);
+      if (expect.code !== undefined && (error ? googleCode(error) : null) !== expect.code)
+        problems.push(`expected reason ${JSON.stringify(expect.code)}: ${preview(response)}`);
+    } else {
       if (expect.param !== undefined && error?.param !== expect.param) problems.push(`expected param ${JSON.stringify(expect.param)}: ${preview(response)}`);
       if (expect.code !== undefined && error?.code !== expect.code) problems.push(`expected code ${JSON.stringify(expect.code)}: ${preview(response)}`);
     }

@@ -7,10 +7,11 @@ export interface FuzzRoute {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   /**
-   * `/v1/messages` and its `count_tokens` answer Anthropic's error body; everything else OpenAI's
-   * (the model routes answer Anthropic's to a client that sends Anthropic's headers: `oracle.ts`).
+   * `/v1/messages` and its `count_tokens` answer Anthropic's error body, the `/v1beta` routes
+   * Google's; everything else OpenAI's (the model routes answer Anthropic's or Google's to a
+   * client that sends their headers: `oracle.ts`).
    */
-  style: 'openai' | 'anthropic';
+  style: 'openai' | 'anthropic' | 'gemini';
   body: 'json' | 'multipart' | 'none';
 }
 
@@ -33,6 +34,10 @@ export const fuzzRoutes: readonly FuzzRoute[] = [
   { name: 'video-status', method: 'GET', path: '/v1/video/generations/{completed}', style: 'openai', body: 'none' },
   { name: 'video-content', method: 'GET', path: '/v1/videos/{completed}/content', style: 'openai', body: 'none' },
   { name: 'speech', method: 'POST', path: '/v1/audio/speech', style: 'openai', body: 'json' },
+  { name: 'gemini', method: 'POST', path: '/v1beta/models/local-chat:generateContent', style: 'gemini', body: 'json' },
+  { name: 'gemini-stream', method: 'POST', path: '/v1beta/models/local-chat:streamGenerateContent?alt=sse', style: 'gemini', body: 'json' },
+  { name: 'gemini-models', method: 'GET', path: '/v1beta/models', style: 'gemini', body: 'none' },
+  { name: 'gemini-model-get', method: 'GET', path: '/v1beta/models/local-chat', style: 'gemini', body: 'none' },
   { name: 'unrouted', method: 'GET', path: '/v1/nothing-here', style: 'openai', body: 'none' },
 ];
 
@@ -304,6 +309,72 @@ export const validBodies: Partial<Record<RouteName, readonly Record<string, unkn
       },
     },
     { model: SLOW_VIDEO_MODEL, prompt: 'a dog', seconds: '2' },
+  ],
+  // The model is in the path; every part kind, a function call answered by id and one by name.
+  gemini: [
+    {
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            { text: 'What is the weather in Paris? Use the get_weather tool.' },
+            { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+            { fileData: { mimeType: 'application/pdf', fileUri: 'https://example.com/a.pdf' } },
+          ],
+        },
+        {
+          role: 'model',
+          parts: [
+            { text: 'thinking', thought: true },
+            { functionCall: { id: 'call_1', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'c2ln' },
+            { functionCall: { name: 'get_weather', args: { city: 'Lyon' } } },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { id: 'call_1', name: 'get_weather', response: { output: '21' } } },
+            { functionResponse: { name: 'get_weather', response: { temperature: 19 } } },
+          ],
+        },
+        { role: 'model', parts: [{ text: 'It is 21 and 19.' }] },
+        { role: 'user', parts: [{ text: 'Thanks' }] },
+      ],
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: 'get_weather',
+              description: 'Weather by city',
+              parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] },
+            },
+          ],
+        },
+      ],
+      toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
+      safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
+      generationConfig: {
+        temperature: 0.5,
+        topP: 0.9,
+        topK: 20,
+        maxOutputTokens: 64,
+        stopSequences: ['END'],
+        seed: 1,
+        responseMimeType: 'application/json',
+        responseSchema: { type: 'OBJECT', properties: { answer: { type: 'STRING', nullable: true } } },
+        thinkingConfig: { includeThoughts: true, thinkingBudget: 128 },
+      },
+    },
+    { contents: [{ parts: [{ text: 'Hello there' }] }] },
+  ],
+  'gemini-stream': [
+    {
+      contents: [{ role: 'user', parts: [{ text: 'Use the get_weather tool for Paris' }] }],
+      tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: weatherSchema }] }],
+      generationConfig: { maxOutputTokens: 64, thinkingConfig: { thinkingLevel: 'LOW' } },
+    },
+    { contents: [{ parts: [{ text: 'Hello there' }] }] },
   ],
   speech: [
     {

@@ -1,7 +1,9 @@
 import { ApiError, type Content, type FunctionDeclaration, GoogleGenAI, type GenerateContentResponse, Type } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
+import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
+import { startFakeGemini } from '../fakes/fake-gemini.js';
 import { serve } from '../helpers/serve.js';
 import {
   expectUpstreamCredentials,
@@ -24,15 +26,30 @@ type Json = Record<string, any>;
 /** `@google/genai` (the official Gemini SDK) against the gateway's Gemini endpoint, over each upstream. */
 let h: Harness;
 let genai: GoogleGenAI;
+let gemini: Awaited<ReturnType<typeof startFakeGemini>>;
 beforeAll(async () => {
+  gemini = await startFakeGemini();
   h = await startHarness({
-    providers: () => ({ local: createLocalProvider({ chunkDelayMs: 0 }) }),
-    models: [{ id: 'local-chat', provider: 'local' }],
+    providers: () => ({
+      local: createLocalProvider({ chunkDelayMs: 0 }),
+      google: createGeminiProvider({ baseURL: gemini.url, apiKey: 'up-key' }),
+    }),
+    models: [
+      { id: 'local-chat', provider: 'local' },
+      { id: 'gem-3', provider: 'google', upstreamModel: 'gemini-3-pro-preview' },
+      { id: 'gem-25', provider: 'google', upstreamModel: 'gemini-2.5-flash' },
+    ],
   });
   genai = client('sk-test');
 });
-afterAll(() => h.close());
-beforeEach(() => h.reset());
+afterAll(async () => {
+  await h.close();
+  await gemini.close();
+});
+beforeEach(() => {
+  h.reset();
+  gemini.reset();
+});
 
 function client(apiKey: string): GoogleGenAI {
   return new GoogleGenAI({ apiKey, httpOptions: { baseUrl: h.url } });
@@ -271,6 +288,70 @@ describe.each(UPSTREAMS)('gemini client → %s upstream', (kind) => {
   });
 });
 
+describe('gemini client → gemini upstream (through the IR)', () => {
+  it('answers JSON with Gemini’s usage unchanged in meaning', async () => {
+    gemini.reply({ text: ['Hello'], usage: USAGE });
+    const response = await genai.models.generateContent({ model: 'gem-25', contents: 'Hi', config: { systemInstruction: 'Be brief.' } });
+    expect(response.text).toBe('Hello');
+    expect(response.usageMetadata).toEqual({
+      promptTokenCount: USAGE.input,
+      cachedContentTokenCount: USAGE.cachedRead,
+      candidatesTokenCount: USAGE.output - USAGE.reasoning,
+      thoughtsTokenCount: USAGE.reasoning,
+      totalTokenCount: USAGE.input + USAGE.output,
+    });
+    expect(gemini.last().body.systemInstruction).toMatchObject({ parts: [{ text: 'Be brief.' }] });
+  });
+
+  it('gives a Gemini 3 thought signature to the client and back on the next turn, as the API demands', async () => {
+    gemini.reply({ toolCalls: parallelCalls('chat').map(({ name, args }) => ({ name, args })) });
+    const stream = await genai.models.generateContentStream({
+      model: 'gem-3',
+      contents: question,
+      config: { tools: [{ functionDeclarations: declarations }] },
+    });
+    const modelParts: Json[] = [];
+    for await (const chunk of stream) modelParts.push(...(chunk.candidates?.[0]?.content?.parts ?? []));
+    const calls = modelParts.filter((part) => part.functionCall);
+    expect(calls).toHaveLength(2);
+    const issued = [...gemini.signatures];
+    expect(calls[0]!.thoughtSignature).toBe(issued[0]);
+
+    gemini.reply({ text: ['18°C at 14:05.'] });
+    const second = await genai.models.generateContent({
+      model: 'gem-3',
+      config: { tools: [{ functionDeclarations: declarations }] },
+      contents: [
+        ...question,
+        { role: 'model', parts: modelParts },
+        {
+          role: 'user',
+          parts: calls.map((part) => ({ functionResponse: { id: part.functionCall.id, name: part.functionCall.name, response: { output: 'ok' } } })),
+        },
+      ],
+    });
+    expect(second.text).toBe('18°C at 14:05.');
+    const replayed = gemini.last().body.contents[1].parts;
+    expect(replayed[0]).toMatchObject({ functionCall: { name: 'get_weather' }, thoughtSignature: issued[0] });
+  });
+
+  it('never forwards another vendor’s reasoning carried in a thoughtSignature', async () => {
+    gemini.reply({ text: ['ok'] });
+    await genai.models.generateContent({
+      model: 'gem-25',
+      contents: [
+        { role: 'user', parts: [{ text: 'Hi' }] },
+        { role: 'model', parts: [{ text: 'Thinking.', thought: true, thoughtSignature: 'infergate-signature:EqQBClaude' }, { text: 'Hello.' }] },
+        { role: 'user', parts: [{ text: 'Again' }] },
+      ],
+    });
+    const sent = JSON.stringify(gemini.last().body);
+    expect(sent).not.toContain('infergate-');
+    expect(sent).not.toContain('EqQBClaude');
+    expect(gemini.last().body.contents[1].parts).toEqual([{ text: 'Hello.' }]);
+  });
+});
+
 describe('gemini client → local upstream', () => {
   it('answers JSON and streams, offline', async () => {
     const response = await genai.models.generateContent({ model: 'local-chat', contents: 'Hello there' });
@@ -397,7 +478,7 @@ describe('gemini endpoint', () => {
     const pager = await genai.models.list({ config: { pageSize: 2 } });
     const names: string[] = [];
     for await (const model of pager) names.push(model.name!);
-    expect(names).toEqual(['models/gpt-chat', 'models/gpt-resp', 'models/claude', 'models/local-chat']);
+    expect(names).toEqual(['models/gpt-chat', 'models/gpt-resp', 'models/claude', 'models/local-chat', 'models/gem-3', 'models/gem-25']);
     const one = await genai.models.get({ model: 'claude' });
     expect(one).toMatchObject({ name: 'models/claude', supportedActions: ['generateContent', 'streamGenerateContent'] });
     const missing = await genai.models.get({ model: 'nope' }).catch((e: unknown) => e);

@@ -205,15 +205,31 @@ function decodeFunctionResponse(response: Json, param: string, calls: CallIds): 
   return { role: 'tool', toolCallId: id, name, content, ...(isError ? { isError: true } : {}) };
 }
 
-/** Hosted tools run by Google (search, code execution, URL context…); other upstreams cannot run them. */
+/** Tools Google runs itself (search, code execution, URL context…): other upstreams cannot run them. */
+const HOSTED_TOOLS = new Set([
+  'googleSearch',
+  'googleSearchRetrieval',
+  'codeExecution',
+  'urlContext',
+  'fileSearch',
+  'computerUse',
+  'googleMaps',
+  'enterpriseWebSearch',
+  'retrieval',
+]);
+
+/** Function declarations become IR tools; hosted tools are dropped and named (`droppedTools`). */
 function decodeTools(body: Json, request: IRRequest): void {
   const tools: IRTool[] = [];
   const dropped: string[] = [];
   optArray(body, 'tools', 'tools')?.forEach((raw, i) => {
     const tool = expectRecord(raw, `tools[${i}]`);
     for (const [key, value] of Object.entries(tool)) {
+      if (value === undefined || value === null) continue;
       if (key !== 'functionDeclarations') {
-        if (value !== undefined && value !== null) dropped.push(key);
+        // As Google answers a field its Tool message lacks; the name also goes into a header.
+        if (!HOSTED_TOOLS.has(key)) throw invalidRequest(`Unknown name '${key}' at 'tools[${i}]': Cannot find field.`, `tools[${i}]`);
+        dropped.push(key);
         continue;
       }
       expectArray(value, `tools[${i}].functionDeclarations`).forEach((rawDeclaration, j) => {

@@ -30,6 +30,7 @@ const targets: [string, (path: string) => string][] = [
   ['bad escape in query', (p) => `${p}?%zz=%`],
   ['long query', (p) => `${p}?q={{12000×q}}`],
   ['query overriding body fields', (p) => `${p}?model=local-image&stream=true&__proto__=x`],
+  ['key and alt in the query', (p) => `${p.split('?')[0]}?key=${FUZZ_KEY}&alt=json&key=other`],
   ['fragment', (p) => `${p}#frag`],
   ['encoded NUL', (p) => `${p}%00`],
   ['dot segment', (p) => `${p}/..`],
@@ -66,6 +67,7 @@ const headerChanges: [string, (string | string[] | null)[]][] = [
     ],
   ],
   ['x-api-key', [null, '', ' ', 'wrong', FUZZ_KEY.toUpperCase(), [FUZZ_KEY, 'other'], '{{8000×x}}', '\u00ff']],
+  ['x-goog-api-key', [null, '', ' ', 'wrong', [FUZZ_KEY, 'other'], '{{8000×x}}', '\u00ff']],
   [
     'anthropic-version',
     [null, '', 'latest', '2023-06-01 ', '2023-6-1', '9999-99-99', '2023-06-01T00:00:00Z', '{{5000×x}}', ['2023-06-01', '2024-01-01'], '\u00e9'],
