@@ -183,7 +183,7 @@ const ModelSchema = strictObject({
   provider: v.optional(text),
   upstreamModel: v.optional(text),
   deployments: v.optional(v.pipe(v.array(DeploymentSchema, 'expected an array of deployments'), v.minLength(1, 'expected at least one deployment'))),
-  kind: v.optional(v.picklist(['text', 'image', 'video', 'speech'], 'expected one of "text", "image", "video", "speech"')),
+  kind: v.optional(v.picklist(['text', 'image', 'video', 'speech', 'embedding'], 'expected one of "text", "image", "video", "speech", "embedding"')),
   family: v.optional(text),
   groups: v.optional(v.array(text, 'expected an array of group names')),
   ownedBy: v.optional(text),

@@ -98,12 +98,12 @@ describe('infergate CLI', () => {
     const running = await startCli(['--port', '0']);
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(running.key).toMatch(/^sk-local-[0-9a-f]{32}$/);
-    expect(running.stdout).toContain('Models: local-chat, local-reasoner, local-image, local-video, local-speech\n');
+    expect(running.stdout).toContain('Models: local-chat, local-reasoner, local-image, local-video, local-speech, local-embedding\n');
     expect(running.stdout).toContain(
       `Try: curl ${running.url}/v1/chat/completions -H "Authorization: Bearer ${running.key}" -H "Content-Type: application/json" -d '{"model":"local-chat","messages":[{"role":"user","content":"Hello"}]}'`,
     );
 
-    expect(await modelIds(running.url + '/v1', running.key!)).toEqual(['local-chat', 'local-reasoner', 'local-image', 'local-video', 'local-speech']);
+    expect(await modelIds(running.url + '/v1', running.key!)).toEqual(['local-chat', 'local-reasoner', 'local-image', 'local-video', 'local-speech', 'local-embedding']);
 
     const exit = await stop(running);
     expect(exit).toMatchObject({ code: 0, signal: null });

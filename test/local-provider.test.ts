@@ -155,6 +155,7 @@ describe('local provider: text', () => {
       { id: 'local-image', provider: 'offline', kind: 'image' },
       { id: 'local-video', provider: 'offline', kind: 'video' },
       { id: 'local-speech', provider: 'offline', kind: 'speech' },
+      { id: 'local-embedding', provider: 'offline', kind: 'embedding' },
     ]);
   });
 });

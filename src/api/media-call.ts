@@ -3,14 +3,14 @@ import type { RouteContext } from '../http/route.js';
 import { admitRequest } from '../policy/admission.js';
 import { runWithFallback } from '../policy/fallback.js';
 import { RequestLedger } from '../policy/request-ledger.js';
-import type { CallContext, ImageCapability, Provider, SpeechCapability, VideoCapability } from '../providers/provider.js';
+import type { CallContext, EmbeddingCapability, ImageCapability, Provider, SpeechCapability, VideoCapability } from '../providers/provider.js';
 import type { ModelEntry, ModelKind } from '../routing/model.js';
 import { modelOnDeployment, orderDeployments } from '../routing/deployments.js';
 import { mediaUnavailable } from './media-unavailable.js';
 import { callContext } from './upstream-call.js';
 
 /** Which call of which capability a media route needs. */
-type MediaCapability = 'images.generate' | 'images.edit' | 'speech' | 'video';
+type MediaCapability = 'images.generate' | 'images.edit' | 'speech' | 'video' | 'embeddings';
 type MediaProvider<C extends MediaCapability> = Provider &
   (C extends 'images.generate'
     ? { images: Required<Pick<ImageCapability, 'generate'>> }
@@ -18,7 +18,9 @@ type MediaProvider<C extends MediaCapability> = Provider &
       ? { images: Required<Pick<ImageCapability, 'edit'>> }
       : C extends 'speech'
         ? { speech: SpeechCapability }
-        : { video: VideoCapability });
+        : C extends 'embeddings'
+          ? { embeddings: EmbeddingCapability }
+          : { video: VideoCapability });
 
 export interface MediaCall {
   model: ModelEntry;

@@ -6,6 +6,7 @@ import { openaiStyle } from '../protocols/openai/style.js';
 import { responsesClient } from '../protocols/responses/index.js';
 import { compactResponse } from './compact.js';
 import { countMessageTokens } from './count-tokens.js';
+import { createEmbeddings } from './embeddings.js';
 import { editImages } from './image-edits.js';
 import { listGeminiModels, retrieveGeminiModel } from './gemini-models.js';
 import { generateImages } from './images.js';
@@ -21,7 +22,7 @@ const openai = openaiStyle;
 /**
  * Every endpoint of the user's specification (models, text in three protocols, images, video,
  * speech) and those agent clients call besides (token counts, stored responses, compaction, one
- * model), paths below the base path. A text protocol is one `textRoute(<its client codec>)`.
+ * model), and embeddings, paths below the base path. A text protocol is one `textRoute(<its client codec>)`.
  */
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/models', style: openai, styleFor: modelsStyle, handler: listModels },
@@ -51,4 +52,5 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/video/generations/:task_id', style: openai, handler: getVideo },
   { method: 'GET', path: '/v1/videos/:task_id/content', style: openai, handler: getVideoContent },
   { method: 'POST', path: '/v1/audio/speech', style: openai, handler: createSpeech },
+  { method: 'POST', path: '/v1/embeddings', style: openai, handler: createEmbeddings },
 ];

@@ -1,4 +1,5 @@
 import type { ModelEntry } from '../routing/model.js';
+import type { EmbeddingRequestBody } from '../schemas/embeddings.js';
 import type { ImageEditFields } from '../schemas/image-edit.js';
 import type { ImageRequest } from '../schemas/images.js';
 import type { SpeechRequest } from '../schemas/speech.js';
@@ -108,6 +109,29 @@ export interface TaskCallContext {
   model: ModelEntry;
   /** As `CallContext.idleTimeoutMs`: the longest upstream silence while a video is streamed. */
   idleTimeoutMs?: number | undefined;
+}
+
+/**
+ * `POST /v1/embeddings`: the client's validated body with `model` replaced by the upstream id.
+ * `input` is as sent (a string, strings, a token array or token arrays); `embeddingInputs` lists it.
+ */
+export type EmbeddingRequest = EmbeddingRequestBody;
+
+/**
+ * One input's vector: numbers, or the base64 of its little-endian float32 values (as OpenAI
+ * sends it for `encoding_format: "base64"`). The gateway converts to what the client asked for.
+ */
+export interface EmbeddingVector {
+  /** The input's position in the request. */
+  index: number;
+  embedding: readonly number[] | Float32Array | string;
+}
+
+/** An upstream's embeddings, one per input; the gateway answers in OpenAI's shape with the public model id. */
+export interface EmbeddingResult {
+  data: EmbeddingVector[];
+  /** Tokens of the inputs; `total_tokens` defaults to `prompt_tokens`. */
+  usage: { prompt_tokens: number; total_tokens?: number | undefined };
 }
 
 export type { SpeechRequest, VideoRequest };

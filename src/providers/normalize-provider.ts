@@ -28,6 +28,7 @@ export function normalizeProvider(name: string, provider: Provider | FlatProvide
   });
   const images = defined({ generate: bound(flat.generateImage), edit: bound(flat.editImage) });
   const synthesize = bound(flat.synthesizeSpeech);
+  const embed = bound(flat.embed);
   const close = bound(flat.close);
   return {
     type: flat.type,
@@ -38,6 +39,7 @@ export function normalizeProvider(name: string, provider: Provider | FlatProvide
     video: hasVideo
       ? ({ create: bound(flat.createVideo)!, get: bound(flat.getVideo)!, content: bound(flat.videoContent)! } satisfies VideoCapability)
       : undefined,
+    embeddings: embed ? { embed } : undefined,
     ...(close ? { close } : {}),
   };
 }

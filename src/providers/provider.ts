@@ -2,6 +2,8 @@ import type { KeyRecord } from '../auth/key-store.js';
 import type { ModelEntry } from '../routing/model.js';
 import type { IRRequest, IRResponse, IRStreamEvent, TextProtocol } from '../protocols/ir.js';
 import type {
+  EmbeddingRequest,
+  EmbeddingResult,
   ImageEditRequest,
   ImageGenerationRequest,
   ImageResult,
@@ -128,6 +130,15 @@ export interface SpeechCapability {
   synthesize(request: SpeechRequest, call: CallContext): Promise<AsyncIterable<Uint8Array>>;
 }
 
+/**
+ * Embeddings (`POST /v1/embeddings`). A provider whose upstream cannot shorten vectors throws
+ * `dimensionsUnsupported` (400 naming `dimensions`) for a request with `dimensions`; one that
+ * cannot take token arrays throws a 400 naming `input`.
+ */
+export interface EmbeddingCapability {
+  embed(request: EmbeddingRequest, call: CallContext): Promise<EmbeddingResult>;
+}
+
 /** Video tasks: a task submitted with `create` is polled with `get` and downloaded with `content`. */
 export interface VideoCapability {
   create(request: VideoRequest, call: CallContext): Promise<VideoJob>;
@@ -150,6 +161,7 @@ export interface Provider {
   readonly images?: ImageCapability | undefined;
   readonly speech?: SpeechCapability | undefined;
   readonly video?: VideoCapability | undefined;
+  readonly embeddings?: EmbeddingCapability | undefined;
   /** Releases pooled connections and timers. */
   close?(): Promise<void>;
 }
@@ -171,5 +183,6 @@ export interface FlatProvider {
   createVideo?: VideoCapability['create'] | undefined;
   getVideo?: VideoCapability['get'] | undefined;
   videoContent?: VideoCapability['content'] | undefined;
+  embed?: EmbeddingCapability['embed'] | undefined;
   close?(): Promise<void>;
 }

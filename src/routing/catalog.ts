@@ -9,6 +9,7 @@ const endpointTypes: Record<ModelKind, readonly string[]> = {
   image: ['image-generation'],
   video: ['openai-video'],
   speech: ['openai-audio-speech'],
+  embedding: ['embeddings'],
 };
 
 export interface ModelListing {

@@ -1,4 +1,4 @@
-export type ModelKind = 'text' | 'image' | 'video' | 'speech';
+export type ModelKind = 'text' | 'image' | 'video' | 'speech' | 'embedding';
 
 /** A public model: what clients name, and where the gateway sends it. */
 export interface ModelEntry {

@@ -13,11 +13,13 @@ import { scrubSecrets } from './redact.js';
  */
 
 /**
- * `chat` for the text endpoints (Responses, Chat Completions and Messages are all chat-style);
+ * `chat` for the text endpoints (Responses, Chat Completions and Messages are all chat-style),
+ * `embeddings` for embeddings (a convention value);
  * the conventions have no image, speech or video operation, so those use the closest,
  * `generate_content` ("multimodal content generation"), with `gen_ai.output.type` saying which.
  */
 export function operationName(kind: ModelKind): string {
+  if (kind === 'embedding') return 'embeddings';
   return kind === 'text' ? 'chat' : 'generate_content';
 }
 

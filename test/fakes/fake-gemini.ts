@@ -10,6 +10,7 @@ import {
   type RecordedRequest,
   type Reply,
 } from './fake-server.js';
+import { fakeVector } from './fake-openai-embeddings.js';
 
 type Json = Record<string, any>;
 
@@ -21,14 +22,32 @@ export interface FakeGeminiOptions {
   prefix?: string;
   /** Replaces the key check (Vertex AI's bearer token). */
   checkCaller?: (request: RecordedRequest) => void;
+  /** Models served by `:batchEmbedContents` (and only by it). Default `GEMINI_EMBEDDING_MODELS`. */
+  embeddingModels?: readonly string[];
 }
+
+/** gemini-embedding-001 makes 3072 values, shortened by `outputDimensionality`. */
+export const GEMINI_EMBEDDING_MODELS = ['gemini-embedding-001'];
+const EMBEDDING_DIMENSIONS = 3072;
+const TASK_TYPES = [
+  'TASK_TYPE_UNSPECIFIED',
+  'RETRIEVAL_QUERY',
+  'RETRIEVAL_DOCUMENT',
+  'SEMANTIC_SIMILARITY',
+  'CLASSIFICATION',
+  'CLUSTERING',
+  'QUESTION_ANSWERING',
+  'FACT_VERIFICATION',
+  'CODE_RETRIEVAL_QUERY',
+];
 
 /** Gemini 3 models validate thought signatures on function calls; 2.5 models do not. */
 export const GEMINI_MODELS = ['gemini-3-pro-preview', 'gemini-2.5-flash'];
 
 /**
- * A fake Gemini API (`POST /v1beta/models/{model}:generateContent` and
- * `:streamGenerateContent?alt=sse`), from Google's API reference, as strict as the real one:
+ * A fake Gemini API (`POST /v1beta/models/{model}:generateContent`,
+ * `:streamGenerateContent?alt=sse` and `:batchEmbedContents` for embedding models, whose vectors
+ * are `fakeVector` of each text), from Google's API reference, as strict as the real one:
  * the key, a known model, unknown fields at any level refused (protobuf's "Cannot find field"),
  * roles other than `user`/`model`, empty `contents` or `parts`, a part with no data or two,
  * Schema keywords outside Gemini's subset, an OBJECT parameter schema without properties, a
@@ -108,6 +127,7 @@ const SCHEMA_TYPES = ['TYPE_UNSPECIFIED', 'STRING', 'NUMBER', 'INTEGER', 'BOOLEA
 export function geminiProtocol(options: FakeGeminiOptions = {}): FakeProtocol & { signatures: Set<string> } {
   const apiKey = options.apiKey ?? 'up-key';
   const models = options.models ?? GEMINI_MODELS;
+  const embeddingModels = options.embeddingModels ?? GEMINI_EMBEDDING_MODELS;
   const prefix = options.prefix ?? '/v1beta';
   const responseId = counter('fake-gemini-resp-');
   const signatureId = counter('');
@@ -124,13 +144,20 @@ export function geminiProtocol(options: FakeGeminiOptions = {}): FakeProtocol & 
     signatures,
 
     validate(request: RecordedRequest): string {
-      const match = /^(.*)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(request.path);
+      const match = /^(.*)\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/.exec(request.path);
       if (request.method !== 'POST' || !match || match[1] !== prefix) throw new Rejection(404, `Not found: ${request.method} ${request.path}`);
       if (options.checkCaller) options.checkCaller(request);
       else checkKey(request, apiKey);
       const model = decodeURIComponent(match[2]!);
-      if (!models.includes(model)) throw new Rejection(404, `models/${model} is not found for API version v1beta, or is not supported for generateContent.`);
       const method = match[3]!;
+      if (method === 'batchEmbedContents') {
+        if (!embeddingModels.includes(model))
+          throw new Rejection(404, `models/${model} is not found for API version v1beta, or is not supported for batchEmbedContents.`);
+        if (!isObject(request.body)) throw invalid('Invalid JSON payload received.');
+        checkBatchEmbed(request.body, model);
+        return `${model}:${method}`;
+      }
+      if (!models.includes(model)) throw new Rejection(404, `models/${model} is not found for API version v1beta, or is not supported for generateContent.`);
       if (method === 'streamGenerateContent' && !new URL(request.url, 'http://x').searchParams.has('alt'))
         throw invalid('fake: streamGenerateContent without alt=sse answers a JSON array, which this fake does not serve');
       const body = request.body;
@@ -141,8 +168,14 @@ export function geminiProtocol(options: FakeGeminiOptions = {}): FakeProtocol & 
 
     streams: (endpoint) => endpoint.endsWith(':streamGenerateContent'),
 
-    render(endpoint, _body, reply) {
+    render(endpoint, body, reply) {
       const model = endpoint.split(':')[0]!;
+      if (endpoint.endsWith(':batchEmbedContents')) {
+        const embeddings = body.requests.map((item: Json) => ({
+          values: fakeVector(item.content.parts.map((part: Json) => part.text).join(''), item.outputDimensionality ?? EMBEDDING_DIMENSIONS),
+        }));
+        return { status: 200, headers: { 'content-type': 'application/json; charset=UTF-8' }, json: { embeddings } };
+      }
       const id = responseId();
       const signed = model.startsWith('gemini-3') || (reply.reasoning?.length ?? 0) > 0;
       const usage = usageMetadata(reply.usage ?? { input: 12, output: 4 });
@@ -261,6 +294,36 @@ function checkRequest(body: Json, issued: Set<string> | undefined): void {
       );
   }
   if (body.generationConfig !== undefined) checkGenerationConfig(body.generationConfig);
+}
+
+/**
+ * `BatchEmbedContentsRequest`: 1 to 100 `EmbedContentRequest`s, each naming the model of the URL,
+ * with text parts only, a known `taskType` and an `outputDimensionality` the model can make.
+ */
+function checkBatchEmbed(body: Json, model: string): void {
+  knownFields(body, ['requests'], 'request');
+  if (!Array.isArray(body.requests) || body.requests.length === 0) throw invalid('* BatchEmbedContentsRequest.requests: requests is not specified');
+  if (body.requests.length > 100) throw invalid('* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch');
+  for (const [i, item] of body.requests.entries()) {
+    const at = `requests[${i}]`;
+    if (!isObject(item)) throw invalid(`Invalid value at '${at}': expected an object`);
+    knownFields(item, ['model', 'content', 'taskType', 'title', 'outputDimensionality'], at);
+    if (item.model !== `models/${model}`)
+      throw invalid(`* BatchEmbedContentsRequest.${at}.model: the model of each request must be the model of the batch (models/${model})`);
+    if (!isObject(item.content)) throw invalid(`* BatchEmbedContentsRequest.${at}.content: content is not specified`);
+    knownFields(item.content, CONTENT_FIELDS, `${at}.content`);
+    if (!Array.isArray(item.content.parts) || item.content.parts.length === 0)
+      throw invalid(`* BatchEmbedContentsRequest.${at}.content.parts: parts must not be empty`);
+    for (const [j, part] of item.content.parts.entries()) {
+      checkPart(part, `${at}.content.parts[${j}]`);
+      if (typeof part.text !== 'string' || part.text === '')
+        throw invalid(`* BatchEmbedContentsRequest.${at}.content.parts[${j}]: only non-empty text is embedded`);
+    }
+    if (item.taskType !== undefined && !TASK_TYPES.includes(item.taskType)) throw invalid(`Invalid value at '${at}.task_type', "${item.taskType}"`);
+    const size = item.outputDimensionality;
+    if (size !== undefined && (!Number.isInteger(size) || size < 1 || size > EMBEDDING_DIMENSIONS))
+      throw invalid(`* BatchEmbedContentsRequest.${at}.output_dimensionality: must be between 1 and ${EMBEDDING_DIMENSIONS}`);
+  }
 }
 
 function checkContent(content: unknown, at: string, system: boolean): void {

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import type { Provider } from '../provider.js';
+import { geminiEmbeddings } from './gemini-embeddings.js';
 import { geminiModelPath, geminiTextCalls } from './gemini-text.js';
 
 export interface GeminiProviderOptions {
@@ -28,6 +29,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Provi
       nativeProtocols: ['gemini'],
       ...geminiTextCalls({ client, path: (model, stream) => geminiModelPath('/v1beta', model, stream) }),
     },
+    embeddings: geminiEmbeddings(client, '/v1beta'),
     close: () => client.close(),
   };
 }

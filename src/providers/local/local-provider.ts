@@ -5,6 +5,7 @@ import type { IRRequest, IRStreamEvent, IRUsage } from '../../protocols/ir.js';
 import type { ModelEntry } from '../../routing/model.js';
 import type { Provider } from '../provider.js';
 import { planReply, promptChars, reasoningFor } from './local-answer.js';
+import { localEmbeddings } from './local-embeddings.js';
 import { localEditImage, localGenerateImage } from './local-images.js';
 import { localSpeech } from './local-speech.js';
 import { LocalVideos } from './local-videos.js';
@@ -28,6 +29,8 @@ export const LOCAL_IMAGE_MODEL = 'local-image';
 export const LOCAL_VIDEO_MODEL = 'local-video';
 /** The single speech model (spec 2.10); voices like `en_female_anna_v1`. */
 export const LOCAL_SPEECH_MODEL = 'local-speech';
+/** Deterministic feature-hashed vectors, 256 dimensions unless `dimensions` asks otherwise. */
+export const LOCAL_EMBEDDING_MODEL = 'local-embedding';
 
 /**
  * The embedded, offline provider: deterministic text models that answer about the prompt they
@@ -81,6 +84,11 @@ export function createLocalProvider(options: LocalProviderOptions = {}): Provide
         return videos.content(job, range);
       },
     },
+    embeddings: {
+      embed: async function localEmbed(request) {
+        return localEmbeddings(request);
+      },
+    },
   };
 }
 
@@ -92,6 +100,7 @@ export function localModels(providerName: string): ModelEntry[] {
     { id: LOCAL_IMAGE_MODEL, provider: providerName, kind: 'image' },
     { id: LOCAL_VIDEO_MODEL, provider: providerName, kind: 'video' },
     { id: LOCAL_SPEECH_MODEL, provider: providerName, kind: 'speech' },
+    { id: LOCAL_EMBEDDING_MODEL, provider: providerName, kind: 'embedding' },
   ];
 }
 
