@@ -24,6 +24,7 @@ export type RouteName =
   | 'video-status'
   | 'video-content'
   | 'speech'
+  | 'embeddings'
   | 'gemini'
   | 'gemini-stream'
   | 'gemini-models'

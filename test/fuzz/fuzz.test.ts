@@ -30,6 +30,7 @@ const generators: { name: string; weight: number; cases: fc.Arbitrary<FuzzCase> 
   { name: 'images body', weight: 1, cases: jsonRouteCases('images') },
   { name: 'video body', weight: 1, cases: jsonRouteCases('video-create') },
   { name: 'speech body', weight: 1, cases: jsonRouteCases('speech') },
+  { name: 'embeddings body', weight: 1, cases: jsonRouteCases('embeddings') },
   { name: 'gemini body', weight: 1.5, cases: jsonRouteCases('gemini') },
   { name: 'gemini stream body', weight: 0.5, cases: jsonRouteCases('gemini-stream') },
   { name: 'edits multipart', weight: 2, cases: multipartCases() },

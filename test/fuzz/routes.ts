@@ -34,6 +34,7 @@ export const fuzzRoutes: readonly FuzzRoute[] = [
   { name: 'video-status', method: 'GET', path: '/v1/video/generations/{completed}', style: 'openai', body: 'none' },
   { name: 'video-content', method: 'GET', path: '/v1/videos/{completed}/content', style: 'openai', body: 'none' },
   { name: 'speech', method: 'POST', path: '/v1/audio/speech', style: 'openai', body: 'json' },
+  { name: 'embeddings', method: 'POST', path: '/v1/embeddings', style: 'openai', body: 'json' },
   { name: 'gemini', method: 'POST', path: '/v1beta/models/local-chat:generateContent', style: 'gemini', body: 'json' },
   { name: 'gemini-stream', method: 'POST', path: '/v1beta/models/local-chat:streamGenerateContent?alt=sse', style: 'gemini', body: 'json' },
   { name: 'gemini-models', method: 'GET', path: '/v1beta/models', style: 'gemini', body: 'none' },
@@ -375,6 +376,11 @@ export const validBodies: Partial<Record<RouteName, readonly Record<string, unkn
       generationConfig: { maxOutputTokens: 64, thinkingConfig: { thinkingLevel: 'LOW' } },
     },
     { contents: [{ parts: [{ text: 'Hello there' }] }] },
+  ],
+  embeddings: [
+    { model: 'local-embedding', input: ['a cat', 'a dog'], encoding_format: 'float', dimensions: 8, user: 'fuzzer' },
+    { model: 'local-embedding', input: [[1, 2, 3], [4]], encoding_format: 'base64' },
+    { model: 'local-embedding', input: 'one text' },
   ],
   speech: [
     {
