@@ -19,6 +19,7 @@ export type {
   ImageCapability,
   SpeechCapability,
   VideoCapability,
+  EmbeddingCapability,
   CallContext,
   PassthroughRequest,
   UpstreamReply,
@@ -30,6 +31,7 @@ export type * from './protocols/ir.js';
 export { createOpenAIProvider, type OpenAIProviderOptions } from './providers/openai/openai-provider.js';
 export { createArkProvider, type ArkProviderOptions, type ArkSpeechOptions } from './providers/ark/ark-provider.js';
 export type * from './providers/media.js';
+export { dimensionsUnsupported, embeddingInputs, textInputs } from './providers/embedding-inputs.js';
 export { createAnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider.js';
 export { createVertexProvider, type VertexProviderOptions } from './providers/vertex/vertex-provider.js';
 export type { ServiceAccountKey } from './providers/vertex/service-account.js';
