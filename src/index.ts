@@ -33,6 +33,7 @@ export { createArkProvider, type ArkProviderOptions, type ArkSpeechOptions } fro
 export type * from './providers/media.js';
 export { dimensionsUnsupported, embeddingInputs, textInputs } from './providers/embedding-inputs.js';
 export { createAnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider.js';
+export { createGeminiProvider, type GeminiProviderOptions } from './providers/gemini/gemini-provider.js';
 export { createVertexProvider, type VertexProviderOptions } from './providers/vertex/vertex-provider.js';
 export type { ServiceAccountKey } from './providers/vertex/service-account.js';
 export type { UpstreamTimeouts } from './providers/http/upstream-client.js';
