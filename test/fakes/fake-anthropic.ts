@@ -352,7 +352,7 @@ function renderMessages(body: Json, reply: Reply, calls: Call[], usage: NeutralU
 
   const content: Json[] = [];
   if (reply.reasoning) content.push({ type: 'thinking', thinking: reply.reasoning.join(''), signature });
-  if (text !== '') content.push({ type: 'text', text, citations: null });
+  if (text !== '') content.push({ type: 'text', text });
   for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.args.join('') || '{}') });
 
   if (body.stream !== true) {

@@ -400,7 +400,7 @@ describe('encodeMessagesResponse', () => {
     expect(message.model).toBe('public-model');
     expect(message.content).toEqual([
       { type: 'thinking', thinking: 'pondering', signature: 'SIG' },
-      { type: 'text', text: 'Here you go', citations: null },
+      { type: 'text', text: 'Here you go' },
       { type: 'tool_use', id: 'call_1', name: 'f', input: { city: 'Oslo' } },
       { type: 'tool_use', id: 'call_2', name: 'g', input: {} },
     ]);
@@ -439,7 +439,7 @@ describe('encodeMessagesResponse', () => {
     );
     expect(body.content).toEqual([
       { type: 'thinking', thinking: 'summary', signature: 'infergate-encrypted:ENC' },
-      { type: 'text', text: 'ok', citations: null },
+      { type: 'text', text: 'ok' },
     ]);
     const ir = decode({
       messages: [
@@ -497,7 +497,7 @@ describe('encodeMessagesResponse', () => {
     expect(body.content).toEqual([
       { type: 'thinking', thinking: '', signature: 'infergate-encrypted:ENC' },
       { type: 'thinking', thinking: '', signature: 'SIG' },
-      { type: 'text', text: 'ok', citations: null },
+      { type: 'text', text: 'ok' },
     ]);
   });
 });

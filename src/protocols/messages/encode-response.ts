@@ -22,11 +22,12 @@ export function encodeMessagesResponse(response: IRResponse, ctx: EncodeContext)
         content.push(...thinkingBlocks(part, omitted));
         break;
       case 'text':
-        // Anthropic rejects empty text blocks when a client replays them.
-        if (part.text !== '') content.push({ type: 'text', text: part.text, citations: null });
+        // Anthropic rejects empty text blocks when a client replays them. No `citations` key: the
+        // API leaves it out when there are none, and @ai-sdk/anthropic refuses `citations: null`.
+        if (part.text !== '') content.push({ type: 'text', text: part.text });
         break;
       case 'refusal':
-        if (part.refusal !== '') content.push({ type: 'text', text: part.refusal, citations: null });
+        if (part.refusal !== '') content.push({ type: 'text', text: part.refusal });
         break;
       case 'tool_call':
         content.push({ type: 'tool_use', id: part.id, name: part.name, input: toolInput(part.arguments) });
