@@ -422,7 +422,7 @@ function checkTools(tools: unknown): void {
         throw invalid(`* GenerateContentRequest.${at}.name: Invalid function name.`);
       if (declaration.parameters !== undefined) {
         checkSchema(declaration.parameters, `${at}.parameters`);
-        if (declaration.parameters.type === 'OBJECT' && !isObject(declaration.parameters.properties))
+        if (String(declaration.parameters.type).toUpperCase() === 'OBJECT' && !isObject(declaration.parameters.properties))
           throw invalid(`* GenerateContentRequest.${at}.parameters.properties: should be non-empty for OBJECT type`);
       }
     });
@@ -432,7 +432,8 @@ function checkTools(tools: unknown): void {
 function checkSchema(schema: unknown, at: string): void {
   if (!isObject(schema)) throw invalid(`Invalid value at '${at}': expected an object`);
   knownFields(schema, SCHEMA_FIELDS, at);
-  if (schema.type !== undefined && !SCHEMA_TYPES.includes(schema.type))
+  // The API takes the Type enum in any case: its docs (and @ai-sdk/google) write `"object"`.
+  if (schema.type !== undefined && !(typeof schema.type === 'string' && SCHEMA_TYPES.includes(schema.type.toUpperCase())))
     throw invalid(`Invalid value at '${at}.type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), "${schema.type}"`);
   if (schema.enum !== undefined && (!Array.isArray(schema.enum) || schema.enum.some((value: unknown) => typeof value !== 'string')))
     throw invalid(`Invalid value at '${at}.enum': expected a list of strings`);

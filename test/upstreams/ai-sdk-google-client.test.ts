@@ -1,0 +1,223 @@
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { generateText, jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from 'ai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
+import { createLocalProvider } from '../../src/providers/local/local-provider.js';
+import { startFakeGemini } from '../fakes/fake-gemini.js';
+import type { FakeUpstream } from '../fakes/fake-server.js';
+import { parallelCalls, promptOf, startHarness, toolExchange, USAGE, type Harness } from './harness.js';
+
+type Json = Record<string, any>;
+
+/**
+ * `@ai-sdk/google` (the Vercel AI SDK's Gemini model) pointed at the gateway's Gemini endpoint,
+ * over the Gemini API, an OpenAI Chat upstream, the Messages API and the local provider:
+ * generateText, streamText read to the end, a two-turn parallel tool loop run by the SDK, and the
+ * usage the SDK reads back.
+ */
+let h: Harness;
+let gemini: Awaited<ReturnType<typeof startFakeGemini>>;
+beforeAll(async () => {
+  gemini = await startFakeGemini();
+  h = await startHarness({
+    providers: () => ({
+      local: createLocalProvider({ chunkDelayMs: 0 }),
+      google: createGeminiProvider({ baseURL: gemini.url, apiKey: 'up-key' }),
+    }),
+    models: [
+      { id: 'local-chat', provider: 'local' },
+      { id: 'gem-3', provider: 'google', upstreamModel: 'gemini-3-pro-preview' },
+    ],
+  });
+});
+afterAll(async () => {
+  await h.close();
+  await gemini.close();
+});
+beforeEach(() => {
+  h.reset();
+  gemini.reset();
+});
+
+const google = (model: string): LanguageModel => createGoogleGenerativeAI({ baseURL: `${h.url}/v1beta`, apiKey: 'sk-test' })(model);
+
+type Scripted = 'gemini' | 'chat' | 'anthropic';
+const SCRIPTED: Record<Scripted, { model: string; fake: () => FakeUpstream; gemini: boolean }> = {
+  gemini: { model: 'gem-3', fake: () => gemini, gemini: true },
+  chat: { model: 'gpt-chat', fake: () => h.upstreams.chat.fake, gemini: false },
+  anthropic: { model: 'claude', fake: () => h.upstreams.anthropic.fake, gemini: false },
+};
+
+/**
+ * The usage the SDK reads: the prompt with its cached part, the answer with its thinking part.
+ * Claude reports no thinking counter (thinking is inside its output tokens).
+ */
+function expectedUsage(upstream: Scripted): Json {
+  return {
+    inputTokens: USAGE.input,
+    outputTokens: USAGE.output,
+    totalTokens: USAGE.input + USAGE.output,
+    inputTokenDetails: expect.objectContaining({ cacheReadTokens: USAGE.cachedRead }),
+    outputTokenDetails: expect.objectContaining({ reasoningTokens: upstream === 'anthropic' ? 0 : USAGE.reasoning }),
+  };
+}
+
+/** What the upstream received: its system text and user texts, however its protocol words them. */
+function promptReceived(upstream: Scripted, body: Json): { system: string; user: string[] } {
+  if (upstream !== 'gemini') return promptOf(upstream, body);
+  const text = (content: Json) => content.parts.map((part: Json) => part.text ?? '').join('');
+  return {
+    system: body.systemInstruction ? text(body.systemInstruction) : '',
+    user: body.contents.filter((content: Json) => content.role === 'user').map(text),
+  };
+}
+
+/** The tool calls the upstream got back and the results sent with them. */
+function exchangeOf(upstream: Scripted, body: Json): { calls: { name: string; input: unknown }[]; results: { name: string; output: string }[] } {
+  if (upstream !== 'gemini') {
+    const exchange = toolExchange(upstream, body);
+    const names = new Map(exchange.calls.map((call) => [call.id, call.name]));
+    return {
+      calls: exchange.calls.map(({ name, input }) => ({ name, input })),
+      results: exchange.results.map(({ id, output }) => ({ name: names.get(id) ?? `unknown ${id}`, output })),
+    };
+  }
+  const parts: Json[] = body.contents.flatMap((content: Json) => content.parts);
+  return {
+    calls: parts.filter((part) => part.functionCall).map((part) => ({ name: part.functionCall.name, input: part.functionCall.args })),
+    results: parts
+      .filter((part) => part.functionResponse)
+      .map((part) => ({ name: part.functionResponse.name, output: JSON.stringify(part.functionResponse.response) })),
+  };
+}
+
+const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } as const;
+const time = { type: 'object', properties: { tz: { type: 'string' } }, required: ['tz'] } as const;
+
+/** The two tools, each answering a fixed value and recording what it was called with. */
+function weatherAndTime(executed: unknown[]) {
+  return {
+    get_weather: tool({
+      description: 'Weather of a city',
+      inputSchema: jsonSchema<{ city: string }>(weather),
+      execute: async (input) => {
+        executed.push(input);
+        return '18°C';
+      },
+    }),
+    get_time: tool({
+      inputSchema: jsonSchema<{ tz: string }>(time),
+      execute: async (input) => {
+        executed.push(input);
+        return '14:05';
+      },
+    }),
+  };
+}
+
+/** Reads the whole stream; an error part is thrown, as the SDK's consumers must see it. */
+async function drain(result: { fullStream: AsyncIterable<{ type: string; error?: unknown; text?: string }> }): Promise<string> {
+  let text = '';
+  for await (const part of result.fullStream) {
+    if (part.type === 'error') throw part.error;
+    if (part.type === 'text-delta') text += part.text;
+  }
+  return text;
+}
+
+describe.each(Object.keys(SCRIPTED) as Scripted[])('@ai-sdk/google → %s upstream', (upstream) => {
+  const up = SCRIPTED[upstream];
+
+  it('generateText: the answer, the prompt as sent, the usage with cached and thinking tokens', async () => {
+    up.fake().reply({ text: ['Bonjour', ' le monde'], usage: USAGE });
+    const result = await generateText({ model: google(up.model), system: 'Be brief.', prompt: 'Hello in French', maxRetries: 0 });
+
+    expect(result.text).toBe('Bonjour le monde');
+    expect(result.finishReason).toBe('stop');
+    expect(result.usage).toMatchObject(expectedUsage(upstream));
+    const received = up.fake().last();
+    expect(received.body.stream ?? false).toBe(false);
+    if (up.gemini) expect(received.url).toBe('/v1beta/models/gemini-3-pro-preview:generateContent');
+    expect(promptReceived(upstream, received.body)).toEqual({ system: 'Be brief.', user: ['Hello in French'] });
+    expect(JSON.stringify(received.headers)).not.toContain('sk-test');
+  });
+
+  it('streamText read to the end: every delta, the finish and the usage', async () => {
+    up.fake().reply({ text: ['Un', ' deux', ' trois'], usage: USAGE });
+    const result = streamText({ model: google(up.model), prompt: 'Count to three', maxRetries: 0 });
+    const deltas: string[] = [];
+    for await (const delta of result.textStream) deltas.push(delta);
+
+    expect(deltas.join('')).toBe('Un deux trois');
+    expect(await result.finishReason).toBe('stop');
+    expect(await result.usage).toMatchObject(expectedUsage(upstream));
+    const received = up.fake().last();
+    if (up.gemini) expect(received.url).toBe('/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse');
+    else expect(received.body.stream).toBe(true);
+  });
+
+  it('a two-turn tool loop with parallel calls: both results reach the upstream, then the answer', async () => {
+    // The Gemini fake makes its own call ids (and signs the first call, as Gemini 3 does).
+    const calls = up.gemini ? parallelCalls('chat').map(({ name, args }) => ({ name, args })) : parallelCalls(upstream as 'chat' | 'anthropic');
+    up.fake().reply({ toolCalls: calls, usage: USAGE }, { text: ['It is 18°C', ' at 14:05.'], usage: USAGE });
+    const executed: unknown[] = [];
+    const result = streamText({
+      model: google(up.model),
+      prompt: 'Weather and time in Paris?',
+      maxRetries: 0,
+      stopWhen: stepCountIs(3),
+      tools: weatherAndTime(executed),
+    });
+
+    expect(await drain(result)).toBe('It is 18°C at 14:05.');
+    expect(executed).toEqual([{ city: 'Paris' }, { tz: 'Europe/Paris' }]);
+    const steps = await result.steps;
+    expect(steps.map((step) => step.finishReason)).toEqual(['tool-calls', 'stop']);
+    expect((await result.totalUsage).inputTokens).toBe(2 * USAGE.input);
+
+    const [, turn2] = up.fake().accepted();
+    expect(exchangeOf(upstream, turn2!.body)).toEqual({
+      calls: [
+        { name: 'get_weather', input: { city: 'Paris' } },
+        { name: 'get_time', input: { tz: 'Europe/Paris' } },
+      ],
+      results: [
+        { name: 'get_weather', output: expect.stringContaining('18°C') },
+        { name: 'get_time', output: expect.stringContaining('14:05') },
+      ],
+    });
+    if (up.gemini) {
+      // Gemini 3 refuses a replayed call without the signature it issued: it came back.
+      const replayed = (turn2!.body.contents as Json[]).find((content) => content.role === 'model')!;
+      expect(gemini.signatures.has(replayed.parts[0].thoughtSignature)).toBe(true);
+    }
+  });
+});
+
+describe('@ai-sdk/google → local upstream', () => {
+  it('generateText and streamText give the same answer, with usage', async () => {
+    const json = await generateText({ model: google('local-chat'), prompt: 'Hello there', maxRetries: 0 });
+    expect(json.text).toMatch(/\S/);
+    expect(json.usage.inputTokens).toBeGreaterThan(0);
+    expect(json.usage.outputTokens).toBeGreaterThan(0);
+
+    const streamed = streamText({ model: google('local-chat'), prompt: 'Hello there', maxRetries: 0 });
+    expect(await drain(streamed)).toBe(json.text);
+    expect(await streamed.finishReason).toBe('stop');
+    expect((await streamed.usage).inputTokens).toBe(json.usage.inputTokens);
+  });
+
+  it('runs a tool loop: the local model calls the tool, then reports its result', async () => {
+    const executed: unknown[] = [];
+    const result = await generateText({
+      model: google('local-chat'),
+      prompt: 'Use the get_weather tool for Paris',
+      maxRetries: 0,
+      stopWhen: stepCountIs(3),
+      tools: weatherAndTime(executed),
+    });
+    expect(executed).toHaveLength(1);
+    expect(result.steps.map((step) => step.finishReason)).toEqual(['tool-calls', 'stop']);
+    expect(result.text).toContain('18°C');
+  });
+});
