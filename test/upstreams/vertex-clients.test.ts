@@ -1,0 +1,354 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createVertexProvider } from '../../src/providers/vertex/vertex-provider.js';
+import type { NeutralUsage, UpstreamErrorSpec } from '../fakes/fake-server.js';
+import { type FakeVertex, startFakeVertex, VERTEX_LOCATION } from '../fakes/fake-vertex.js';
+import { serve, type Served } from '../helpers/serve.js';
+import { type ClientProtocol, expectedUsage, rateLimited, THROUGH_SECOND_DELTA, TIME_SCHEMA, toolExchange, USAGE, WEATHER_SCHEMA } from './harness.js';
+
+type Json = Record<string, any>;
+
+/**
+ * The `openai` (Chat and Responses) and `@anthropic-ai/sdk` clients × Vertex AI's Gemini and
+ * Claude, for the cells vertex.test.ts leaves open: a two-turn parallel tool loop (its first turn
+ * streamed through the SDK helper, on Gemini 3 whose fake refuses a call replayed without its
+ * signature), usage with cached and thinking tokens, upstream 429 (retry delay), 400 (the field
+ * named) and 403, and a stream cut mid-answer.
+ */
+let fake: FakeVertex;
+let gateway: Gateway;
+let served: Served;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  fake = await startFakeVertex();
+  gateway = createGateway({
+    keys: [{ key: 'sk-test' }],
+    providers: { vtx: createVertexProvider({ credentials: fake.serviceAccount, location: VERTEX_LOCATION, baseURL: fake.url }) },
+    models: [
+      { id: 'vx-gemini', provider: 'vtx', upstreamModel: 'google/gemini-3-pro-preview' },
+      { id: 'vx-claude', provider: 'vtx', upstreamModel: 'claude-sonnet-4-5@20250929' },
+    ],
+    logger: false,
+  });
+  served = await serve(gateway);
+  openai = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: served.url, apiKey: 'sk-test', maxRetries: 0 });
+});
+afterAll(async () => {
+  await served.close();
+  await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
+  await fake.close();
+});
+beforeEach(() => fake.reset());
+
+type Publisher = 'gemini' | 'claude';
+
+interface VertexModel {
+  model: string;
+  usage: NeutralUsage;
+  /** Frames through the second text delta. */
+  throughSecondDelta: number;
+  rateLimited: UpstreamErrorSpec;
+  badField: UpstreamErrorSpec;
+  /** The text of the 400, as the client must see it. */
+  badFieldText: string;
+}
+
+const PUBLISHERS: Record<Publisher, VertexModel> = {
+  gemini: {
+    model: 'vx-gemini',
+    // Gemini has no cache-write counter.
+    usage: { input: 1300, cachedRead: 1000, output: 57, reasoning: 20 },
+    throughSecondDelta: 2,
+    // The fake adds Google's RetryInfo (7s) to every 429.
+    rateLimited: { status: 429, message: 'Resource has been exhausted (e.g. check quota).' },
+    badField: { status: 400, message: 'Invalid JSON payload received. Unknown name "foo" at \'generation_config\': Cannot find field.' },
+    badFieldText: 'Unknown name "foo"',
+  },
+  claude: {
+    model: 'vx-claude',
+    usage: USAGE,
+    throughSecondDelta: THROUGH_SECOND_DELTA.anthropic,
+    rateLimited: rateLimited('anthropic'),
+    badField: { status: 400, message: 'max_tokens: Input should be less than or equal to 64000', type: 'invalid_request_error' },
+    badFieldText: 'max_tokens: Input should be less than or equal to 64000',
+  },
+};
+
+/** Usage as each client protocol shows it: Gemini counts like OpenAI (thinking reported, no cache writes), Claude like Anthropic. */
+function usageFor(publisher: Publisher, client: ClientProtocol): Json {
+  const counted = PUBLISHERS[publisher].usage;
+  return expectedUsage(publisher === 'claude' ? 'anthropic' : 'responses', client, { cacheWrite: 0, reasoning: 0, cachedRead: 0, ...counted });
+}
+
+// ---- each client through the same steps ------------------------------------------------------
+
+interface ToolCallSeen {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+interface ClientDriver {
+  /** Streams through the SDK helper and resolves with the final answer's text and usage. */
+  stream(model: string, onText: (delta: string) => void): Promise<{ text: string; usage: unknown }>;
+  /** A JSON request. */
+  ask(model: string): Promise<unknown>;
+  /** First turn (streamed through the helper): the calls the client saw, its usage, and the next turn given the results. */
+  toolTurn(model: string): Promise<{ calls: ToolCallSeen[]; usage: unknown; answer: (results: string[]) => Promise<string> }>;
+  errorClass: typeof OpenAI.APIError | typeof Anthropic.APIError;
+}
+
+const question = 'Weather and time in Paris?';
+
+const chatTools: OpenAI.ChatCompletionTool[] = [
+  { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA } },
+  { type: 'function', function: { name: 'get_time', parameters: TIME_SCHEMA } },
+];
+const responsesTools: OpenAI.Responses.FunctionTool[] = [
+  { type: 'function', name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA, strict: false },
+  { type: 'function', name: 'get_time', parameters: TIME_SCHEMA, strict: false },
+];
+const messagesTools: Anthropic.Tool[] = [
+  { name: 'get_weather', description: 'Weather of a city', input_schema: WEATHER_SCHEMA as Anthropic.Tool.InputSchema },
+  { name: 'get_time', input_schema: TIME_SCHEMA as Anthropic.Tool.InputSchema },
+];
+
+const CLIENTS: Record<ClientProtocol, ClientDriver> = {
+  chat: {
+    errorClass: OpenAI.APIError,
+    async stream(model, onText) {
+      const run = openai.chat.completions.stream({ model, messages: [{ role: 'user', content: 'A story' }], stream_options: { include_usage: true } });
+      run.on('content', onText);
+      const final = await run.finalChatCompletion();
+      return { text: final.choices[0]!.message.content ?? '', usage: final.usage };
+    },
+    ask: (model) => openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] }),
+    async toolTurn(model) {
+      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: question }];
+      const first = await openai.chat.completions.stream({ model, messages, tools: chatTools, stream_options: { include_usage: true } }).finalChatCompletion();
+      const message = first.choices[0]!.message;
+      const calls = (message.tool_calls ?? []).map((call) => (call.type === 'function' ? call : undefined)!);
+      return {
+        calls: calls.map((call) => ({ id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) })),
+        usage: first.usage,
+        async answer(results) {
+          const second = await openai.chat.completions.create({
+            model,
+            tools: chatTools,
+            messages: [
+              ...messages,
+              { role: 'assistant', content: message.content, tool_calls: message.tool_calls! },
+              ...calls.map((call, i): OpenAI.ChatCompletionMessageParam => ({ role: 'tool', tool_call_id: call.id, content: results[i]! })),
+            ],
+          });
+          return second.choices[0]!.message.content ?? '';
+        },
+      };
+    },
+  },
+  responses: {
+    errorClass: OpenAI.APIError,
+    async stream(model, onText) {
+      const run = openai.responses.stream({ model, input: 'A story', store: false });
+      run.on('response.output_text.delta', (event) => onText(event.delta));
+      const final = await run.finalResponse();
+      return { text: final.output_text, usage: final.usage };
+    },
+    ask: (model) => openai.responses.create({ model, input: 'Hi', store: false }),
+    async toolTurn(model) {
+      const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: question }];
+      const first = await openai.responses.stream({ model, input, tools: responsesTools, store: false }).finalResponse();
+      const calls = first.output.filter((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
+      return {
+        calls: calls.map((call) => ({ id: call.call_id, name: call.name, input: JSON.parse(call.arguments) })),
+        usage: first.usage,
+        async answer(results) {
+          const second = await openai.responses.create({
+            model,
+            tools: responsesTools,
+            store: false,
+            input: [
+              ...input,
+              ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+              ...calls.map((call, i): OpenAI.Responses.ResponseInputItem => ({ type: 'function_call_output', call_id: call.call_id, output: results[i]! })),
+            ],
+          });
+          return second.output_text;
+        },
+      };
+    },
+  },
+  messages: {
+    errorClass: Anthropic.APIError,
+    async stream(model, onText) {
+      const run = anthropic.messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'A story' }] });
+      run.on('text', onText);
+      const final = await run.finalMessage();
+      return { text: final.content.map((block) => (block.type === 'text' ? block.text : '')).join(''), usage: final.usage };
+    },
+    ask: (model) => anthropic.messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }),
+    async toolTurn(model) {
+      const messages: Anthropic.MessageParam[] = [{ role: 'user', content: question }];
+      const first = await anthropic.messages.stream({ model, max_tokens: 1024, messages, tools: messagesTools }).finalMessage();
+      const uses = first.content.filter((block) => block.type === 'tool_use');
+      return {
+        calls: uses.map((block) => ({ id: block.id, name: block.name, input: block.input })),
+        usage: first.usage,
+        async answer(results) {
+          const second = await anthropic.messages.create({
+            model,
+            max_tokens: 1024,
+            tools: messagesTools,
+            messages: [
+              ...messages,
+              { role: 'assistant', content: first.content },
+              { role: 'user', content: uses.map((block, i) => ({ type: 'tool_result' as const, tool_use_id: block.id, content: results[i]! })) },
+            ],
+          });
+          return second.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+        },
+      };
+    },
+  },
+};
+
+/** The calls replayed upstream and the results sent with them, by tool name. */
+function exchangeOf(publisher: Publisher, body: Json): { calls: { name: string; input: unknown }[]; results: { name: string; output: string }[] } {
+  if (publisher === 'claude') {
+    const exchange = toolExchange('anthropic', body);
+    const names = new Map(exchange.calls.map((call) => [call.id, call.name]));
+    return {
+      calls: exchange.calls.map(({ name, input }) => ({ name, input })),
+      results: exchange.results.map(({ id, output }) => ({ name: names.get(id) ?? `unknown ${id}`, output })),
+    };
+  }
+  const parts: Json[] = body.contents.flatMap((content: Json) => content.parts);
+  return {
+    calls: parts.filter((part) => part.functionCall).map((part) => ({ name: part.functionCall.name, input: part.functionCall.args })),
+    results: parts
+      .filter((part) => part.functionResponse)
+      .map((part) => ({ name: part.functionResponse.name, output: JSON.stringify(part.functionResponse.response) })),
+  };
+}
+
+/** The error's message as the client reads it (the Anthropic SDK's own message is the raw body). */
+function messageOf(error: unknown): string {
+  if (error instanceof Anthropic.APIError) return String((error.error as Json | undefined)?.error?.message);
+  return (error as Error).message;
+}
+
+// ---- the cells vertex.test.ts does not cover --------------------------------------------------
+
+type Check = 'tool loop' | 'usage' | '429' | '400' | '403' | 'cut';
+/** Covered in vertex.test.ts already. */
+const COVERED = new Set([
+  'chat gemini tool loop',
+  'chat gemini usage',
+  'chat claude usage',
+  'messages gemini usage',
+  'messages claude usage',
+  'chat claude 400',
+  'chat claude cut',
+]);
+const open = (check: Check) =>
+  (['chat', 'responses', 'messages'] as const)
+    .flatMap((client) => (['gemini', 'claude'] as const).map((publisher) => [client, publisher] as const))
+    .filter(([client, publisher]) => !COVERED.has(`${client} ${publisher} ${check}`));
+
+describe('openai and @anthropic-ai/sdk clients × Vertex AI', () => {
+  it.each(open('tool loop'))('%s → %s: a two-turn parallel tool loop, the results reaching the upstream', async (client, publisher) => {
+    const vx = PUBLISHERS[publisher];
+    const ids = publisher === 'claude' ? { id1: 'toolu_01Weather', id2: 'toolu_01Time' } : {};
+    fake.reply(
+      {
+        toolCalls: [
+          { ...(ids.id1 ? { id: ids.id1 } : {}), name: 'get_weather', args: ['{"city":', ' "Paris"}'] },
+          { ...(ids.id2 ? { id: ids.id2 } : {}), name: 'get_time', args: ['{"tz":"Europe/Paris"}'] },
+        ],
+        usage: vx.usage,
+      },
+      { text: ['It is 18°C at 14:05.'] },
+    );
+    const turn = await CLIENTS[client].toolTurn(vx.model);
+    expect(turn.calls.map(({ name, input }) => ({ name, input }))).toEqual([
+      { name: 'get_weather', input: { city: 'Paris' } },
+      { name: 'get_time', input: { tz: 'Europe/Paris' } },
+    ]);
+    expect(turn.usage).toMatchObject(usageFor(publisher, client));
+
+    expect(await turn.answer(['18°C', '14:05'])).toBe('It is 18°C at 14:05.');
+    const [first, second] = fake.accepted();
+    expect(first!.path).toMatch(/:(streamGenerateContent|streamRawPredict)$/);
+    expect(exchangeOf(publisher, second!.body)).toEqual({
+      calls: [
+        { name: 'get_weather', input: { city: 'Paris' } },
+        { name: 'get_time', input: { tz: 'Europe/Paris' } },
+      ],
+      results: [
+        { name: 'get_weather', output: expect.stringContaining('18°C') },
+        { name: 'get_time', output: expect.stringContaining('14:05') },
+      ],
+    });
+    if (publisher === 'gemini') {
+      // Gemini 3 refuses a call replayed without the signature it issued; it was accepted, and here it is.
+      const replayed = (second!.body.contents as Json[]).find((content) => content.role === 'model')!;
+      expect(replayed.parts[0].thoughtSignature).toEqual(expect.any(String));
+    } else {
+      expect(toolExchange('anthropic', second!.body).results.map((result) => result.id)).toEqual(['toolu_01Weather', 'toolu_01Time']);
+    }
+  });
+
+  it.each(open('usage'))('%s → %s: usage with cached and thinking tokens, JSON and through the stream helper', async (client, publisher) => {
+    const vx = PUBLISHERS[publisher];
+    fake.reply({ text: ['Hello'], usage: vx.usage }, { text: ['Hel', 'lo'], usage: vx.usage });
+    const json = (await CLIENTS[client].ask(vx.model)) as { usage: unknown };
+    expect(json.usage).toMatchObject(usageFor(publisher, client));
+    const streamed = await CLIENTS[client].stream(vx.model, () => {});
+    expect(streamed.text).toBe('Hello');
+    expect(streamed.usage).toMatchObject(usageFor(publisher, client));
+  });
+
+  it.each(open('429'))('%s → %s: an upstream 429 is the SDK’s 429 with the retry delay', async (client, publisher) => {
+    const vx = PUBLISHERS[publisher];
+    fake.reply({ error: vx.rateLimited });
+    const error = await CLIENTS[client].stream(vx.model, () => {}).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CLIENTS[client].errorClass);
+    const apiError = error as InstanceType<typeof OpenAI.APIError>;
+    expect(apiError.status).toBe(429);
+    expect(apiError.headers?.get('retry-after')).toBe('7');
+    expect(messageOf(apiError)).toContain(publisher === 'claude' ? 'Rate limit reached' : 'Resource has been exhausted');
+  });
+
+  it.each(open('400'))('%s → %s: an upstream 400 is the SDK’s 400 naming the field', async (client, publisher) => {
+    const vx = PUBLISHERS[publisher];
+    fake.reply({ error: vx.badField });
+    const error = await CLIENTS[client].ask(vx.model).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CLIENTS[client].errorClass);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    expect(messageOf(error)).toContain(vx.badFieldText);
+  });
+
+  it.each(open('403'))('%s → %s: an upstream 403 is a 502 (the gateway’s credentials), the upstream text kept out', async (client, publisher) => {
+    const vx = PUBLISHERS[publisher];
+    fake.reply({ error: { status: 403, message: 'Permission denied on resource project secret-project-42.', type: 'permission_error' } });
+    const error = await CLIENTS[client].ask(vx.model).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CLIENTS[client].errorClass);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect(messageOf(error)).toContain('rejected the gateway');
+    expect((error as Error).message).not.toContain('secret-project-42');
+  });
+
+  it.each(open('cut'))('%s → %s: a stream cut mid-answer makes the stream helper throw after the text so far', async (client, publisher) => {
+    const vx = PUBLISHERS[publisher];
+    fake.reply({ text: ['Once', ' upon', ' a time'], cutAfter: vx.throughSecondDelta });
+    const deltas: string[] = [];
+    const error = await CLIENTS[client].stream(vx.model, (delta) => deltas.push(delta)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CLIENTS[client].errorClass);
+    expect(deltas.join('')).toBe('Once upon');
+  });
+});
