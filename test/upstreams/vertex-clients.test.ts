@@ -263,12 +263,17 @@ const open = (check: Check) =>
 describe('openai and @anthropic-ai/sdk clients × Vertex AI', () => {
   it.each(open('tool loop'))('%s → %s: a two-turn parallel tool loop, the results reaching the upstream', async (client, publisher) => {
     const vx = PUBLISHERS[publisher];
-    const ids = publisher === 'claude' ? { id1: 'toolu_01Weather', id2: 'toolu_01Time' } : {};
+    // Claude's ids in its style; the Gemini fake makes its own.
+    const ids = publisher === 'claude' ? ['toolu_01Weather', 'toolu_01Time'] : [];
+    const withId = (i: number) => {
+      const id = ids[i];
+      return id ? { id } : {};
+    };
     fake.reply(
       {
         toolCalls: [
-          { ...(ids.id1 ? { id: ids.id1 } : {}), name: 'get_weather', args: ['{"city":', ' "Paris"}'] },
-          { ...(ids.id2 ? { id: ids.id2 } : {}), name: 'get_time', args: ['{"tz":"Europe/Paris"}'] },
+          { ...withId(0), name: 'get_weather', args: ['{"city":', ' "Paris"}'] },
+          { ...withId(1), name: 'get_time', args: ['{"tz":"Europe/Paris"}'] },
         ],
         usage: vx.usage,
       },
@@ -299,7 +304,7 @@ describe('openai and @anthropic-ai/sdk clients × Vertex AI', () => {
       const replayed = (second!.body.contents as Json[]).find((content) => content.role === 'model')!;
       expect(replayed.parts[0].thoughtSignature).toEqual(expect.any(String));
     } else {
-      expect(toolExchange('anthropic', second!.body).results.map((result) => result.id)).toEqual(['toolu_01Weather', 'toolu_01Time']);
+      expect(toolExchange('anthropic', second!.body).results.map((result) => result.id)).toEqual(ids);
     }
   });
 
