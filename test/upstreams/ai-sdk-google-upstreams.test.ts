@@ -313,6 +313,6 @@ describe.each(cases)('AI SDK %s → %s', (client, upstream) => {
 
     await expect(drain(result)).rejects.toThrow();
     expect(deltas.join('')).toBe('Once upon');
-    expect(await result.finishReason.catch(() => 'rejected')).not.toBe('stop');
+    expect(await Promise.resolve(result.finishReason).catch(() => 'rejected')).not.toBe('stop');
   });
 });
