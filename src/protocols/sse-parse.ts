@@ -71,10 +71,18 @@ export class SseReader {
   /** One LF-ended frame, `buffer[start, end)`, by the SSE spec's field rules. */
   private frame(buffer: string, start: number, end: number): void {
     const newline = buffer.indexOf('\n', start);
-    // The common frame: one `data: …` line.
-    if ((newline < 0 || newline >= end) && buffer.startsWith('data: ', start)) {
-      this.sink({ data: buffer.slice(start + 6, end) });
-      return;
+    // The common frames: one `data: …` line, or `event: …` then `data: …` (Anthropic, Responses).
+    if (newline < 0 || newline >= end) {
+      if (buffer.startsWith('data: ', start)) {
+        this.sink({ data: buffer.slice(start + 6, end) });
+        return;
+      }
+    } else if (buffer.startsWith('event: ', start) && buffer.startsWith('data: ', newline + 1)) {
+      const second = buffer.indexOf('\n', newline + 1);
+      if ((second < 0 || second >= end) && newline > start + 7) {
+        this.sink({ event: buffer.slice(start + 7, newline), data: buffer.slice(newline + 7, end) });
+        return;
+      }
     }
     let data: string | undefined;
     let event: string | undefined;
