@@ -704,7 +704,8 @@ const translatedCells = opts.cells.filter((cell) => !cells[cell]?.passthrough);
 /** Infergate over the floor proxying the cell's upstream protocol. @param {string} cell @param {'stream' | 'json'} mode @param {string} metric */
 const overFloor = (cell, mode, metric) => ratio(`infergate/${cell}/${mode}`, `floor/${upstreamCell(cell)}/${mode}`, metric);
 /** Added time to first chunk (arm − direct, same round) of infergate minus the floor's, p50 medians. @param {string} cell */
-const ttfcOverFloor = (cell) => (added[`infergate/${cell}/stream`]?.ttfcP50?.median ?? NaN) - (added[`floor/${cell}/stream`]?.ttfcP50?.median ?? NaN);
+const ttfcOverFloor = (cell) =>
+  (added[`infergate/${cell}/stream`]?.ttfcP50?.median ?? NaN) - (added[`floor/${upstreamCell(cell)}/stream`]?.ttfcP50?.median ?? NaN);
 const t = {
   peer: ratio('infergate/chat-pass/json', 'peer/chat-pass/json', 'rps'),
   ccrRps: ratio('infergate/messages-to-chat/json', 'ccr/messages-to-chat/json', 'rps'),
@@ -739,7 +740,7 @@ const targets = [
     value: ttfcOverFloor(cell),
     pass: pass(ttfcOverFloor(cell), '<=', 0.3),
     unit: 'ms',
-    note: `infergate +${noted(`infergate/${cell}/stream`, 'ttfcP50', 3)} ms over direct (absolute p50)`,
+    note: `infergate adds ${added[`infergate/${cell}/stream`]?.ttfcP50?.median?.toFixed(3) ?? '–'} ms to the direct arm, the floor ${added[`floor/${upstreamCell(cell)}/stream`]?.ttfcP50?.median?.toFixed(3) ?? '–'} ms`,
   })),
   ...['infergate/chat-pass', 'infergate/messages-to-chat'].map((key) => ({
     metric: `paced streams (50 chunks/s) held with zero lost chunks, ${cells[key.split('/')[1] ?? '']?.label}`,
