@@ -103,7 +103,14 @@ describe('infergate CLI', () => {
       `Try: curl ${running.url}/v1/chat/completions -H "Authorization: Bearer ${running.key}" -H "Content-Type: application/json" -d '{"model":"local-chat","messages":[{"role":"user","content":"Hello"}]}'`,
     );
 
-    expect(await modelIds(running.url + '/v1', running.key!)).toEqual(['local-chat', 'local-reasoner', 'local-image', 'local-video', 'local-speech', 'local-embedding']);
+    expect(await modelIds(running.url + '/v1', running.key!)).toEqual([
+      'local-chat',
+      'local-reasoner',
+      'local-image',
+      'local-video',
+      'local-speech',
+      'local-embedding',
+    ]);
 
     const exit = await stop(running);
     expect(exit).toMatchObject({ code: 0, signal: null });

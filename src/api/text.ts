@@ -116,9 +116,7 @@ async function attempt(
   // Hosted tools the upstream cannot run were dropped from the request: say which.
   // The names come from the client: only printable ASCII goes into a header (a NUL or a line
   // break there would break the answer on the wire).
-  const notes: Record<string, string> = ir.droppedTools
-    ? { 'x-infergate-dropped-tools': ir.droppedTools.join(', ').replace(/[^\x20-\x7e]/g, '?') }
-    : {};
+  const notes: Record<string, string> = ir.droppedTools ? { 'x-infergate-dropped-tools': ir.droppedTools.join(', ').replace(/[^\x20-\x7e]/g, '?') } : {};
   if (!ir.stream) {
     const response = await generate(provider, ir, call);
     const encoded = endpoint.encodeResponse(response, encodeContext);

@@ -164,7 +164,11 @@ describe('GET /v1/models is filtered by the key scope', () => {
     expect(body.object).toBe('list');
     expect(body.data.map((model) => model.id)).toEqual(['text-a', 'image-a', 'video-a', 'speech-a']);
     const byId = Object.fromEntries(body.data.map((model) => [model.id, model]));
-    expect(byId['text-a']).toMatchObject({ object: 'model', owned_by: 'local', supported_endpoint_types: ['openai', 'openai-response', 'anthropic', 'gemini'] });
+    expect(byId['text-a']).toMatchObject({
+      object: 'model',
+      owned_by: 'local',
+      supported_endpoint_types: ['openai', 'openai-response', 'anthropic', 'gemini'],
+    });
     expect(byId['image-a']!.supported_endpoint_types).toEqual(['image-generation']);
     expect(byId['video-a']!.supported_endpoint_types).toEqual(['openai-video']);
     expect(byId['speech-a']!.supported_endpoint_types).toEqual(['openai-audio-speech']);
