@@ -3,7 +3,7 @@ import { messagesUpstream as codec } from '../../protocols/messages/index.js';
 import { eventsOf } from '../../protocols/event-batches.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
-import { expectEventStream, upstreamError } from '../http/upstream-error.js';
+import { forwardBody } from '../http/forward-body.js';
 import type { CallContext, Provider } from '../provider.js';
 import type { IRRequest } from '../../protocols/ir.js';
 import { anthropicTokenCounting } from './anthropic-count-tokens.js';
@@ -62,20 +62,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       nativeProtocols: ['messages'],
 
       async passthrough({ body, rawBody, headers }, call) {
-        const streaming = body.stream === true;
-        const result = await client.post('/messages', rawBody ?? JSON.stringify(body), {
-          signal: call.signal,
-          idleTimeoutMs: call.idleTimeoutMs,
-          headers: {
-            'anthropic-version': headers.get('anthropic-version') ?? version,
-            ...betaHeader(headers.get('anthropic-beta')),
-            ...(streaming ? { accept: 'text/event-stream' } : {}),
-          },
+        return forwardBody(client, '/messages', rawBody ?? JSON.stringify(body), body.stream === true, call, {
+          'anthropic-version': headers.get('anthropic-version') ?? version,
+          ...betaHeader(headers.get('anthropic-beta')),
         });
-        if (result.status >= 400) throw await upstreamError(result);
-        if (streaming) await expectEventStream(result);
-        const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
-        return { status: result.status, contentType, body: result.body, redact: result.redact };
       },
 
       streamBatches,

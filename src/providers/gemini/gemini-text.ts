@@ -3,7 +3,7 @@ import { geminiUpstream as codec } from '../../protocols/gemini/index.js';
 import type { IRRequest } from '../../protocols/ir.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
-import { expectEventStream, upstreamError } from '../http/upstream-error.js';
+import { forwardBody } from '../http/forward-body.js';
 import type { CallContext, PassthroughRequest, TextCapability, UpstreamReply } from '../provider.js';
 
 export interface GeminiTextOptions {
@@ -48,15 +48,7 @@ export function geminiTextCalls(options: GeminiTextOptions): Required<Pick<TextC
   async function passthrough({ body, rawBody }: PassthroughRequest, call: CallContext): Promise<UpstreamReply> {
     const streaming = body.stream === true;
     const { model, stream: _stream, ...wire } = body;
-    const result = await client.post(path(String(model), streaming), rawBody ?? JSON.stringify(wire), {
-      signal: call.signal,
-      idleTimeoutMs: call.idleTimeoutMs,
-      headers: { ...(streaming ? { accept: 'text/event-stream' } : {}), ...(await headers()) },
-    });
-    if (result.status >= 400) throw await upstreamError(result);
-    if (streaming) await expectEventStream(result);
-    const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
-    return { status: result.status, contentType, body: result.body, redact: result.redact };
+    return forwardBody(client, path(String(model), streaming), rawBody ?? JSON.stringify(wire), streaming, call, await headers());
   }
 }
 

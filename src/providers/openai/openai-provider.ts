@@ -5,7 +5,7 @@ import { responsesUpstream } from '../../protocols/responses/index.js';
 import { eventsOf } from '../../protocols/event-batches.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
-import { expectEventStream, upstreamError } from '../http/upstream-error.js';
+import { forwardBody } from '../http/forward-body.js';
 import type { CallContext, Provider } from '../provider.js';
 import { openAIMedia } from './openai-media.js';
 import { openAIResponsesResources } from './openai-responses-resources.js';
@@ -67,16 +67,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
 
       async passthrough({ protocol, body, rawBody }, call) {
         const path = paths[protocol as 'chat' | 'responses'];
-        const streaming = body.stream === true;
-        const result = await client.post(path, rawBody ?? JSON.stringify(body), {
-          signal: call.signal,
-          idleTimeoutMs: call.idleTimeoutMs,
-          ...(streaming ? { headers: { accept: 'text/event-stream' } } : {}),
-        });
-        if (result.status >= 400) throw await upstreamError(result);
-        if (streaming) await expectEventStream(result);
-        const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
-        return { status: result.status, contentType, body: result.body, redact: result.redact };
+        return forwardBody(client, path, rawBody ?? JSON.stringify(body), body.stream === true, call);
       },
 
       streamBatches,

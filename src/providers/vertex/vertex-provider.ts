@@ -6,7 +6,7 @@ import { messagesUpstream } from '../../protocols/messages/index.js';
 import { geminiTextCalls } from '../gemini/gemini-text.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
-import { expectEventStream, upstreamError } from '../http/upstream-error.js';
+import { forwardBody } from '../http/forward-body.js';
 import type { CallContext, Provider } from '../provider.js';
 import { type AccessTokens, callbackAccessTokens, fixedAccessToken, serviceAccountTokens } from './access-token.js';
 import { modelSegment, type VertexModel, vertexModelOf } from './publisher.js';
@@ -134,17 +134,12 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
         // The body without `model` and with `anthropic_version`, edited as text when the client's
         // text is at hand (joined once: cheaper than serializing a large body again).
         const wire = rawBody ? rawPredictText(rawBody.join('')) : JSON.stringify(rawPredictBody(body));
-        return authorized(async (auth) => {
-          const result = await client.post(path(target, streaming ? 'streamRawPredict' : 'rawPredict'), wire, {
-            signal: call.signal,
-            idleTimeoutMs: call.idleTimeoutMs,
-            headers: { ...betaHeader(headers.get('anthropic-beta')), ...(streaming ? { accept: 'text/event-stream' } : {}), ...auth },
-          });
-          if (result.status >= 400) throw await upstreamError(result);
-          if (streaming) await expectEventStream(result);
-          const contentType = String(result.headers['content-type'] ?? (streaming ? 'text/event-stream' : 'application/json'));
-          return { status: result.status, contentType, body: result.body, redact: result.redact };
-        });
+        return authorized((auth) =>
+          forwardBody(client, path(target, streaming ? 'streamRawPredict' : 'rawPredict'), wire, streaming, call, {
+            ...betaHeader(headers.get('anthropic-beta')),
+            ...auth,
+          }),
+        );
       },
 
       streamBatches,
