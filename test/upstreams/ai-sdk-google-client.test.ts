@@ -5,7 +5,7 @@ import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
 import { startFakeGemini } from '../fakes/fake-gemini.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
-import { parallelCalls, promptOf, startHarness, toolExchange, USAGE, type Harness } from './harness.js';
+import { USAGE, parallelCalls, promptOf, startHarness, toolExchange, type Harness, weatherAndTimeByName } from './harness.js';
 
 type Json = Record<string, any>;
 
@@ -176,16 +176,7 @@ describe.each(Object.keys(SCRIPTED) as Scripted[])('@ai-sdk/google → %s upstre
     expect((await result.totalUsage).inputTokens).toBe(2 * USAGE.input);
 
     const [, turn2] = up.fake().accepted();
-    expect(exchangeOf(upstream, turn2!.body)).toEqual({
-      calls: [
-        { name: 'get_weather', input: { city: 'Paris' } },
-        { name: 'get_time', input: { tz: 'Europe/Paris' } },
-      ],
-      results: [
-        { name: 'get_weather', output: expect.stringContaining('18°C') },
-        { name: 'get_time', output: expect.stringContaining('14:05') },
-      ],
-    });
+    expect(exchangeOf(upstream, turn2!.body)).toEqual(weatherAndTimeByName());
     if (up.gemini) {
       // Gemini 3 refuses a replayed call without the signature it issued: it came back.
       const replayed = (turn2!.body.contents as Json[]).find((content) => content.role === 'model')!;

@@ -9,7 +9,7 @@ import { startFakeGemini } from '../fakes/fake-gemini.js';
 import type { FakeUpstream, NeutralUsage, UpstreamErrorSpec } from '../fakes/fake-server.js';
 import { type FakeVertex, startFakeVertex, VERTEX_LOCATION, VERTEX_PROJECT } from '../fakes/fake-vertex.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { rateLimited, THROUGH_SECOND_DELTA, toolExchange, USAGE } from './harness.js';
+import { THROUGH_SECOND_DELTA, USAGE, rateLimited, toolExchange, weatherAndTimeByName } from './harness.js';
 
 type Json = Record<string, any>;
 
@@ -248,16 +248,7 @@ describe.each(cases)('AI SDK %s → %s', (client, upstream) => {
 
     const [turn1, turn2] = up.fake().accepted();
     expect(turn1!.url).toBe(up.url(true));
-    expect(exchangeOf(upstream, turn2!.body)).toEqual({
-      calls: [
-        { name: 'get_weather', input: { city: 'Paris' } },
-        { name: 'get_time', input: { tz: 'Europe/Paris' } },
-      ],
-      results: [
-        { name: 'get_weather', output: expect.stringContaining('18°C') },
-        { name: 'get_time', output: expect.stringContaining('14:05') },
-      ],
-    });
+    expect(exchangeOf(upstream, turn2!.body)).toEqual(weatherAndTimeByName());
     if (upstream !== 'vertex-anthropic') {
       // Gemini 3 refuses a replayed call without the signature it issued: it came back.
       const replayed = (turn2!.body.contents as Json[]).find((content) => content.role === 'model')!;

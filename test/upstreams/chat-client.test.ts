@@ -2,20 +2,21 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  expectedUsage,
-  expectUpstreamCredentials,
   NATIVE,
+  THROUGH_SECOND_DELTA,
+  TIME_SCHEMA,
+  UPSTREAMS,
+  USAGE,
+  WEATHER_SCHEMA,
+  expectUpstreamCredentials,
+  expectedUsage,
   parallelCalls,
   promptOf,
   rateLimited,
   startHarness,
-  THROUGH_SECOND_DELTA,
-  TIME_SCHEMA,
   toolExchange,
-  UPSTREAMS,
-  USAGE,
-  WEATHER_SCHEMA,
   type Harness,
+  weatherAndTimeExchange,
 } from './harness.js';
 
 /** The OpenAI SDK's Chat Completions client against each upstream protocol. */
@@ -133,16 +134,7 @@ describe.each(UPSTREAMS)('chat client → %s upstream', (kind) => {
     expect(second.choices[0]!.message.content).toBe('It is 18°C at 14:05.');
 
     // The upstream validated the history (ids matched, results right after the calls).
-    expect(toolExchange(kind, up().fake.last().body)).toEqual({
-      calls: [
-        { id: calls[0]!.id, name: 'get_weather', input: { city: 'Paris' } },
-        { id: calls[1]!.id, name: 'get_time', input: { tz: 'Europe/Paris' } },
-      ],
-      results: [
-        { id: calls[0]!.id, output: '18°C' },
-        { id: calls[1]!.id, output: '14:05' },
-      ],
-    });
+    expect(toolExchange(kind, up().fake.last().body)).toEqual(weatherAndTimeExchange(calls[0]!.id, calls[1]!.id));
   });
 
   it('passes an upstream 400 on with its status, message and the OpenAI error shape', async () => {

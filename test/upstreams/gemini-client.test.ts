@@ -6,19 +6,20 @@ import { createLocalProvider } from '../../src/providers/local/local-provider.js
 import { startFakeGemini } from '../fakes/fake-gemini.js';
 import { serve } from '../helpers/serve.js';
 import {
+  THROUGH_SECOND_DELTA,
+  TIME_SCHEMA,
+  UPSTREAMS,
+  USAGE,
+  WEATHER_SCHEMA,
   expectUpstreamCredentials,
   parallelCalls,
   promptOf,
   rateLimited,
   startHarness,
-  THROUGH_SECOND_DELTA,
-  TIME_SCHEMA,
   toolExchange,
-  UPSTREAMS,
-  USAGE,
-  WEATHER_SCHEMA,
   type Harness,
   type UpstreamKind,
+  weatherAndTimeExchange,
 } from './harness.js';
 
 type Json = Record<string, any>;
@@ -182,16 +183,7 @@ describe.each(UPSTREAMS)('gemini client → %s upstream', (kind) => {
       ],
     });
     expect(second.text).toBe('It is 18°C at 14:05.');
-    expect(toolExchange(kind, up().fake.last().body)).toEqual({
-      calls: [
-        { id: calls[0]!.id, name: 'get_weather', input: { city: 'Paris' } },
-        { id: calls[1]!.id, name: 'get_time', input: { tz: 'Europe/Paris' } },
-      ],
-      results: [
-        { id: calls[0]!.id, output: '18°C' },
-        { id: calls[1]!.id, output: '14:05' },
-      ],
-    });
+    expect(toolExchange(kind, up().fake.last().body)).toEqual(weatherAndTimeExchange(calls[0]!.id, calls[1]!.id));
   });
 
   it('sends an inlineData image upstream as an image', async () => {

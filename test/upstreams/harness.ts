@@ -111,6 +111,37 @@ export interface ToolExchange {
   results: { id: string; output: string }[];
 }
 
+/**
+ * The two-call tool loop the client tests run (the weather in Paris, the time there) as the
+ * upstream must have received it on the second turn, matched by the calls' ids.
+ */
+export function weatherAndTimeExchange(weatherId: string, timeId: string): ToolExchange {
+  return {
+    calls: [
+      { id: weatherId, name: 'get_weather', input: { city: 'Paris' } },
+      { id: timeId, name: 'get_time', input: { tz: 'Europe/Paris' } },
+    ],
+    results: [
+      { id: weatherId, output: '18°C' },
+      { id: timeId, output: '14:05' },
+    ],
+  };
+}
+
+/** The same loop matched by tool name, for clients whose call ids are their SDK's own. */
+export function weatherAndTimeByName(): { calls: unknown[]; results: unknown[] } {
+  return {
+    calls: [
+      { name: 'get_weather', input: { city: 'Paris' } },
+      { name: 'get_time', input: { tz: 'Europe/Paris' } },
+    ],
+    results: [
+      { name: 'get_weather', output: expect.stringContaining('18°C') },
+      { name: 'get_time', output: expect.stringContaining('14:05') },
+    ],
+  };
+}
+
 /** The tool calls replayed and the tool results sent, however the upstream protocol words them. */
 export function toolExchange(kind: UpstreamKind, body: Json): ToolExchange {
   const calls: ToolExchange['calls'] = [];

@@ -2,20 +2,21 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  expectedUsage,
-  expectUpstreamCredentials,
   NATIVE,
+  THROUGH_SECOND_DELTA,
+  TIME_SCHEMA,
+  UPSTREAMS,
+  USAGE,
+  WEATHER_SCHEMA,
+  expectUpstreamCredentials,
+  expectedUsage,
   parallelCalls,
   promptOf,
   rateLimited,
   startHarness,
-  THROUGH_SECOND_DELTA,
-  TIME_SCHEMA,
   toolExchange,
-  UPSTREAMS,
-  USAGE,
-  WEATHER_SCHEMA,
   type Harness,
+  weatherAndTimeExchange,
 } from './harness.js';
 
 /** The Anthropic SDK's Messages client against each upstream protocol. */
@@ -115,16 +116,7 @@ describe.each(UPSTREAMS)('messages client → %s upstream', (kind) => {
     });
     expect(second.content).toEqual([expect.objectContaining({ type: 'text', text: 'It is 18°C at 14:05.' })]);
 
-    expect(toolExchange(kind, up().fake.last().body)).toEqual({
-      calls: [
-        { id: calls[0]!.id, name: 'get_weather', input: { city: 'Paris' } },
-        { id: calls[1]!.id, name: 'get_time', input: { tz: 'Europe/Paris' } },
-      ],
-      results: [
-        { id: calls[0]!.id, output: '18°C' },
-        { id: calls[1]!.id, output: '14:05' },
-      ],
-    });
+    expect(toolExchange(kind, up().fake.last().body)).toEqual(weatherAndTimeExchange(calls[0]!.id, calls[1]!.id));
   });
 
   it('carries thinking through a tool loop', async () => {

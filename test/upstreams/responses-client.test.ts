@@ -2,20 +2,21 @@ import OpenAI from 'openai';
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  expectedUsage,
-  expectUpstreamCredentials,
   NATIVE,
+  THROUGH_SECOND_DELTA,
+  TIME_SCHEMA,
+  UPSTREAMS,
+  USAGE,
+  WEATHER_SCHEMA,
+  expectUpstreamCredentials,
+  expectedUsage,
   parallelCalls,
   promptOf,
   rateLimited,
   startHarness,
-  THROUGH_SECOND_DELTA,
-  TIME_SCHEMA,
   toolExchange,
-  UPSTREAMS,
-  USAGE,
-  WEATHER_SCHEMA,
   type Harness,
+  weatherAndTimeExchange,
 } from './harness.js';
 
 /** The OpenAI SDK's Responses client against each upstream protocol. */
@@ -107,16 +108,7 @@ describe.each(UPSTREAMS)('responses client → %s upstream', (kind) => {
     });
     expect(second.output_text).toBe('It is 18°C at 14:05.');
 
-    expect(toolExchange(kind, up().fake.last().body)).toEqual({
-      calls: [
-        { id: calls[0]!.id, name: 'get_weather', input: { city: 'Paris' } },
-        { id: calls[1]!.id, name: 'get_time', input: { tz: 'Europe/Paris' } },
-      ],
-      results: [
-        { id: calls[0]!.id, output: '18°C' },
-        { id: calls[1]!.id, output: '14:05' },
-      ],
-    });
+    expect(toolExchange(kind, up().fake.last().body)).toEqual(weatherAndTimeExchange(calls[0]!.id, calls[1]!.id));
   });
 
   it('carries reasoning through a tool loop', async () => {

@@ -6,7 +6,17 @@ import { createVertexProvider } from '../../src/providers/vertex/vertex-provider
 import type { NeutralUsage, UpstreamErrorSpec } from '../fakes/fake-server.js';
 import { type FakeVertex, startFakeVertex, VERTEX_LOCATION } from '../fakes/fake-vertex.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { type ClientProtocol, expectedUsage, rateLimited, THROUGH_SECOND_DELTA, TIME_SCHEMA, toolExchange, USAGE, WEATHER_SCHEMA } from './harness.js';
+import {
+  THROUGH_SECOND_DELTA,
+  TIME_SCHEMA,
+  USAGE,
+  WEATHER_SCHEMA,
+  expectedUsage,
+  rateLimited,
+  toolExchange,
+  type ClientProtocol,
+  weatherAndTimeByName,
+} from './harness.js';
 
 type Json = Record<string, any>;
 
@@ -290,16 +300,7 @@ describe('openai and @anthropic-ai/sdk clients × Vertex AI', () => {
     expect(await turn.answer(['18°C', '14:05'])).toBe('It is 18°C at 14:05.');
     const [first, second] = fake.accepted();
     expect(first!.path).toMatch(/:(streamGenerateContent|streamRawPredict)$/);
-    expect(exchangeOf(publisher, second!.body)).toEqual({
-      calls: [
-        { name: 'get_weather', input: { city: 'Paris' } },
-        { name: 'get_time', input: { tz: 'Europe/Paris' } },
-      ],
-      results: [
-        { name: 'get_weather', output: expect.stringContaining('18°C') },
-        { name: 'get_time', output: expect.stringContaining('14:05') },
-      ],
-    });
+    expect(exchangeOf(publisher, second!.body)).toEqual(weatherAndTimeByName());
     if (publisher === 'gemini') {
       // Gemini 3 refuses a call replayed without the signature it issued; it was accepted, and here it is.
       const replayed = (second!.body.contents as Json[]).find((content) => content.role === 'model')!;
