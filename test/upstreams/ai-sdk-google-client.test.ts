@@ -1,11 +1,12 @@
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { generateText, jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from 'ai';
+import { generateText, type LanguageModel, stepCountIs, streamText } from 'ai';
+import { weatherAndTimeTools } from './ai-sdk-tools.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
 import { startFakeGemini } from '../fakes/fake-gemini.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
-import { USAGE, parallelCalls, promptOf, startHarness, toolExchange, type Harness, weatherAndTimeByName } from './harness.js';
+import { USAGE, parallelCalls, promptOf, startHarness, type Harness, weatherAndTimeByName, toolExchangeByName } from './harness.js';
 
 type Json = Record<string, any>;
 
@@ -72,49 +73,6 @@ function promptReceived(upstream: Scripted, body: Json): { system: string; user:
   };
 }
 
-/** The tool calls the upstream got back and the results sent with them. */
-function exchangeOf(upstream: Scripted, body: Json): { calls: { name: string; input: unknown }[]; results: { name: string; output: string }[] } {
-  if (upstream !== 'gemini') {
-    const exchange = toolExchange(upstream, body);
-    const names = new Map(exchange.calls.map((call) => [call.id, call.name]));
-    return {
-      calls: exchange.calls.map(({ name, input }) => ({ name, input })),
-      results: exchange.results.map(({ id, output }) => ({ name: names.get(id) ?? `unknown ${id}`, output })),
-    };
-  }
-  const parts: Json[] = body.contents.flatMap((content: Json) => content.parts);
-  return {
-    calls: parts.filter((part) => part.functionCall).map((part) => ({ name: part.functionCall.name, input: part.functionCall.args })),
-    results: parts
-      .filter((part) => part.functionResponse)
-      .map((part) => ({ name: part.functionResponse.name, output: JSON.stringify(part.functionResponse.response) })),
-  };
-}
-
-const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } as const;
-const time = { type: 'object', properties: { tz: { type: 'string' } }, required: ['tz'] } as const;
-
-/** The two tools, each answering a fixed value and recording what it was called with. */
-function weatherAndTime(executed: unknown[]) {
-  return {
-    get_weather: tool({
-      description: 'Weather of a city',
-      inputSchema: jsonSchema<{ city: string }>(weather),
-      execute: async (input) => {
-        executed.push(input);
-        return '18°C';
-      },
-    }),
-    get_time: tool({
-      inputSchema: jsonSchema<{ tz: string }>(time),
-      execute: async (input) => {
-        executed.push(input);
-        return '14:05';
-      },
-    }),
-  };
-}
-
 /** Reads the whole stream; an error part is thrown, as the SDK's consumers must see it. */
 async function drain(result: { fullStream: AsyncIterable<{ type: string; error?: unknown; text?: string }> }): Promise<string> {
   let text = '';
@@ -166,7 +124,7 @@ describe.each(Object.keys(SCRIPTED) as Scripted[])('@ai-sdk/google → %s upstre
       prompt: 'Weather and time in Paris?',
       maxRetries: 0,
       stopWhen: stepCountIs(3),
-      tools: weatherAndTime(executed),
+      tools: weatherAndTimeTools(executed),
     });
 
     expect(await drain(result)).toBe('It is 18°C at 14:05.');
@@ -176,7 +134,7 @@ describe.each(Object.keys(SCRIPTED) as Scripted[])('@ai-sdk/google → %s upstre
     expect((await result.totalUsage).inputTokens).toBe(2 * USAGE.input);
 
     const [, turn2] = up.fake().accepted();
-    expect(exchangeOf(upstream, turn2!.body)).toEqual(weatherAndTimeByName());
+    expect(toolExchangeByName(upstream, turn2!.body)).toEqual(weatherAndTimeByName());
     if (up.gemini) {
       // Gemini 3 refuses a replayed call without the signature it issued: it came back.
       const replayed = (turn2!.body.contents as Json[]).find((content) => content.role === 'model')!;
@@ -205,7 +163,7 @@ describe('@ai-sdk/google → local upstream', () => {
       prompt: 'Use the get_weather tool for Paris',
       maxRetries: 0,
       stopWhen: stepCountIs(3),
-      tools: weatherAndTime(executed),
+      tools: weatherAndTimeTools(executed),
     });
     expect(executed).toHaveLength(1);
     expect(result.steps.map((step) => step.finishReason)).toEqual(['tool-calls', 'stop']);

@@ -1,6 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { APICallError, generateText, jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from 'ai';
+import { APICallError, generateText, type LanguageModel, stepCountIs, streamText } from 'ai';
+import { weatherAndTimeTools } from './ai-sdk-tools.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
@@ -9,7 +10,7 @@ import { startFakeGemini } from '../fakes/fake-gemini.js';
 import type { FakeUpstream, NeutralUsage, UpstreamErrorSpec } from '../fakes/fake-server.js';
 import { type FakeVertex, startFakeVertex, VERTEX_LOCATION, VERTEX_PROJECT } from '../fakes/fake-vertex.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { THROUGH_SECOND_DELTA, USAGE, rateLimited, toolExchange, weatherAndTimeByName } from './harness.js';
+import { THROUGH_SECOND_DELTA, USAGE, rateLimited, weatherAndTimeByName, toolExchangeByName } from './harness.js';
 
 type Json = Record<string, any>;
 
@@ -131,27 +132,6 @@ function expectedUsage(client: ClientName, upstream: UpstreamName): Json {
   };
 }
 
-/** The tool calls the upstream got back and the results sent with them, in neutral terms. */
-function exchangeOf(upstream: UpstreamName, body: Json): { calls: { name: string; input: unknown }[]; results: { name: string; output: string }[] } {
-  if (upstream === 'vertex-anthropic') {
-    const exchange = toolExchange('anthropic', body);
-    const names = new Map(exchange.calls.map((call) => [call.id, call.name]));
-    return {
-      calls: exchange.calls.map(({ name, input }) => ({ name, input })),
-      results: exchange.results.map(({ id, output }) => ({ name: names.get(id) ?? `unknown ${id}`, output })),
-    };
-  }
-  const parts: Json[] = body.contents.flatMap((content: Json) => content.parts);
-  return {
-    calls: parts.filter((part) => part.functionCall).map((part) => ({ name: part.functionCall.name, input: part.functionCall.args })),
-    results: parts
-      .filter((part) => part.functionResponse)
-      .map((part) => ({ name: part.functionResponse.name, output: JSON.stringify(part.functionResponse.response) })),
-  };
-}
-
-const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } as const;
-const time = { type: 'object', properties: { tz: { type: 'string' } }, required: ['tz'], additionalProperties: false } as const;
 const CALLS = [
   { name: 'get_weather', args: ['{"city":', '"Paris"}'] },
   { name: 'get_time', args: ['{"tz":"Europe/Paris"}'] },
@@ -220,23 +200,7 @@ describe.each(cases)('AI SDK %s → %s', (client, upstream) => {
       maxRetries: 0,
       stopWhen: stepCountIs(3),
       providerOptions,
-      tools: {
-        get_weather: tool({
-          description: 'Weather of a city',
-          inputSchema: jsonSchema<{ city: string }>(weather),
-          execute: async (input) => {
-            executed.push(input);
-            return '18°C';
-          },
-        }),
-        get_time: tool({
-          inputSchema: jsonSchema<{ tz: string }>(time),
-          execute: async (input) => {
-            executed.push(input);
-            return '14:05';
-          },
-        }),
-      },
+      tools: weatherAndTimeTools(executed, { closed: true }),
     });
 
     expect(await drain(result)).toBe('Checking.It is 18°C at 14:05.');
@@ -248,7 +212,7 @@ describe.each(cases)('AI SDK %s → %s', (client, upstream) => {
 
     const [turn1, turn2] = up.fake().accepted();
     expect(turn1!.url).toBe(up.url(true));
-    expect(exchangeOf(upstream, turn2!.body)).toEqual(weatherAndTimeByName());
+    expect(toolExchangeByName(upstream === 'vertex-anthropic' ? 'anthropic' : 'gemini', turn2!.body)).toEqual(weatherAndTimeByName());
     if (upstream !== 'vertex-anthropic') {
       // Gemini 3 refuses a replayed call without the signature it issued: it came back.
       const replayed = (turn2!.body.contents as Json[]).find((content) => content.role === 'model')!;

@@ -128,6 +128,31 @@ export function weatherAndTimeExchange(weatherId: string, timeId: string): ToolE
   };
 }
 
+/**
+ * The tool calls replayed and the results sent, by tool name (for clients whose call ids are
+ * their SDK's own), a Gemini body read as well as the other protocols.
+ */
+export function toolExchangeByName(
+  kind: UpstreamKind | 'gemini',
+  body: Json,
+): { calls: { name: string; input: unknown }[]; results: { name: string; output: string }[] } {
+  if (kind !== 'gemini') {
+    const exchange = toolExchange(kind, body);
+    const names = new Map(exchange.calls.map((call) => [call.id, call.name]));
+    return {
+      calls: exchange.calls.map(({ name, input }) => ({ name, input })),
+      results: exchange.results.map(({ id, output }) => ({ name: names.get(id) ?? `unknown ${id}`, output })),
+    };
+  }
+  const parts: Json[] = body.contents.flatMap((content: Json) => content.parts);
+  return {
+    calls: parts.filter((part) => part.functionCall).map((part) => ({ name: part.functionCall.name, input: part.functionCall.args })),
+    results: parts
+      .filter((part) => part.functionResponse)
+      .map((part) => ({ name: part.functionResponse.name, output: JSON.stringify(part.functionResponse.response) })),
+  };
+}
+
 /** The same loop matched by tool name, for clients whose call ids are their SDK's own. */
 export function weatherAndTimeByName(): { calls: unknown[]; results: unknown[] } {
   return {

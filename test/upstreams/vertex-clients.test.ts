@@ -16,6 +16,7 @@ import {
   toolExchange,
   type ClientProtocol,
   weatherAndTimeByName,
+  toolExchangeByName,
 } from './harness.js';
 
 type Json = Record<string, any>;
@@ -228,25 +229,6 @@ const CLIENTS: Record<ClientProtocol, ClientDriver> = {
   },
 };
 
-/** The calls replayed upstream and the results sent with them, by tool name. */
-function exchangeOf(publisher: Publisher, body: Json): { calls: { name: string; input: unknown }[]; results: { name: string; output: string }[] } {
-  if (publisher === 'claude') {
-    const exchange = toolExchange('anthropic', body);
-    const names = new Map(exchange.calls.map((call) => [call.id, call.name]));
-    return {
-      calls: exchange.calls.map(({ name, input }) => ({ name, input })),
-      results: exchange.results.map(({ id, output }) => ({ name: names.get(id) ?? `unknown ${id}`, output })),
-    };
-  }
-  const parts: Json[] = body.contents.flatMap((content: Json) => content.parts);
-  return {
-    calls: parts.filter((part) => part.functionCall).map((part) => ({ name: part.functionCall.name, input: part.functionCall.args })),
-    results: parts
-      .filter((part) => part.functionResponse)
-      .map((part) => ({ name: part.functionResponse.name, output: JSON.stringify(part.functionResponse.response) })),
-  };
-}
-
 /** The error's message as the client reads it (the Anthropic SDK's own message is the raw body). */
 function messageOf(error: unknown): string {
   if (error instanceof Anthropic.APIError) return String((error.error as Json | undefined)?.error?.message);
@@ -300,7 +282,7 @@ describe('openai and @anthropic-ai/sdk clients × Vertex AI', () => {
     expect(await turn.answer(['18°C', '14:05'])).toBe('It is 18°C at 14:05.');
     const [first, second] = fake.accepted();
     expect(first!.path).toMatch(/:(streamGenerateContent|streamRawPredict)$/);
-    expect(exchangeOf(publisher, second!.body)).toEqual(weatherAndTimeByName());
+    expect(toolExchangeByName(publisher === 'claude' ? 'anthropic' : 'gemini', second!.body)).toEqual(weatherAndTimeByName());
     if (publisher === 'gemini') {
       // Gemini 3 refuses a call replayed without the signature it issued; it was accepted, and here it is.
       const replayed = (second!.body.contents as Json[]).find((content) => content.role === 'model')!;
