@@ -2,6 +2,10 @@ import { GatewayError } from '../errors.js';
 import type { KeyRecord } from '../auth/key-store.js';
 import { deploymentsOf, type Deployment } from './deployments.js';
 import type { ModelConfig, ModelEntry, ModelKind } from './model.js';
+import { isWildcardId, matchWildcard, scopeIncludes, type WildcardEntry, wildcardIdProblem } from './wildcard.js';
+
+/** Concrete entries made from wildcards, kept so each model id maps to one entry (bounded: ids come from clients). */
+const CONCRETE_CACHE_SIZE = 1024;
 
 /** The endpoints of each kind, named with new-api's `supported_endpoint_types` values. */
 const endpointTypes: Record<ModelKind, readonly string[]> = {
@@ -10,6 +14,7 @@ const endpointTypes: Record<ModelKind, readonly string[]> = {
   video: ['openai-video'],
   speech: ['openai-audio-speech'],
   embedding: ['embeddings'],
+  transcription: ['openai-audio-transcription'],
 };
 
 export interface ModelListing {
@@ -23,6 +28,8 @@ export interface ModelListing {
 export class ModelCatalog {
   private readonly byId = new Map<string, ModelEntry>();
   private readonly deploymentsById = new Map<string, Deployment[]>();
+  private readonly wildcards: WildcardEntry[] = [];
+  private readonly concrete = new Map<string, { entry: ModelEntry; deployments: Deployment[] }>();
 
   constructor(configs: readonly ModelConfig[], providerNames: readonly string[]) {
     const checkProvider = (name: unknown, where: string) => {
@@ -32,6 +39,8 @@ export class ModelCatalog {
     };
     for (const [index, config] of configs.entries()) {
       if (!config.id) throw new TypeError(`models[${index}].id must be a non-empty string`);
+      const patternProblem = config.id.includes('*') ? wildcardIdProblem(config.id) : undefined;
+      if (patternProblem) throw new TypeError(`models[${index}].id "${config.id}": ${patternProblem}`);
       if (this.byId.has(config.id)) throw new TypeError(`models[${index}].id "${config.id}" is listed twice`);
       if (config.deployments !== undefined && (!Array.isArray(config.deployments) || config.deployments.length === 0)) {
         throw new TypeError(`models[${index}].deployments must be a non-empty array`);
@@ -47,6 +56,10 @@ export class ModelCatalog {
       const deployments = deploymentsOf(entry);
       const ids = new Set(deployments.map((deployment) => deployment.id));
       if (ids.size !== deployments.length) throw new TypeError(`models[${index}].deployments: two deployments share an id; give them distinct \`id\`s`);
+      if (isWildcardId(entry.id)) {
+        this.wildcards.push({ prefix: entry.id.slice(0, -1), entry });
+        continue;
+      }
       this.byId.set(entry.id, entry);
       this.deploymentsById.set(entry.id, deployments);
     }
@@ -54,20 +67,34 @@ export class ModelCatalog {
 
   /** The model's deployments, normalized once at start. */
   deployments(model: ModelEntry): readonly Deployment[] {
-    return this.deploymentsById.get(model.id) ?? deploymentsOf(model);
+    return this.deploymentsById.get(model.id) ?? this.concrete.get(model.id)?.deployments ?? deploymentsOf(model);
   }
 
+  /** A listed model, or the concrete model a wildcard entry serves for `id`. */
   get(id: string): ModelEntry | undefined {
-    return this.byId.get(id);
+    return this.byId.get(id) ?? this.fromWildcard(id);
   }
 
-  entries(): IterableIterator<ModelEntry> {
-    return this.byId.values();
+  private fromWildcard(id: string): ModelEntry | undefined {
+    if (this.wildcards.length === 0) return undefined;
+    const known = this.concrete.get(id);
+    if (known) return known.entry;
+    const entry = matchWildcard(this.wildcards, id);
+    if (!entry) return undefined;
+    if (this.concrete.size >= CONCRETE_CACHE_SIZE) this.concrete.delete(this.concrete.keys().next().value!);
+    this.concrete.set(id, { entry, deployments: deploymentsOf(entry) });
+    return entry;
+  }
+
+  /** The configured entries, wildcard ones included (as configured, `*` and all). */
+  *entries(): IterableIterator<ModelEntry> {
+    yield* this.byId.values();
+    for (const wildcard of this.wildcards) yield wildcard.entry;
   }
 
   /** Whether the key may use the model: listed in its scope and its group admitted. */
   allows(key: KeyRecord, entry: ModelEntry): boolean {
-    const inScope = key.models === '*' || key.models.includes(entry.id);
+    const inScope = key.models === '*' || scopeIncludes(key.models, entry.id);
     const group = key.group ?? 'default';
     const inGroup = !entry.groups || entry.groups.includes(group);
     return inScope && inGroup;
@@ -78,7 +105,7 @@ export class ModelCatalog {
    * outside the key's scope or group → 403; wrong kind for the endpoint → 400.
    */
   resolve(key: KeyRecord, modelId: string, kind: ModelKind, endpoint: string): ModelEntry {
-    const entry = this.byId.get(modelId);
+    const entry = this.get(modelId);
     if (!entry) {
       throw new GatewayError({
         status: 400,
@@ -106,7 +133,7 @@ export class ModelCatalog {
     return entry;
   }
 
-  /** The listing of `GET /v1/models` for a key. */
+  /** The listing of `GET /v1/models` for a key. Wildcard entries are not listed: the names they serve are not known. */
   list(key: KeyRecord, options: { messagesEnabled: boolean }): ModelListing[] {
     const listing: ModelListing[] = [];
     for (const entry of this.byId.values()) {
