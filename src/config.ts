@@ -8,6 +8,7 @@ import type { Provider } from './providers/provider.js';
 import { ProviderConfigSchema, type ProviderConfig } from './providers/provider-config.js';
 import { createProvider } from './providers/registry.js';
 import type { ModelConfig } from './routing/model.js';
+import { ModelPriceSchema } from './pricing/price-schema.js';
 
 /**
  * The standalone server's JSON config file (docs/configuration.md, "Config file"): validated field by field,
@@ -190,6 +191,7 @@ const ModelSchema = strictObject({
   previousResponseId: v.optional(flag),
   serviceTierAuto: v.optional(flag),
   reasoning: v.optional(flag),
+  price: v.optional(ModelPriceSchema),
 });
 
 const ConfigSchema = strictObject({

@@ -5,6 +5,8 @@ import type { ResolvedOptions, GatewayLimits, VideoPollerOptions } from './optio
 import { hooksPlugin } from './plugins/hooks-plugin.js';
 import type { GatewayPlugin } from './plugins/plugin.js';
 import { resolvePolicies, type ResolvedPolicies } from './policy/policy-options.js';
+import { checkModelPrices } from './pricing/model-price.js';
+import { Pricing } from './pricing/pricing.js';
 import type { Provider } from './providers/provider.js';
 import { ModelCatalog } from './routing/catalog.js';
 import { MemoryResponseStore } from './state/memory-response-store.js';
@@ -39,6 +41,8 @@ export interface GatewayRuntime {
    */
   plugins: readonly GatewayPlugin[];
   logger: Logger;
+  /** Dollars of each usage event: the model's `price`, else the catalog's. */
+  pricing: Pricing;
 }
 
 /** Builds the catalog, stores, policies, plugins and logger; throws a `TypeError` naming a bad model or policy. */
@@ -47,6 +51,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
   const catalog = new ModelCatalog(options.models, Object.keys(providers));
   const taskStore = options.taskStore ?? new MemoryTaskStore();
   const logger = redactingLogger(options.logger, { redact: options.redactLogs });
+  checkModelPrices(options.models);
   return {
     keyStore: options.keyStore,
     providers,
@@ -74,6 +79,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
       ...(options.accessLog ? [accessLogObserver(logger)] : []),
     ],
     logger,
+    pricing: new Pricing({ configuredPrice: (id) => catalog.get(id)?.price, providerType: (name) => providers[name]?.type, logger }),
   };
 }
 

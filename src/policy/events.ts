@@ -30,8 +30,8 @@ export interface UsageEvent {
   usage: IRUsage;
   /** The upstream's own usage object, as it sent it (merged across stream events). */
   rawUsage?: Record<string, unknown> | undefined;
-  /** Media units: images made, seconds of video asked for, characters spoken. */
-  units?: { images?: number | undefined; videoSeconds?: number | undefined; characters?: number | undefined } | undefined;
+  /** Media units: images made, seconds of video asked for, characters spoken, seconds of audio transcribed (when known). */
+  units?: { images?: number | undefined; videoSeconds?: number | undefined; characters?: number | undefined; audioSeconds?: number | undefined } | undefined;
   /** `ok`, or `error` when the request failed or its stream did not complete. */
   status: 'ok' | 'error';
   /** HTTP status the client got (a stream that failed after it started still got 200). */
@@ -51,6 +51,10 @@ export interface UsageEvent {
   ttftMs?: number | undefined;
   /** Spend charged, in `options.policies.cost` units. */
   cost: number;
+  /** Dollars this request cost, from `priceSource` (0 when `unpriced`). */
+  costUsd: number;
+  /** Where the price came from: `config` (the model's `price`), the catalog's name (`genai-prices`), or `unpriced`. */
+  priceSource: string;
 }
 
 /** One per upstream attempt, successful or not, so retries and fallbacks are visible. */

@@ -152,6 +152,13 @@ export class RequestLedger {
       startedAt: this.startedAt,
       latencyMs: Date.now() - this.startedAt,
       ...(this.firstByteAt !== undefined ? { ttftMs: this.firstByteAt - this.startedAt } : {}),
+      ...options.pricing.costOf({
+        model: this.model.id,
+        provider: this.deployment.provider,
+        upstreamModel: this.deployment.upstreamModel,
+        usage,
+        units: end.units,
+      }),
     };
     let cost = 0;
     try {

@@ -1,4 +1,6 @@
-export type ModelKind = 'text' | 'image' | 'video' | 'speech' | 'embedding';
+import type { ModelPrice } from '../pricing/model-price.js';
+
+export type ModelKind = 'text' | 'image' | 'video' | 'speech' | 'embedding' | 'transcription';
 
 /** A public model: what clients name, and where the gateway sends it. */
 export interface ModelEntry {
@@ -33,6 +35,12 @@ export interface ModelEntry {
    * another protocol. Default: true, except for names known not to reason (`gpt-4*`, `claude-3-5*`…).
    */
   reasoning?: boolean | undefined;
+  /**
+   * Dollars per million tokens (`input`, `output`, `cacheRead`, `cacheWrite`, `reasoning`) and per
+   * unit (`image`, `videoSecond`, `speechCharacter`, `audioSecond`). Set, it is the model's whole
+   * price; unset, the price catalog's (genai-prices) is used.
+   */
+  price?: ModelPrice | undefined;
 }
 
 /** A model as configured: with `deployments`, `provider` may be left out. */

@@ -34,6 +34,8 @@ function requestFields(event: UsageEvent): Record<string, unknown> {
     usage: event.usage,
     ...(event.units ? { units: event.units } : {}),
     cost: event.cost,
+    costUsd: event.costUsd,
+    priceSource: event.priceSource,
     ...(event.finishReason ? { finishReason: event.finishReason } : {}),
     ...(event.cancelled ? { cancelled: true } : {}),
     ...(event.error ? { error: event.error } : {}),

@@ -49,6 +49,8 @@ export function requestAttributes(event: UsageEvent, providerName: string, metho
     'infergate.provider': event.provider,
     'infergate.attempts': event.attempts,
     'infergate.cost': event.cost,
+    'infergate.cost_usd': event.costUsd,
+    'infergate.price_source': event.priceSource,
   };
   if (method) attributes['http.request.method'] = method;
   const output = outputType(event.kind);

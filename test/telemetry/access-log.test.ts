@@ -33,6 +33,8 @@ describe('accessLogObserver', () => {
           attempts: 2,
           usage: { input: 120, output: 30, cachedRead: 100, cacheWrite: 4, reasoning: 10 },
           cost: 150,
+          costUsd: 0.00042,
+          priceSource: 'genai-prices',
           finishReason: 'stop',
         },
       },

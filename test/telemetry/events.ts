@@ -28,6 +28,8 @@ export function usageEvent(overrides: Partial<UsageEvent> = {}): UsageEvent {
     latencyMs: 1500,
     ttftMs: 400,
     cost: 150,
+    costUsd: 0.00042,
+    priceSource: 'genai-prices',
     ...overrides,
   };
 }

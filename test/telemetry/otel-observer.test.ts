@@ -86,6 +86,8 @@ describe('openTelemetryObserver', () => {
       'infergate.attempts': 2,
       'infergate.ttft_ms': 400,
       'infergate.cost': 150,
+      'infergate.cost_usd': 0.00042,
+      'infergate.price_source': 'genai-prices',
     });
 
     expect(first.status).toEqual({ code: SpanStatusCode.ERROR, message: 'slow down' });
