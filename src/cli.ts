@@ -46,11 +46,12 @@ async function main(): Promise<void> {
   const port = parsePort(args.port, '--port') ?? parsePort(nonEmpty(process.env.PORT), 'PORT') ?? setup.config.port ?? DEFAULT_PORT;
   const host = args.host ?? setup.config.host ?? DEFAULT_HOST;
 
-  const { port: _port, host: _host, redisTaskStore, redisLimitStore, redisResponseStore, ...options } = setup.config;
-  const redis = redisTaskStore || redisLimitStore || redisResponseStore ? await importRedis() : undefined;
+  const { port: _port, host: _host, redisTaskStore, redisLimitStore, redisResponseStore, redisCacheStore, ...options } = setup.config;
+  const redis = redisTaskStore || redisLimitStore || redisResponseStore || redisCacheStore ? await importRedis() : undefined;
   const taskStore = redisTaskStore ? new redis!.RedisTaskStore(redisTaskStore) : undefined;
   const limitEngine = redisLimitStore ? new redis!.RedisLimitEngine(redisLimitStore) : undefined;
   const responseStore = redisResponseStore ? new redis!.RedisResponseStore(redisResponseStore) : undefined;
+  const cacheStore = redisCacheStore ? new redis!.RedisCacheStore(redisCacheStore) : undefined;
   const gateway = createGateway({
     // Standalone, one line per request is what an operator expects to see.
     accessLog: true,
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     taskStore,
     policies: limitEngine ? { ...options.policies, limitEngine } : options.policies,
     responseStore,
+    responseCache: cacheStore ? { ...(typeof options.responseCache === 'object' ? options.responseCache : {}), store: cacheStore } : options.responseCache,
   });
   const server = createServer(gateway);
   await listen(server, port, host);
@@ -87,7 +89,7 @@ async function main(): Promise<void> {
     process.stderr.write(`infergate: ${signal} received, shutting down\n`);
     shutdown(server, setup.config, async () => {
       await gateway.dispose();
-      await Promise.all([taskStore?.close(), limitEngine?.close(), responseStore?.close()]);
+      await Promise.all([taskStore?.close(), limitEngine?.close(), responseStore?.close(), cacheStore?.close()]);
     }).then(
       () => process.exit(0),
       (error: unknown) => {

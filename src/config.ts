@@ -40,6 +40,8 @@ export interface LoadedConfig extends GatewayOptions {
   redisLimitStore?: { url: string; keyPrefix?: string | undefined } | undefined;
   /** `responseStore` of type `redis`: the CLI opens a `RedisResponseStore`. */
   redisResponseStore?: { url: string; keyPrefix?: string | undefined; ttlSeconds?: number | undefined } | undefined;
+  /** `responseCache.store` of type `redis`: the CLI opens a `RedisCacheStore`. */
+  redisCacheStore?: { url: string; keyPrefix?: string | undefined } | undefined;
 }
 
 /** Reads, parses and validates a JSON config file; throws a `ConfigError` naming the file. */
@@ -100,6 +102,7 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
     redisTaskStore: config.taskStore?.type === 'redis' ? config.taskStore : undefined,
     ...policiesOf(config.policies),
     redisResponseStore: config.responseStore?.type === 'redis' ? config.responseStore : undefined,
+    ...responseCacheOf(config.responseCache),
     videoRefreshIntervalMs: config.videoRefreshIntervalMs,
     videoPoller: config.videoPoller,
     port: config.port,
@@ -112,6 +115,13 @@ function policiesOf(policies: ConfigFile['policies']): Pick<LoadedConfig, 'polic
   if (!policies) return {};
   const { limitStore, ...rest } = policies;
   return { policies: rest, redisLimitStore: limitStore?.type === 'redis' ? limitStore : undefined };
+}
+
+/** The file's `responseCache`, split into the gateway option and the Redis store the CLI opens. */
+function responseCacheOf(cache: ConfigFile['responseCache']): Pick<LoadedConfig, 'responseCache' | 'redisCacheStore'> {
+  if (!cache) return {};
+  const { store, ...settings } = cache;
+  return { responseCache: settings, redisCacheStore: store?.type === 'redis' ? store : undefined };
 }
 
 function crossCheckKeys(keys: readonly StaticKey[]): string[] {
@@ -170,6 +180,7 @@ const KeySchema = strictObject({
     }),
   ),
   balance: v.optional(v.number('expected a number')),
+  cache: v.optional(flag),
 });
 
 const DeploymentSchema = strictObject({
@@ -191,6 +202,7 @@ const ModelSchema = strictObject({
   previousResponseId: v.optional(flag),
   serviceTierAuto: v.optional(flag),
   reasoning: v.optional(flag),
+  cache: v.optional(v.union([flag, strictObject({ allowSampling: v.optional(flag) })], 'expected true, false or { "allowSampling": true }')),
   price: v.optional(ModelPriceSchema),
 });
 
@@ -268,6 +280,22 @@ const ConfigSchema = strictObject({
       ],
       'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
     ),
+  ),
+  /** The exact-match response cache (docs/policies.md): memory (default) or Redis. */
+  responseCache: v.optional(
+    strictObject({
+      ttlSeconds: v.optional(positiveInteger),
+      maxEntries: v.optional(positiveInteger),
+      maxEntryBytes: v.optional(positiveInteger),
+      allowSampling: v.optional(flag),
+      store: v.optional(
+        v.variant(
+          'type',
+          [strictObject({ type: v.literal('memory') }), strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text) })],
+          'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
+        ),
+      ),
+    }),
   ),
   videoRefreshIntervalMs: v.optional(nonNegativeInteger),
   videoPoller: v.optional(

@@ -46,3 +46,6 @@ export type { DeploymentEntry } from './routing/model.js';
 export type { ModelConfig } from './routing/model.js';
 export { MemoryResponseStore } from './state/memory-response-store.js';
 export type { ResponseStore, StoredResponse } from './state/response-store.js';
+export { MemoryCacheStore, type MemoryCacheStoreOptions } from './cache/memory-cache-store.js';
+export type { ResponseCacheStore } from './cache/cache-store.js';
+export type { ResponseCacheOptions } from './cache/response-cache-options.js';

@@ -9,6 +9,7 @@ import type { FlatProvider, Provider } from './providers/provider.js';
 import { withoutUndefined, type Defaulted } from './optional.js';
 import type { ModelConfig } from './routing/model.js';
 import type { ResponseStore } from './state/response-store.js';
+import { resolveResponseCache, type ResolvedResponseCache, type ResponseCacheOptions } from './cache/response-cache-options.js';
 import type { TaskStore } from './tasks/task-store.js';
 
 /**
@@ -107,6 +108,12 @@ export interface GatewayOptions {
    * `RedisResponseStore` from `infergate/redis`.
    */
   responseStore?: ResponseStore | undefined;
+  /**
+   * An exact-match cache of text answers (docs/policies.md, "Response cache"), used for models
+   * with `cache: true`, keys with `cache: true` and requests with `x-infergate-cache: on`; each
+   * key has its own. `true` takes the defaults (in memory, 300 s, 10,000 answers). Default: off.
+   */
+  responseCache?: ResponseCacheOptions | boolean | undefined;
   hooks?: GatewayHooks | undefined;
   /**
    * Plugins by stage (see `GatewayPlugin`): whatwg-node's `onRequest`/`onResponse` plus the
@@ -160,6 +167,8 @@ export interface ResolvedOptions {
   policies: PolicyOptions | undefined;
   /** The caller's response store, or undefined to let the runtime decide. */
   responseStore: ResponseStore | undefined;
+  /** The response cache's settings and store, or undefined when it is off. */
+  responseCache: ResolvedResponseCache | undefined;
   hooks: GatewayHooks;
   plugins: readonly GatewayPlugin[];
   /** The caller's logger (or the default), before redaction. */
@@ -220,6 +229,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     limits,
     policies: options.policies,
     responseStore: store,
+    responseCache: resolveResponseCache(options.responseCache),
     hooks: options.hooks ?? {},
     plugins: resolvePlugins(options.plugins),
     logger: options.logger === false ? silentLogger : (options.logger ?? jsonLogger),

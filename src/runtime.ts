@@ -10,6 +10,7 @@ import { Pricing } from './pricing/pricing.js';
 import type { Provider } from './providers/provider.js';
 import { ModelCatalog } from './routing/catalog.js';
 import { MemoryResponseStore } from './state/memory-response-store.js';
+import { ResponseCache } from './cache/response-cache.js';
 import type { ResponseStore } from './state/response-store.js';
 import { MemoryTaskStore, type TaskStore } from './tasks/task-store.js';
 import { VideoTasks } from './tasks/video-tasks.js';
@@ -35,6 +36,8 @@ export interface GatewayRuntime {
   policies: ResolvedPolicies;
   /** Set when some model accepts `previous_response_id`. */
   responseStore: ResponseStore | undefined;
+  /** The response cache, when `responseCache` is set. */
+  responseCache: ResponseCache | undefined;
   /**
    * Every stage's plugins, in order: the hooks, the caller's plugins, OpenTelemetry, the access
    * log. whatwg-node's own stages of the caller's plugins run in `createServerAdapter`.
@@ -72,6 +75,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     limits,
     policies: resolvePolicies(options.policies),
     responseStore: options.responseStore ?? defaultResponseStore(catalog, providers),
+    responseCache: options.responseCache ? new ResponseCache(options.responseCache, logger) : undefined,
     plugins: [
       hooksPlugin(options.hooks),
       ...options.plugins,

@@ -20,6 +20,7 @@ import { translatedStream } from './translated-stream.js';
 import { readTextRequest } from './text-request.js';
 import { callContext } from './upstream-call.js';
 import { conversationOf, type Conversation } from './conversation-state.js';
+import { consultCache } from '../cache/text-cache.js';
 
 /** The route handler of a client protocol's generation endpoint. */
 export function textRoute(codec: ClientCodec): (context: RouteContext) => Promise<Response> {
@@ -51,7 +52,9 @@ async function handleText(context: RouteContext, endpoint: ClientCodec): Promise
         clientText = undefined;
       }
     }
-    const response = await answer(context, endpoint, model, { parsed: body, text: clientText }, ledger);
+    // An exact repeat may be answered from the response cache; a fresh answer may be kept there.
+    const cached = await consultCache(context, endpoint, model, body, ledger);
+    const response = cached.hit ?? cached.keep(await answer(context, endpoint, model, { parsed: body, text: clientText }, ledger));
     return addHeaders(conversation ? conversation.record(response, ledger) : response, ledger.headers);
   } catch (error) {
     ledger.finish({ status: 'error', error, cancelled: context.signal.aborted, ...(context.signal.aborted ? { httpStatus: 499 } : {}) });

@@ -22,6 +22,11 @@ export interface KeyRecord {
    * `insufficient_quota` before any upstream call; `KeyStore.charge` is where it goes down.
    */
   balance?: number | undefined;
+  /**
+   * The response cache for this key's requests (when the gateway has `responseCache`): `true` on
+   * every model, `false` never (not even with `x-infergate-cache: on`). Unset: as the model says.
+   */
+  cache?: boolean | undefined;
 }
 
 /** What a key store sees of the request, so a host can resolve keys from its own auth. */
@@ -52,6 +57,8 @@ export interface StaticKey {
   limits?: KeyLimits | undefined;
   /** Starting balance in cost units (`options.policies.cost`, tokens by default), kept in this process. */
   balance?: number | undefined;
+  /** The response cache for this key's requests (`KeyRecord.cache`). */
+  cache?: boolean | undefined;
 }
 
 /** A key's default id: a short hash, so two keys never share an id and the key stays secret. */
@@ -74,6 +81,7 @@ export class StaticKeyStore implements KeyStore {
         ...(entry.metadata ? { metadata: entry.metadata } : {}),
         ...(entry.limits ? { limits: entry.limits } : {}),
         ...(entry.balance !== undefined ? { balance: entry.balance } : {}),
+        ...(entry.cache !== undefined ? { cache: entry.cache } : {}),
       });
     }
   }

@@ -12,6 +12,8 @@ export interface BodySource {
 /** Whether the host's Response is whatwg-node's Node one, whose server pipes a Node Readable body straight into the socket. */
 const nodeHost = HostResponse !== globalThis.Response;
 const encoder = new TextEncoder();
+/** The source of each response built here, for a reader on the way out (the response cache). */
+const sources = new WeakMap<Response, BodySource>();
 
 /**
  * A streamed response pulling from `source`: each pull is one write, and nothing is pulled
@@ -22,8 +24,17 @@ const encoder = new TextEncoder();
  */
 export function pullResponse(source: BodySource, status: number, headers: Record<string, string>): Response {
   // whatwg-node's Node Response takes a Node Readable body (its types only list Web ones).
-  if (nodeHost) return new HostResponse(nodeBody(source) as unknown as BodyInit, { status, headers });
-  return new Response(webBody(source), { status, headers });
+  const response = nodeHost ? new HostResponse(nodeBody(source) as unknown as BodyInit, { status, headers }) : new Response(webBody(source), { status, headers });
+  sources.set(response, source);
+  return response;
+}
+
+/**
+ * The source of a response built by `pullResponse`, so a reader can wrap it with no Web stream in
+ * between; undefined for any other response. Whoever takes it answers with a new response.
+ */
+export function bodySourceOf(response: Response): BodySource | undefined {
+  return sources.get(response);
 }
 
 function nodeBody(source: BodySource): Readable {

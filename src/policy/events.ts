@@ -49,6 +49,11 @@ export interface UsageEvent {
   latencyMs: number;
   /** ms from start to the first byte of a streamed answer. */
   ttftMs?: number | undefined;
+  /**
+   * Answered from the response cache: `usage` is the original call's, no upstream was called
+   * (`attempts` 0), `costUsd` is 0 and the default `policies.cost` is 0.
+   */
+  cached?: boolean | undefined;
   /** Spend charged, in `options.policies.cost` units. */
   cost: number;
   /** Dollars this request cost, from `priceSource` (0 when `unpriced`). */

@@ -21,7 +21,7 @@ export interface PolicyOptions {
   whenLimitsUnavailable?: 'open' | 'closed' | undefined;
   /**
    * The spend of a request, counted against `KeyLimits.quota` and passed to `KeyStore.charge`.
-   * Default: input + output tokens.
+   * Default: input + output tokens (0 for an answer from the response cache, `event.cached`).
    */
   cost?: ((event: Omit<UsageEvent, 'cost'>) => number) | undefined;
   /** Retries and fallback between a model's deployments. */
@@ -40,7 +40,8 @@ export interface ResolvedPolicies {
   quotaRetryAfterSeconds: number;
 }
 
-const tokensSpent = (event: Omit<UsageEvent, 'cost'>): number => (event.usage.input ?? 0) + (event.usage.output ?? 0);
+/** Tokens used; nothing for an answer from the response cache. */
+const tokensSpent = (event: Omit<UsageEvent, 'cost'>): number => (event.cached ? 0 : (event.usage.input ?? 0) + (event.usage.output ?? 0));
 
 export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPolicies {
   const policies = options ?? {};

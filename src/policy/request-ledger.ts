@@ -37,6 +37,10 @@ export class RequestLedger {
   private finished = false;
   private responseId: string | undefined;
   private readonly identifiedListeners: ((responseId: string) => void)[] = [];
+  /** Answered from the response cache: no upstream call, nothing spent. */
+  private servedFromCache = false;
+  private readonly finishedListeners: ((end: LedgerEnd) => void)[] = [];
+  private end: LedgerEnd | undefined;
 
   constructor(
     private readonly context: RouteContext,
@@ -112,6 +116,20 @@ export class RequestLedger {
     else this.identifiedListeners.push(listener);
   }
 
+  /**
+   * The answer comes from the response cache: the usage event says `cached: true`, costs 0 by
+   * default (`policies.cost` sees the flag) and $0, counts no attempts and no tokens per minute.
+   */
+  markCached(): void {
+    this.servedFromCache = true;
+  }
+
+  /** Calls `listener` with how the request ended: now if it has, else once it does (the response cache stores on it). */
+  whenFinished(listener: (end: LedgerEnd) => void): void {
+    if (this.end) listener(this.end);
+    else this.finishedListeners.push(listener);
+  }
+
   /** The first byte of a streamed answer left (time to first token). */
   firstByte(): void {
     this.firstByteAt ??= Date.now();
@@ -148,7 +166,7 @@ export class RequestLedger {
       ...(end.cancelled ? { cancelled: true } : {}),
       ...(end.finishReason ? { finishReason: end.finishReason } : {}),
       ...(end.responseId || this.responseId ? { responseId: end.responseId ?? this.responseId } : {}),
-      attempts: Math.max(1, this.attempts),
+      attempts: this.servedFromCache ? 0 : Math.max(1, this.attempts),
       startedAt: this.startedAt,
       latencyMs: Date.now() - this.startedAt,
       ...(this.firstByteAt !== undefined ? { ttftMs: this.firstByteAt - this.startedAt } : {}),
@@ -159,6 +177,8 @@ export class RequestLedger {
         usage,
         units: end.units,
       }),
+      // A cache hit spent nothing upstream: $0 whatever the price (the usage is the original call's).
+      ...(this.servedFromCache ? { cached: true, costUsd: 0 } : {}),
     };
     let cost = 0;
     try {
@@ -175,7 +195,8 @@ export class RequestLedger {
         );
 
     if (this.admission.counted) {
-      const tokens = (usage.input ?? 0) + (usage.output ?? 0);
+      // A cache hit counts as a request, not as tokens: the upstream saw none.
+      const tokens = this.servedFromCache ? 0 : (usage.input ?? 0) + (usage.output ?? 0);
       void settle('limit settlement', () =>
         options.policies.limitEngine.settle(key.id, this.admission.limits, { slot: this.admission.slot, tokens, cost }, Date.now()),
       );
@@ -184,6 +205,8 @@ export class RequestLedger {
     for (const plugin of options.plugins) {
       if (plugin.onUsage) void settle('onUsage observer', () => plugin.onUsage!(event, request));
     }
+    this.end = end;
+    for (const listener of this.finishedListeners.splice(0)) listener(end);
   }
 }
 

@@ -36,6 +36,12 @@ export interface ModelEntry {
    */
   reasoning?: boolean | undefined;
   /**
+   * Answer repeated requests from the response cache (when the gateway has `responseCache`):
+   * `true` for requests at temperature 0, `{ allowSampling: true }` for any temperature; `false`
+   * or unset: only for keys with `cache: true` or requests with `x-infergate-cache: on`.
+   */
+  cache?: boolean | { allowSampling?: boolean | undefined } | undefined;
+  /**
    * Dollars per million tokens (`input`, `output`, `cacheRead`, `cacheWrite`, `reasoning`) and per
    * unit (`image`, `videoSecond`, `speechCharacter`, `audioSecond`). Set, it is the model's whole
    * price; unset, the price catalog's (genai-prices) is used.

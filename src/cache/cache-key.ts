@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import type { TextProtocol } from '../protocols/ir.js';
+
+/**
+ * Top-level fields that do not change the answer: how it is delivered (`stream`,
+ * `stream_options`; Gemini's method sets `stream` too), who asked (`user`, `safety_identifier`,
+ * `metadata`), hints to the upstream's own prompt cache, and `store` (a cached request never
+ * keeps state). `model` is replaced by the resolved public model id.
+ */
+const IGNORED_FIELDS = new Set([
+  'model',
+  'stream',
+  'stream_options',
+  'user',
+  'safety_identifier',
+  'metadata',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'store',
+]);
+
+/** Version of the key's input: bump it when what is hashed or stored changes, so old entries are never read. */
+const KEY_VERSION = 1;
+
+export interface CacheKeyInput {
+  /** The caller's key id: the namespace. Never the key itself. */
+  keyId: string;
+  protocol: TextProtocol;
+  /** The public model id the request resolved to. */
+  model: string;
+  body: Record<string, unknown>;
+  /** Request headers that change the answer (Messages' `anthropic-beta`), by lower-case name. */
+  headers: Record<string, string>;
+}
+
+/**
+ * The store key of a request: `<url-encoded key id>:<sha256>`. The hash covers the client
+ * protocol, the public model, the request headers that matter and the body in canonical JSON
+ * (object keys sorted at every depth, `undefined` left out, `IGNORED_FIELDS` dropped at the top),
+ * so two bodies that differ only in key order or in those fields share an entry, and a streamed
+ * and a JSON request share one too. Each key id is its own namespace: keys never share answers.
+ */
+export function cacheKeyOf(input: CacheKeyInput): string {
+  const hash = createHash('sha256');
+  hash.update(`${KEY_VERSION}\n${input.protocol}\n${JSON.stringify(input.model)}\n${canonicalJson(input.headers)}\n`);
+  const fields = Object.keys(input.body)
+    .filter((name) => !IGNORED_FIELDS.has(name) && input.body[name] !== undefined)
+    .sort();
+  for (const name of fields) hash.update(`${JSON.stringify(name)}:${canonicalJson(input.body[name])}\n`);
+  return `${encodeURIComponent(input.keyId)}:${hash.digest('hex')}`;
+}
+
+/** JSON with object keys sorted at every depth: the same value gives the same text whatever its key order. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    if (record[key] !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+  }
+  return `{${parts.join(',')}}`;
+}
