@@ -1,12 +1,13 @@
 import type { Dispatcher } from 'undici';
 import { chatUpstream } from '../../protocols/chat/index.js';
+import type { StreamDecoder } from '../../protocols/codec.js';
 import type { IRRequest, TextProtocol } from '../../protocols/ir.js';
 import { responsesUpstream } from '../../protocols/responses/index.js';
 import { eventsOf } from '../../protocols/event-batches.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import { forwardBody } from '../http/forward-body.js';
-import type { CallContext, Provider } from '../provider.js';
+import type { CallContext, Provider, TextCapability } from '../provider.js';
 import { openAIMedia } from './openai-media.js';
 import { openAIResponsesResources } from './openai-responses-resources.js';
 
@@ -52,21 +53,63 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
-  const nativeProtocols: TextProtocol[] = [...(chat ? (['chat'] as const) : []), ...(responses ? (['responses'] as const) : [])];
+  return openAICompatibleProvider({
+    type: 'openai',
+    clientFor: () => client,
+    chat,
+    responses,
+    translateVia,
+    resources: responses ? openAIResponsesResources(client) : {},
+    media: openAIMedia(client),
+    close: () => client.close(),
+  });
+}
 
+/**
+ * What tells OpenAI-compatible upstreams apart: where a call for a model goes and with which
+ * credentials (`clientFor`), which protocols they speak, and their media calls. The `openai`
+ * provider has one client for everything; the `azure` provider one per deployment.
+ */
+export interface OpenAICompatibleUpstream {
+  type: string;
+  /** The client a call for `model` (the upstream id) goes through; it owns the path prefix and auth. */
+  clientFor(model: string): UpstreamClient;
+  /** The upstream serves `/chat/completions`. */
+  chat: boolean;
+  /** The upstream serves `/responses`. */
+  responses: boolean;
+  /** Upstream protocol of translated requests; one the upstream serves. */
+  translateVia: 'chat' | 'responses';
+  /** The Responses API's other endpoints, where the upstream has them. */
+  resources: Pick<TextCapability, 'countTokens' | 'storedResponse' | 'compact'>;
+  media: Pick<Provider, 'images' | 'speech' | 'video' | 'embeddings' | 'transcriptions'>;
+  /** Wraps the decoder of translated streams, for an upstream's own stream quirks. */
+  streamDecoder?: ((decoder: StreamDecoder) => StreamDecoder) | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * The OpenAI wire for any such upstream: passthrough of Chat and Responses bodies the upstream
+ * speaks (model mapped, bytes piped), the IR through `translateVia` for the rest.
+ */
+export function openAICompatibleProvider(upstream: OpenAICompatibleUpstream): Provider {
+  const { clientFor, translateVia } = upstream;
+  const nativeProtocols: TextProtocol[] = [...(upstream.chat ? (['chat'] as const) : []), ...(upstream.responses ? (['responses'] as const) : [])];
   const codec = translateVia === 'chat' ? chatUpstream : responsesUpstream;
+  const decoder = () => (upstream.streamDecoder ? upstream.streamDecoder(codec.streamDecoder()) : codec.streamDecoder());
 
   const streamBatches = (ir: IRRequest, call: CallContext) =>
-    streamIR(client, paths[translateVia], codec.encodeRequest({ ...ir, stream: true }), call, codec.streamDecoder());
+    streamIR(clientFor(ir.model), paths[translateVia], codec.encodeRequest({ ...ir, stream: true }), call, decoder());
 
   return {
-    type: 'openai',
+    type: upstream.type,
     version: 2,
     text: {
       nativeProtocols,
 
       async passthrough({ protocol, body, rawBody }, call) {
         const path = paths[protocol as 'chat' | 'responses'];
+        const client = clientFor(call.model.upstreamModel ?? call.model.id);
         return forwardBody(client, path, rawBody ?? JSON.stringify(body), body.stream === true, call);
       },
 
@@ -77,13 +120,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
       },
 
       async generate(ir, call) {
-        return codec.decodeResponse(await postJson(client, paths[translateVia], codec.encodeRequest({ ...ir, stream: false }), call));
+        return codec.decodeResponse(await postJson(clientFor(ir.model), paths[translateVia], codec.encodeRequest({ ...ir, stream: false }), call));
       },
 
-      ...(responses ? openAIResponsesResources(client) : {}),
+      ...upstream.resources,
     },
-    ...openAIMedia(client),
+    ...upstream.media,
 
-    close: () => client.close(),
+    close: () => upstream.close(),
   };
 }

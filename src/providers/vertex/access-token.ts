@@ -1,25 +1,23 @@
 import type { Dispatcher } from 'undici';
 import { importPKCS8, SignJWT } from 'jose';
-import { GatewayError, isAbortError, isGatewayError } from '../../errors.js';
+import { type GatewayError, isAbortError, isGatewayError } from '../../errors.js';
 import { parseJson } from '../../json.js';
+import {
+  accessTokenFailure,
+  type AccessTokens,
+  cachedAccessTokens,
+  callbackAccessTokens as sharedCallbackAccessTokens,
+  type IssuedToken,
+} from '../http/access-tokens.js';
 import { readText, UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import type { ServiceAccount } from './service-account.js';
 
-/** Where Vertex AI's OAuth access tokens come from. */
-export interface AccessTokens {
-  /** A token valid for a while yet: the cached one, or a fresh one every waiting caller shares. */
-  get(): Promise<string>;
-  /** Forgets `token` after Vertex refused it (revoked, clock skew), so the next call fetches another. */
-  invalidate(token: string): void;
-  close(): Promise<void>;
-}
+export { type AccessTokens, fixedAccessToken, REFRESH_BEFORE_EXPIRY_MS } from '../http/access-tokens.js';
 
 /** The scope Vertex AI takes. */
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 /** The longest lifetime Google grants a self-signed assertion. */
 const ASSERTION_LIFETIME_S = 3600;
-/** A token this close to its expiry is replaced before use (google-auth-library refreshes 5 minutes early too). */
-export const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
 /** The token endpoint must answer within this; a refresh is shared, so no client's signal bounds it. */
 const EXCHANGE_TIMEOUT_MS = 30_000;
 
@@ -46,10 +44,8 @@ export function serviceAccountTokens(account: ServiceAccount, options: ServiceAc
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   let signingKey: Promise<CryptoKey> | undefined;
-  let cached: { token: string; expiresAt: number } | undefined;
-  let pending: Promise<string> | undefined;
 
-  const exchange = async (): Promise<string> => {
+  const exchange = async (): Promise<IssuedToken> => {
     const issuedAt = Math.floor(now() / 1000);
     const assertion = await new SignJWT({ scope: CLOUD_PLATFORM_SCOPE })
       .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(account.keyId ? { kid: account.keyId } : {}) })
@@ -59,59 +55,15 @@ export function serviceAccountTokens(account: ServiceAccount, options: ServiceAc
       .setExpirationTime(issuedAt + ASSERTION_LIFETIME_S)
       .sign(await (signingKey ??= importKey(account.privateKey)));
     const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString();
-    const answer = await postForm(client, form);
-    cached = { token: answer.token, expiresAt: now() + answer.expiresInS * 1000 };
-    return answer.token;
+    return postForm(client, form);
   };
 
-  const refresh = async (): Promise<string> => {
-    try {
-      return await exchange();
-    } catch (error) {
-      if (cached && now() < cached.expiresAt) return cached.token;
-      throw error;
-    }
-  };
-
-  return {
-    get() {
-      if (cached && now() < cached.expiresAt - REFRESH_BEFORE_EXPIRY_MS) return Promise.resolve(cached.token);
-      pending ??= refresh().finally(() => {
-        pending = undefined;
-      });
-      return pending;
-    },
-    invalidate(token) {
-      if (cached?.token === token) cached = undefined;
-    },
-    close: () => client.close(),
-  };
+  return cachedAccessTokens(exchange, { now, close: () => client.close() });
 }
 
-/** A token the host keeps fresh itself (`accessToken`), sent as it is. */
-export function fixedAccessToken(token: string): AccessTokens {
-  return { get: () => Promise.resolve(token), invalidate() {}, close: async () => {} };
-}
-
-/**
- * The host's own source (`getAccessToken`: workload identity, a metadata server, its own
- * google-auth-library), asked on every call: such sources cache on their side.
- */
+/** The host's own source, asked on every call (`http/access-tokens.ts`). */
 export function callbackAccessTokens(getAccessToken: () => string | Promise<string>): AccessTokens {
-  return {
-    async get() {
-      let token: unknown;
-      try {
-        token = await getAccessToken();
-      } catch (error) {
-        throw tokenFailure(`getAccessToken failed: ${(error as Error)?.message ?? String(error)}`, error);
-      }
-      if (typeof token !== 'string' || token === '') throw tokenFailure('getAccessToken returned no token');
-      return token;
-    },
-    invalidate() {},
-    close: async () => {},
-  };
+  return sharedCallbackAccessTokens(getAccessToken, 'Vertex AI');
 }
 
 async function importKey(pem: string): Promise<CryptoKey> {
@@ -123,7 +75,7 @@ async function importKey(pem: string): Promise<CryptoKey> {
 }
 
 /** POSTs the assertion; the token endpoint's refusal or silence becomes a 502 saying which. */
-async function postForm(client: UpstreamClient, form: string): Promise<{ token: string; expiresInS: number }> {
+async function postForm(client: UpstreamClient, form: string): Promise<IssuedToken> {
   let status: number;
   let text: string;
   try {
@@ -151,11 +103,5 @@ async function postForm(client: UpstreamClient, form: string): Promise<{ token: 
 
 /** 502: the gateway could not authenticate to Vertex AI; the message says why, for the operator. */
 function tokenFailure(reason: string, cause?: unknown): GatewayError {
-  return new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    code: 'upstream_token_failed',
-    message: `Vertex AI access token unavailable: ${reason}.`,
-    cause,
-  });
+  return accessTokenFailure('Vertex AI', reason, cause);
 }
