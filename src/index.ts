@@ -49,3 +49,5 @@ export type { ResponseStore, StoredResponse } from './state/response-store.js';
 export { MemoryCacheStore, type MemoryCacheStoreOptions } from './cache/memory-cache-store.js';
 export type { ResponseCacheStore } from './cache/cache-store.js';
 export type { ResponseCacheOptions } from './cache/response-cache-options.js';
+export { MemoryUsageStore, type UsageStore, type UsageRow, type UsageTotals } from './state/usage-store.js';
+export type { ModelPrice } from './pricing/model-price.js';

@@ -10,6 +10,7 @@ import { withoutUndefined, type Defaulted } from './optional.js';
 import type { ModelConfig } from './routing/model.js';
 import type { ResponseStore } from './state/response-store.js';
 import { resolveResponseCache, type ResolvedResponseCache, type ResponseCacheOptions } from './cache/response-cache-options.js';
+import type { UsageStore } from './state/usage-store.js';
 import type { TaskStore } from './tasks/task-store.js';
 
 /**
@@ -114,6 +115,12 @@ export interface GatewayOptions {
    * key has its own. `true` takes the defaults (in memory, 300 s, 10,000 answers). Default: off.
    */
   responseCache?: ResponseCacheOptions | boolean | undefined;
+  /**
+   * Where each key's requests, tokens and dollars by day and model are added up, for
+   * `GET /v1/usage`. Default: in memory (one process, lost on restart); several instances share
+   * `RedisUsageStore` from `infergate/redis`. `false`: nothing is recorded and the route answers 404.
+   */
+  usageStore?: UsageStore | false | undefined;
   hooks?: GatewayHooks | undefined;
   /**
    * Plugins by stage (see `GatewayPlugin`): whatwg-node's `onRequest`/`onResponse` plus the
@@ -169,6 +176,8 @@ export interface ResolvedOptions {
   responseStore: ResponseStore | undefined;
   /** The response cache's settings and store, or undefined when it is off. */
   responseCache: ResolvedResponseCache | undefined;
+  /** The caller's usage store, `false` for none, or undefined for the default one in memory. */
+  usageStore: UsageStore | false | undefined;
   hooks: GatewayHooks;
   plugins: readonly GatewayPlugin[];
   /** The caller's logger (or the default), before redaction. */
@@ -230,6 +239,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     policies: options.policies,
     responseStore: store,
     responseCache: resolveResponseCache(options.responseCache),
+    usageStore: resolveUsageStore(options.usageStore),
     hooks: options.hooks ?? {},
     plugins: resolvePlugins(options.plugins),
     logger: options.logger === false ? silentLogger : (options.logger ?? jsonLogger),
@@ -237,6 +247,12 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     accessLog: options.accessLog === true,
     telemetry: resolveTelemetry(options.telemetry),
   };
+}
+
+function resolveUsageStore(store: GatewayOptions['usageStore']): UsageStore | false | undefined {
+  if (store === undefined || store === false) return store;
+  if (typeof store?.add !== 'function' || typeof store.list !== 'function') throw new TypeError('options.usageStore must be a UsageStore (add, list) or false');
+  return store;
 }
 
 function resolvePlugins(plugins: GatewayOptions['plugins']): readonly GatewayPlugin[] {

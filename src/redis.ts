@@ -6,3 +6,4 @@ export { RedisTaskStore, type RedisTaskStoreOptions } from './tasks/redis-task-s
 export { RedisLimitEngine, type RedisLimitEngineOptions } from './policy/redis-limit-engine.js';
 export { RedisResponseStore, type RedisResponseStoreOptions } from './state/redis-response-store.js';
 export { RedisCacheStore, type RedisCacheStoreOptions } from './cache/redis-cache-store.js';
+export { RedisUsageStore, type RedisUsageStoreOptions } from './state/redis-usage-store.js';

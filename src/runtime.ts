@@ -4,6 +4,7 @@ import type { Defaulted } from './optional.js';
 import type { ResolvedOptions, GatewayLimits, VideoPollerOptions } from './options.js';
 import { hooksPlugin } from './plugins/hooks-plugin.js';
 import type { GatewayPlugin } from './plugins/plugin.js';
+import { usageRecorder } from './plugins/usage-recorder.js';
 import { resolvePolicies, type ResolvedPolicies } from './policy/policy-options.js';
 import { checkModelPrices } from './pricing/model-price.js';
 import { Pricing } from './pricing/pricing.js';
@@ -12,6 +13,7 @@ import { ModelCatalog } from './routing/catalog.js';
 import { MemoryResponseStore } from './state/memory-response-store.js';
 import { ResponseCache } from './cache/response-cache.js';
 import type { ResponseStore } from './state/response-store.js';
+import { MemoryUsageStore, type UsageStore } from './state/usage-store.js';
 import { MemoryTaskStore, type TaskStore } from './tasks/task-store.js';
 import { VideoTasks } from './tasks/video-tasks.js';
 import { accessLogObserver } from './telemetry/access-log.js';
@@ -46,6 +48,8 @@ export interface GatewayRuntime {
   logger: Logger;
   /** Dollars of each usage event: the model's `price`, else the catalog's. */
   pricing: Pricing;
+  /** Each key's usage by day and model (`GET /v1/usage`); undefined with `usageStore: false`. */
+  usageStore: UsageStore | undefined;
 }
 
 /** Builds the catalog, stores, policies, plugins and logger; throws a `TypeError` naming a bad model or policy. */
@@ -55,6 +59,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
   const taskStore = options.taskStore ?? new MemoryTaskStore();
   const logger = redactingLogger(options.logger, { redact: options.redactLogs });
   checkModelPrices(options.models);
+  const usageStore = options.usageStore === false ? undefined : (options.usageStore ?? new MemoryUsageStore());
   return {
     keyStore: options.keyStore,
     providers,
@@ -81,9 +86,11 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
       ...options.plugins,
       ...telemetryPlugins(options.telemetry, logger, providers),
       ...(options.accessLog ? [accessLogObserver(logger)] : []),
+      ...(usageStore ? [usageRecorder(usageStore)] : []),
     ],
     logger,
     pricing: new Pricing({ configuredPrice: (id) => catalog.get(id)?.price, providerType: (name) => providers[name]?.type, logger }),
+    usageStore,
   };
 }
 

@@ -4,7 +4,9 @@ import { readJsonBody } from '../http/read-json.js';
 import type { RouteContext } from '../http/route.js';
 import { embeddingInputs } from '../providers/embedding-inputs.js';
 import type { EmbeddingResult, EmbeddingVector } from '../providers/media.js';
-import { embeddingRequestSchema } from '../schemas/embeddings.js';
+import { type EmbeddingRequestBody, embeddingRequestSchema } from '../schemas/embeddings.js';
+import type { RequestLedger } from '../policy/request-ledger.js';
+import type { ModelEntry } from '../routing/model.js';
 import { validateBody } from '../schemas/validate.js';
 import { encodeVector, vectorLength } from './embedding-vectors.js';
 import { runMediaCall, upstreamModel } from './media-call.js';
@@ -15,28 +17,42 @@ import { runMediaCall, upstreamModel } from './media-call.js';
  * (which the usage event and token limits count as input).
  */
 export async function createEmbeddings(context: RouteContext): Promise<Response> {
-  const { request, options, key } = context;
+  const { request, options } = context;
   const body = validateBody(embeddingRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes, options.limits.requestBodyTimeoutMs));
-  const model = options.catalog.resolve(key, body.model, 'embedding', '/v1/embeddings');
-  const inputs = embeddingInputs(body.input).length;
-  const media = { model, kind: 'embedding', endpoint: '/v1/embeddings', stream: false, capability: 'embeddings', what: 'Embeddings' } as const;
-  // The answer is checked inside the attempt: a deployment that answers wrong falls back like one that fails.
-  const { result, ledger } = await runMediaCall(context, media, async (provider, call) =>
-    inOrder(await provider.embeddings.embed({ ...body, model: upstreamModel(call.model) }, call), inputs, body.dimensions),
-  );
+  const { model, vectors, usage, ledger } = await embed(context, body, '/v1/embeddings');
   const format = body.encoding_format ?? 'float';
-  const prompt = result.usage.prompt_tokens;
-  ledger.finish({ status: 'ok', usage: { input: prompt } });
   return jsonResponse(
     {
       object: 'list',
-      data: result.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: encodeVector(vector.embedding, format) })),
+      data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: encodeVector(vector.embedding, format) })),
       model: model.id,
-      usage: { prompt_tokens: prompt, total_tokens: result.usage.total_tokens ?? prompt },
+      usage,
     },
     200,
     ledger.headers,
   );
+}
+
+/**
+ * One embeddings request of any client shape, given as OpenAI's body: the model resolved in the
+ * key's scope, the deployments tried in turn under the key's limits, the vectors checked and put
+ * in input order, and the ledger settled with the input tokens.
+ */
+export async function embed(
+  context: RouteContext,
+  body: EmbeddingRequestBody,
+  endpoint: string,
+): Promise<{ model: ModelEntry; vectors: EmbeddingVector[]; usage: { prompt_tokens: number; total_tokens: number }; ledger: RequestLedger }> {
+  const model = context.options.catalog.resolve(context.key, body.model, 'embedding', endpoint);
+  const inputs = embeddingInputs(body.input).length;
+  const media = { model, kind: 'embedding', endpoint, stream: false, capability: 'embeddings', what: 'Embeddings' } as const;
+  // The answer is checked inside the attempt: a deployment that answers wrong falls back like one that fails.
+  const { result, ledger } = await runMediaCall(context, media, async (provider, call) =>
+    inOrder(await provider.embeddings.embed({ ...body, model: upstreamModel(call.model) }, call), inputs, body.dimensions),
+  );
+  const prompt = result.usage.prompt_tokens;
+  ledger.finish({ status: 'ok', usage: { input: prompt } });
+  return { model, vectors: result.vectors, usage: { prompt_tokens: prompt, total_tokens: result.usage.total_tokens ?? prompt }, ledger };
 }
 
 /**

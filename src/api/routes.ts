@@ -8,6 +8,8 @@ import { compactResponse } from './compact.js';
 import { countMessageTokens } from './count-tokens.js';
 import { createEmbeddings } from './embeddings.js';
 import { editImages } from './image-edits.js';
+import { countGeminiTokens } from './gemini-count-tokens.js';
+import { batchEmbedContents, embedContent } from './gemini-embeddings.js';
 import { listGeminiModels, retrieveGeminiModel } from './gemini-models.js';
 import { generateImages } from './images.js';
 import { countInputTokens } from './input-tokens.js';
@@ -46,6 +48,12 @@ export const routes: readonly Route[] = [
   // `@google/genai` 1.x and later call v1 by default; `GET /v1/models` answers them by their key header.
   { method: 'POST', path: '/v1/models/:model+:generateContent', style: geminiStyle, handler: textRoute(geminiClient) },
   { method: 'POST', path: '/v1/models/:model+:streamGenerateContent', style: geminiStyle, handler: textRoute(geminiStreamClient) },
+  { method: 'POST', path: '/v1beta/models/:model+:countTokens', style: geminiStyle, handler: countGeminiTokens },
+  { method: 'POST', path: '/v1/models/:model+:countTokens', style: geminiStyle, handler: countGeminiTokens },
+  { method: 'POST', path: '/v1beta/models/:model+:batchEmbedContents', style: geminiStyle, handler: batchEmbedContents },
+  { method: 'POST', path: '/v1beta/models/:model+:embedContent', style: geminiStyle, handler: embedContent },
+  { method: 'POST', path: '/v1/models/:model+:batchEmbedContents', style: geminiStyle, handler: batchEmbedContents },
+  { method: 'POST', path: '/v1/models/:model+:embedContent', style: geminiStyle, handler: embedContent },
   { method: 'POST', path: '/v1/images/generations', style: openai, handler: generateImages },
   { method: 'POST', path: '/v1/images/edits', style: openai, handler: editImages },
   { method: 'POST', path: '/v1/video/generations', style: openai, handler: createVideo },

@@ -10,7 +10,7 @@ import { firstDeployment } from './upstream-call.js';
 
 /** What one client protocol brings to the input-token count. */
 export interface TokenCountEndpoint extends TextRoute {
-  protocol: Extract<TextProtocol, 'messages' | 'responses'>;
+  protocol: Extract<TextProtocol, 'messages' | 'responses' | 'gemini'>;
   /** The body as it should be counted (e.g. conversation state expanded). */
   prepare?(context: RouteContext, body: Record<string, unknown>): Promise<Record<string, unknown>>;
   decode(body: Record<string, unknown>, upstreamModel: string): IRRequest;

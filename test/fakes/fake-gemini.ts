@@ -144,7 +144,7 @@ export function geminiProtocol(options: FakeGeminiOptions = {}): FakeProtocol & 
     signatures,
 
     validate(request: RecordedRequest): string {
-      const match = /^(.*)\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/.exec(request.path);
+      const match = /^(.*)\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents|countTokens)$/.exec(request.path);
       if (request.method !== 'POST' || !match || match[1] !== prefix) throw new Rejection(404, `Not found: ${request.method} ${request.path}`);
       if (options.checkCaller) options.checkCaller(request);
       else checkKey(request, apiKey);
@@ -158,6 +158,10 @@ export function geminiProtocol(options: FakeGeminiOptions = {}): FakeProtocol & 
         return `${model}:${method}`;
       }
       if (!models.includes(model)) throw new Rejection(404, `models/${model} is not found for API version v1beta, or is not supported for generateContent.`);
+      if (method === 'countTokens') {
+        checkCountTokens(request.body, model, model.startsWith('gemini-3') ? signatures : undefined);
+        return `${model}:${method}`;
+      }
       if (method === 'streamGenerateContent' && !new URL(request.url, 'http://x').searchParams.has('alt'))
         throw invalid('fake: streamGenerateContent without alt=sse answers a JSON array, which this fake does not serve');
       const body = request.body;
@@ -170,6 +174,14 @@ export function geminiProtocol(options: FakeGeminiOptions = {}): FakeProtocol & 
 
     render(endpoint, body, reply) {
       const model = endpoint.split(':')[0]!;
+      if (endpoint.endsWith(':countTokens')) {
+        const totalTokens = fakeTokenCount(body.generateContentRequest ?? body);
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json; charset=UTF-8' },
+          json: { totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] },
+        };
+      }
       if (endpoint.endsWith(':batchEmbedContents')) {
         const embeddings = body.requests.map((item: Json) => ({
           values: fakeVector(item.content.parts.map((part: Json) => part.text).join(''), item.outputDimensionality ?? EMBEDDING_DIMENSIONS),
@@ -229,6 +241,30 @@ export function geminiProtocol(options: FakeGeminiOptions = {}): FakeProtocol & 
       };
     },
   };
+}
+
+/**
+ * `CountTokensRequest`: `contents` or a `generateContentRequest` (naming its model), never both;
+ * the inner request is checked as a generation would be.
+ */
+function checkCountTokens(body: unknown, model: string, signatures: Set<string> | undefined): void {
+  if (!isObject(body)) throw invalid('Invalid JSON payload received.');
+  if (body.contents !== undefined && body.generateContentRequest !== undefined) throw invalid('Only one of contents or generateContentRequest may be set.');
+  if (isObject(body.generateContentRequest)) {
+    if (body.generateContentRequest.model !== `models/${model}`) throw invalid('generateContentRequest.model: must name the model of the URL.');
+    const { model: _model, ...generation } = body.generateContentRequest;
+    checkRequest(generation, signatures);
+    return;
+  }
+  checkRequest({ contents: body.contents }, signatures);
+}
+
+/** A deterministic count the tests can recompute: a token per 4 characters of the request's JSON text parts and tools. */
+export function fakeTokenCount(request: Json): number {
+  const texts = [...(request.contents ?? []), ...(request.systemInstruction ? [request.systemInstruction] : [])].flatMap((content: Json) =>
+    (content.parts ?? []).map((part: Json) => part.text ?? ''),
+  );
+  return Math.ceil(texts.join('').length / 4) + 10 * (request.tools?.length ?? 0);
 }
 
 /** A JSON answer has one text part where a stream had a chunk per delta; a signature stays on it. */

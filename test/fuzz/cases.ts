@@ -27,6 +27,8 @@ export type RouteName =
   | 'embeddings'
   | 'gemini'
   | 'gemini-stream'
+  | 'gemini-embed'
+  | 'gemini-count'
   | 'gemini-models'
   | 'gemini-model-get'
   | 'unrouted';

@@ -33,6 +33,8 @@ const generators: { name: string; weight: number; cases: fc.Arbitrary<FuzzCase> 
   { name: 'embeddings body', weight: 1, cases: jsonRouteCases('embeddings') },
   { name: 'gemini body', weight: 1.5, cases: jsonRouteCases('gemini') },
   { name: 'gemini stream body', weight: 0.5, cases: jsonRouteCases('gemini-stream') },
+  { name: 'gemini embed body', weight: 0.5, cases: jsonRouteCases('gemini-embed') },
+  { name: 'gemini countTokens body', weight: 0.5, cases: jsonRouteCases('gemini-count') },
   { name: 'edits multipart', weight: 2, cases: multipartCases() },
   { name: 'request heads', weight: 2, cases: wireCases() },
   { name: 'ids, queries, paging, ranges', weight: 1.5, cases: getCases() },

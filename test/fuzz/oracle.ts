@@ -159,9 +159,9 @@ function styleFor(request: WireRequest): ErrorStyle {
   // `:generateContent` / `:streamGenerateContent` in its last segment) when the id decodes.
   const googleRest = /^\/v1beta\/models\/((?:[^/]+\/)*[^/]+)$/.exec(path)?.[1];
   if (path === '/v1beta/models' || (googleRest !== undefined && decodes(googleRest))) return 'gemini';
-  // Gemini's v1 generation routes share `/v1/models/...` with OpenAI's model routes: a single-segment
+  // Gemini's v1 generation (and counting, embedding) routes share `/v1/models/...` with OpenAI's model routes: a single-segment
   // path is also the one-model route (first in the table), which answers by the client's headers.
-  const v1Rest = /^\/v1\/models\/((?:[^/]+\/)*[^/]+):(?:generateContent|streamGenerateContent)$/.exec(path)?.[1];
+  const v1Rest = /^\/v1\/models\/((?:[^/]+\/)*[^/]+):(?:generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents)$/.exec(path)?.[1];
   const generation = v1Rest !== undefined && decodes(v1Rest);
   if (generation && (request.method === 'POST' || v1Rest.includes('/'))) return 'gemini';
   if (path === '/v1/models' || /^\/v1\/models\/[^/]+$/.test(path)) {

@@ -37,6 +37,8 @@ export const fuzzRoutes: readonly FuzzRoute[] = [
   { name: 'embeddings', method: 'POST', path: '/v1/embeddings', style: 'openai', body: 'json' },
   { name: 'gemini', method: 'POST', path: '/v1beta/models/local-chat:generateContent', style: 'gemini', body: 'json' },
   { name: 'gemini-stream', method: 'POST', path: '/v1beta/models/local-chat:streamGenerateContent?alt=sse', style: 'gemini', body: 'json' },
+  { name: 'gemini-embed', method: 'POST', path: '/v1beta/models/local-embedding:batchEmbedContents', style: 'gemini', body: 'json' },
+  { name: 'gemini-count', method: 'POST', path: '/v1beta/models/local-chat:countTokens', style: 'gemini', body: 'json' },
   { name: 'gemini-models', method: 'GET', path: '/v1beta/models', style: 'gemini', body: 'none' },
   { name: 'gemini-model-get', method: 'GET', path: '/v1beta/models/local-chat', style: 'gemini', body: 'none' },
   { name: 'unrouted', method: 'GET', path: '/v1/nothing-here', style: 'openai', body: 'none' },
@@ -376,6 +378,26 @@ export const validBodies: Partial<Record<RouteName, readonly Record<string, unkn
       generationConfig: { maxOutputTokens: 64, thinkingConfig: { thinkingLevel: 'LOW' } },
     },
     { contents: [{ parts: [{ text: 'Hello there' }] }] },
+  ],
+  'gemini-embed': [
+    {
+      requests: [
+        { model: 'models/local-embedding', content: { role: 'user', parts: [{ text: 'a cat' }, { text: 'on a mat' }] }, taskType: 'RETRIEVAL_DOCUMENT', title: 'Cats', outputDimensionality: 8 },
+        { content: { parts: [{ text: 'a dog' }] }, outputDimensionality: 8 },
+      ],
+    },
+    { requests: [{ content: { parts: [{ text: 'one text' }] } }] },
+  ],
+  'gemini-count': [
+    { contents: [{ role: 'user', parts: [{ text: 'How long is this?' }] }] },
+    {
+      generateContentRequest: {
+        model: 'models/local-chat',
+        systemInstruction: { parts: [{ text: 'Be brief.' }] },
+        contents: [{ role: 'user', parts: [{ text: 'Use the get_weather tool for Paris' }] }],
+        tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: weatherSchema }] }],
+      },
+    },
   ],
   embeddings: [
     { model: 'local-embedding', input: ['a cat', 'a dog'], encoding_format: 'float', dimensions: 8, user: 'fuzzer' },

@@ -472,7 +472,7 @@ describe('gemini endpoint', () => {
     for await (const model of pager) names.push(model.name!);
     expect(names).toEqual(['models/gpt-chat', 'models/gpt-resp', 'models/claude', 'models/local-chat', 'models/gem-3', 'models/gem-25']);
     const one = await genai.models.get({ model: 'claude' });
-    expect(one).toMatchObject({ name: 'models/claude', supportedActions: ['generateContent', 'streamGenerateContent'] });
+    expect(one).toMatchObject({ name: 'models/claude', supportedActions: ['generateContent', 'streamGenerateContent', 'countTokens'] });
     const missing = await genai.models.get({ model: 'nope' }).catch((e: unknown) => e);
     expect((missing as ApiError).status).toBe(404);
 

@@ -12,7 +12,7 @@ const BATCH_SIZE = 100;
 
 /**
  * Gemini's `models/{m}:batchEmbedContents`: one request per text (`content.parts[].text`),
- * `dimensions` as `outputDimensionality`, `taskType` left to the model's default. Gemini embeds
+ * `dimensions` as `outputDimensionality`, `taskType` when a Gemini client gave one (else the model's default). Gemini embeds
  * text only (a token array is a 400 naming `input`) and reports no token counts, so usage is
  * counted with the gateway's tokenizer: an estimate.
  */
@@ -34,6 +34,7 @@ export function geminiEmbeddings(client: UpstreamClient, prefix: string): Embedd
                 model: `models/${model}`,
                 content: { parts: [{ text }] },
                 ...(request.dimensions !== undefined ? { outputDimensionality: request.dimensions } : {}),
+                ...(typeof request.task_type === 'string' ? { taskType: request.task_type } : {}),
               })),
             },
             call,

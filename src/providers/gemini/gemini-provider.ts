@@ -27,7 +27,11 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Provi
     version: 2,
     text: {
       nativeProtocols: ['gemini'],
-      ...geminiTextCalls({ client, path: (model, stream) => geminiModelPath('/v1beta', model, stream) }),
+      ...geminiTextCalls({
+        client,
+        path: (model, stream) => geminiModelPath('/v1beta', model, stream),
+        countPath: (model) => `/v1beta/models/${encodeURIComponent(model)}:countTokens`,
+      }),
     },
     embeddings: geminiEmbeddings(client, '/v1beta'),
     close: () => client.close(),

@@ -13,6 +13,8 @@ export interface GeminiTextOptions {
    * on the Gemini API, `…/publishers/google/models/{m}:streamGenerateContent?alt=sse` on Vertex AI.
    */
   path: (model: string, stream: boolean) => string;
+  /** The path of a model's `:countTokens`, where the upstream counts (the Gemini API); without it, the gateway counts. */
+  countPath?: ((model: string) => string) | undefined;
   /** Headers computed per call (Vertex AI's OAuth token); static ones belong to the client. */
   authHeaders?: (() => Promise<Record<string, string>>) | undefined;
 }
@@ -21,7 +23,9 @@ export interface GeminiTextOptions {
  * Text through the IR on the Gemini wire, shared by the `gemini` and `vertex` providers: the
  * model goes in the path, the body is the Gemini codec's, a stream is `?alt=sse` server-sent events.
  */
-export function geminiTextCalls(options: GeminiTextOptions): Required<Pick<TextCapability, 'streamBatches' | 'stream' | 'generate' | 'passthrough'>> {
+export function geminiTextCalls(
+  options: GeminiTextOptions,
+): Required<Pick<TextCapability, 'streamBatches' | 'stream' | 'generate' | 'passthrough'>> & Pick<TextCapability, 'countTokens'> {
   const { client, path } = options;
   const headers = async () => (options.authHeaders ? await options.authHeaders() : undefined);
 
@@ -38,7 +42,19 @@ export function geminiTextCalls(options: GeminiTextOptions): Required<Pick<TextC
       return codec.decodeResponse(await postJson(client, path(ir.model, false), body, call, await headers()));
     },
     passthrough: (request, call) => passthrough(request, call),
+    ...(options.countPath ? { countTokens } : {}),
   };
+
+  /**
+   * A Gemini client's count at the upstream, as a `generateContentRequest` (the Gemini API counts
+   * system instruction and tools only in that form); other protocols are counted by the gateway.
+   */
+  async function countTokens({ protocol, body }: PassthroughRequest, call: CallContext): Promise<unknown> {
+    if (protocol !== 'gemini') return undefined;
+    const { model, stream: _stream, ...wire } = body;
+    const request = { generateContentRequest: { model: `models/${String(model)}`, ...wire } };
+    return postJson(client, options.countPath!(String(model)), request, call, await headers());
+  }
 
   /**
    * A Gemini client's body, sent on as it came: the model and streaming are in the URL, so

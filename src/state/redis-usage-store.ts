@@ -1,0 +1,99 @@
+import type { Redis } from 'ioredis';
+import { FailFastRedis } from '../redis/fail-fast-redis.js';
+import { daysBetween, sortRows, USAGE_RETENTION_DAYS, type UsageRow, type UsageStore, type UsageTotals } from './usage-store.js';
+
+export interface RedisUsageStoreOptions {
+  /** A connected ioredis client to use (the store does not close it), or… */
+  client?: Redis | undefined;
+  /** …a Redis URL (`redis://host:6379/0`); the store opens and closes its own connection. */
+  url?: string | undefined;
+  /** Prefix of every key. Default `infergate:`. */
+  keyPrefix?: string | undefined;
+  /** How long a day's usage is kept after its last request, in seconds. Default 400 days. */
+  ttlSeconds?: number | undefined;
+  /** How long a write or a read waits for Redis before rejecting, in ms. Default 2000. */
+  timeoutMs?: number | undefined;
+}
+
+/** The hash fields of one model: `<field>|<model id>` (a field name holds no `|`; a model id may hold anything). */
+const fields = ['requests', 'input_tokens', 'output_tokens', 'cost_usd'] as const;
+
+/**
+ * Usage in Redis (through `ioredis`), shared by every gateway instance and kept across restarts.
+ * Import it from `infergate/redis`:
+ *
+ * ```ts
+ * import { RedisUsageStore } from 'infergate/redis';
+ * createGateway({ keys, models, usageStore: new RedisUsageStore({ url: process.env.REDIS_URL }) });
+ * ```
+ *
+ * Layout: one hash per key and UTC day, `<prefix>usage:<url-encoded key id>:<YYYY-MM-DD>`, with
+ * four fields per model (`requests|<model>`, `input_tokens|…`, `output_tokens|…`, `cost_usd|…`)
+ * added to with HINCRBY / HINCRBYFLOAT in one MULTI, so concurrent instances never lose a request;
+ * the hash expires `ttlSeconds` after its last write. A read is one pipeline of HGETALLs, one per day.
+ */
+export class RedisUsageStore implements UsageStore {
+  private readonly connection: FailFastRedis;
+  private readonly prefix: string;
+  private readonly ttlSeconds: number;
+
+  constructor(options: RedisUsageStoreOptions) {
+    if (!options) throw new TypeError('RedisUsageStore: pass `client` (an ioredis client) or `url`');
+    this.prefix = options.keyPrefix ?? 'infergate:';
+    this.ttlSeconds = options.ttlSeconds ?? USAGE_RETENTION_DAYS * 86_400;
+    if (!Number.isInteger(this.ttlSeconds) || this.ttlSeconds < 1) throw new TypeError('RedisUsageStore: ttlSeconds must be a positive integer');
+    this.connection = new FailFastRedis({ ...options, timeoutMs: options.timeoutMs ?? 2000, owner: 'RedisUsageStore' });
+  }
+
+  async add(keyId: string, date: string, model: string, totals: UsageTotals): Promise<void> {
+    const key = this.dayKey(keyId, date);
+    const results = await this.connection.call((redis) => {
+      const multi = redis.multi().hincrby(key, `requests|${model}`, Math.round(totals.requests));
+      multi.hincrby(key, `input_tokens|${model}`, Math.round(totals.inputTokens));
+      multi.hincrby(key, `output_tokens|${model}`, Math.round(totals.outputTokens));
+      if (totals.costUsd !== 0) multi.hincrbyfloat(key, `cost_usd|${model}`, totals.costUsd);
+      return multi.expire(key, this.ttlSeconds).exec();
+    });
+    const failed = results?.find(([error]) => error);
+    if (!results || failed) throw failed?.[0] ?? new Error('RedisUsageStore: the write was aborted');
+  }
+
+  async list(keyId: string, start: string, end: string): Promise<UsageRow[]> {
+    const days = daysBetween(start, end);
+    if (days.length === 0) return [];
+    const results = await this.connection.call((redis) => {
+      const pipeline = redis.pipeline();
+      for (const day of days) pipeline.hgetall(this.dayKey(keyId, day));
+      return pipeline.exec();
+    });
+    const rows: UsageRow[] = [];
+    days.forEach((date, index) => {
+      const [error, hash] = results?.[index] ?? [new Error('RedisUsageStore: the read was aborted'), null];
+      if (error) throw error;
+      const byModel = new Map<string, UsageRow>();
+      for (const [field, value] of Object.entries((hash ?? {}) as Record<string, string>)) {
+        const bar = field.indexOf('|');
+        const name = field.slice(0, bar) as (typeof fields)[number];
+        const model = field.slice(bar + 1);
+        if (bar < 0 || !fields.includes(name)) continue;
+        let row = byModel.get(model);
+        if (!row) byModel.set(model, (row = { date, model, requests: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }));
+        const amount = Number(value);
+        if (name === 'requests') row.requests = amount;
+        else if (name === 'input_tokens') row.inputTokens = amount;
+        else if (name === 'output_tokens') row.outputTokens = amount;
+        else row.costUsd = amount;
+      }
+      rows.push(...byModel.values());
+    });
+    return sortRows(rows);
+  }
+
+  private dayKey(keyId: string, date: string): string {
+    return `${this.prefix}usage:${encodeURIComponent(keyId)}:${date}`;
+  }
+
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+}

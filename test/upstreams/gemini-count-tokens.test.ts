@@ -1,0 +1,79 @@
+import { GoogleGenAI } from '@google/genai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
+import { createLocalProvider } from '../../src/providers/local/local-provider.js';
+import { fakeTokenCount, startFakeGemini } from '../fakes/fake-gemini.js';
+import { type Harness, startHarness } from './harness.js';
+
+/** `@google/genai`'s `models.countTokens` against the gateway: Google counts for a Gemini upstream, a tokenizer for the others. */
+let h: Harness;
+let genai: GoogleGenAI;
+let gemini: Awaited<ReturnType<typeof startFakeGemini>>;
+beforeAll(async () => {
+  gemini = await startFakeGemini();
+  h = await startHarness({
+    providers: () => ({ local: createLocalProvider({ chunkDelayMs: 0 }), google: createGeminiProvider({ baseURL: gemini.url, apiKey: 'up-key' }) }),
+    models: [
+      { id: 'local-chat', provider: 'local' },
+      { id: 'gem-25', provider: 'google', upstreamModel: 'gemini-2.5-flash' },
+    ],
+  });
+  genai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: h.url } });
+});
+afterAll(async () => {
+  await h.close();
+  await gemini.close();
+});
+beforeEach(() => {
+  h.reset();
+  gemini.reset();
+});
+
+const contents = [{ role: 'user', parts: [{ text: 'How many tokens are in this sentence, roughly?' }] }];
+
+describe('countTokens for Gemini clients', () => {
+  it("answers Google's own count for a Gemini upstream, asked as a generateContentRequest of the upstream model", async () => {
+    const counted = await genai.models.countTokens({ model: 'gem-25', contents });
+    expect(counted.totalTokens).toBe(fakeTokenCount({ contents }));
+    expect(gemini.last().path).toBe('/v1beta/models/gemini-2.5-flash:countTokens');
+    expect(gemini.last().body).toEqual({ generateContentRequest: { model: 'models/gemini-2.5-flash', contents } });
+  });
+
+  it('counts the system instruction and tools of a generateContentRequest', async () => {
+    const generateContentRequest = {
+      contents,
+      systemInstruction: { parts: [{ text: 'You are terse and exact, always.' }] },
+      tools: [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } } } }] }],
+    };
+    const response = await fetch(`${h.url}/v1beta/models/gem-25:countTokens`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': 'sk-test', 'content-type': 'application/json' },
+      body: JSON.stringify({ generateContentRequest: { model: 'models/gem-25', ...generateContentRequest } }),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { totalTokens: number }).totalTokens).toBe(fakeTokenCount(generateContentRequest));
+    expect(gemini.last().body.generateContentRequest.model).toBe('models/gemini-2.5-flash');
+  });
+
+  it('counts with a tokenizer on upstreams that do not count Gemini bodies, and none is called', async () => {
+    for (const model of ['local-chat', 'gpt-chat', 'claude']) {
+      const counted = await genai.models.countTokens({ model, contents });
+      expect(counted.totalTokens).toBeGreaterThan(5);
+      expect(counted.totalTokens).toBeLessThan(30);
+    }
+    expect(h.upstreams.chat.fake.requests).toHaveLength(0);
+    expect(h.upstreams.anthropic.fake.requests).toHaveLength(0);
+  });
+
+  it('names a bad content by its path', async () => {
+    const response = await fetch(`${h.url}/v1beta/models/gem-25:countTokens`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': 'sk-test', 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: 'not parts' }] }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { details: { fieldViolations?: { field: string }[] }[] } };
+    expect(body.error.details.find((detail) => detail.fieldViolations)?.fieldViolations?.[0]?.field).toBe('contents[0].parts');
+    expect(gemini.requests).toHaveLength(0);
+  });
+});
