@@ -93,11 +93,42 @@ const VertexProviderSchema = strictObject({
   timeouts: v.optional(timeouts),
 });
 
-const providerTypes = ['local', 'openai', 'anthropic', 'ark', 'gemini', 'vertex'] as const;
+const AzureProviderSchema = strictObject({
+  type: v.literal('azure'),
+  /** `https://{resource}.openai.azure.com/openai` (with `apiVersion`) or `…/openai/v1`. */
+  baseURL: urlText,
+  apiKey: v.optional(text),
+  /** A dated version (`2024-10-21`) for deployment URLs; without it, the v1 API. */
+  apiVersion: v.optional(text),
+  /** Entra ID client credentials (instead of `apiKey`). */
+  entra: v.optional(strictObject({ tenantId: text, clientId: text, clientSecret: text, authorityHost: v.optional(urlText) })),
+  headers: v.optional(headers),
+  timeouts: v.optional(timeouts),
+});
+
+const BedrockProviderSchema = strictObject({
+  type: v.literal('bedrock'),
+  /** Default: `AWS_REGION`, else `AWS_DEFAULT_REGION`. */
+  region: v.optional(text),
+  /** Default: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`. */
+  accessKeyId: v.optional(text),
+  secretAccessKey: v.optional(text),
+  sessionToken: v.optional(text),
+  /** A VPC endpoint; default `https://bedrock-runtime.{region}.amazonaws.com`. */
+  baseURL: v.optional(urlText),
+  /** Client `anthropic-beta` values forwarded to Claude: an allowlist (default: the ones Bedrock takes) or "all". */
+  betas: v.optional(v.union([v.literal('all'), v.array(text)], 'expected "all" or an array of strings')),
+  claudeVia: v.optional(v.picklist(['invoke', 'converse'], 'expected "invoke" or "converse"')),
+  defaultMaxTokens: v.optional(positiveInteger),
+  headers: v.optional(headers),
+  timeouts: v.optional(timeouts),
+});
+
+const providerTypes = ['local', 'openai', 'anthropic', 'ark', 'gemini', 'vertex', 'azure', 'bedrock'] as const;
 
 export const ProviderConfigSchema = v.variant(
   'type',
-  [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema, GeminiProviderSchema, VertexProviderSchema],
+  [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema, GeminiProviderSchema, VertexProviderSchema, AzureProviderSchema, BedrockProviderSchema],
   (issue) => (issue.expected === 'Object' ? 'expected an object' : `expected one of ${providerTypes.map((type) => `"${type}"`).join(', ')}`),
 );
 
@@ -108,3 +139,5 @@ export type AnthropicProviderConfig = v.InferOutput<typeof AnthropicProviderSche
 export type ArkProviderConfig = v.InferOutput<typeof ArkProviderSchema>;
 export type GeminiProviderConfig = v.InferOutput<typeof GeminiProviderSchema>;
 export type VertexProviderConfig = v.InferOutput<typeof VertexProviderSchema>;
+export type AzureProviderConfig = v.InferOutput<typeof AzureProviderSchema>;
+export type BedrockProviderConfig = v.InferOutput<typeof BedrockProviderSchema>;

@@ -1,6 +1,8 @@
 import type { ProviderConfig } from './provider-config.js';
 import { createAnthropicProvider } from './anthropic/anthropic-provider.js';
 import { createArkProvider } from './ark/ark-provider.js';
+import { createAzureProvider } from './azure/azure-provider.js';
+import { createBedrockProvider } from './bedrock/bedrock-provider.js';
 import { createGeminiProvider } from './gemini/gemini-provider.js';
 import { createLocalProvider } from './local/local-provider.js';
 import { createOpenAIProvider } from './openai/openai-provider.js';
@@ -17,6 +19,8 @@ const providerFactories: { [T in ProviderConfig['type']]: ProviderFactory<T> } =
   ark: ({ type: _type, ...options }) => createArkProvider(options),
   gemini: ({ type: _type, ...options }) => createGeminiProvider(options),
   vertex: ({ type: _type, ...options }) => createVertexProvider(options),
+  azure: ({ type: _type, ...options }) => createAzureProvider(options),
+  bedrock: ({ type: _type, ...options }) => createBedrockProvider(options),
 };
 
 /** Builds the provider a config file describes under `providers.<name>`. */

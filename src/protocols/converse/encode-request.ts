@@ -1,0 +1,322 @@
+import { invalidRequest } from '../../errors.js';
+import { isRecord, parseJson, type Json } from '../../json.js';
+import type { UpstreamEncodeOptions } from '../codec.js';
+import { parseDataUrl } from '../decode-helpers.js';
+import type { CacheControl, IRAssistantPart, IRContentPart, IRFilePart, IRImagePart, IRMessage, IRRequest, IRToolChoice } from '../ir.js';
+import { anthropicToolId } from '../messages/encode-request.js';
+import { bedrockFamily } from './model-family.js';
+
+type Block = Json;
+interface Turn {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+const IMAGE_FORMATS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const DOCUMENT_FORMATS: Record<string, string> = {
+  'application/pdf': 'pdf',
+  'text/csv': 'csv',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'text/html': 'html',
+  'text/plain': 'txt',
+  'text/markdown': 'md',
+};
+/** Claude's thinking budgets for an effort without an explicit budget (as the Messages encoder). */
+const EFFORT_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 4096, high: 16384, xhigh: 32768, max: 32768 };
+
+/**
+ * IR → Bedrock Converse request body (the model goes in the path).
+ *
+ * - System text, wherever it was, joins `system`; tool results are `toolResult` blocks of a user
+ *   turn; neighbouring turns of one role are merged (Converse wants them alternating).
+ * - A part marked for caching is followed by a `cachePoint` block.
+ * - Only signed reasoning goes back (`reasoningContent` with its signature, or redacted
+ *   content); other vendors' opaque reasoning and unsigned text are dropped.
+ * - What Converse has no field for goes in `additionalModelRequestFields`, in the model
+ *   vendor's own words: `top_k` and Claude's `thinking` budget; Nova's `topK` and reasoning
+ *   effort. A model without such a field answers 400 naming the client's field.
+ */
+export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOptions = {}): Json {
+  const n = ir.passthrough.n;
+  if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
+  const family = bedrockFamily(ir.model);
+
+  const system: Block[] = [];
+  const pushSystem = (parts: { text: string; cacheControl?: CacheControl | undefined }[]) => {
+    for (const part of parts) if (part.text !== '') system.push(...cached({ text: part.text }, part.cacheControl));
+  };
+  pushSystem(ir.system);
+
+  const turns: Turn[] = [];
+  const callNames = new Map<string, string>();
+  for (const [index, message] of ir.messages.entries()) {
+    switch (message.role) {
+      case 'system':
+        pushSystem(message.content);
+        break;
+      case 'user':
+        turns.push({ role: 'user', content: message.content.flatMap((part, at) => contentBlocks(part, `messages[${index}].content[${at}]`)) });
+        break;
+      case 'assistant':
+        for (const part of message.content) if (part.type === 'tool_call') callNames.set(anthropicToolId(part.id), part.name);
+        turns.push({ role: 'assistant', content: message.content.flatMap((part, at) => assistantBlocks(part, `messages[${index}].content[${at}]`)) });
+        break;
+      case 'tool':
+        turns.push({ role: 'user', content: [toolResult(message, callNames, `messages[${index}]`)] });
+        break;
+    }
+  }
+  const messages = mergeTurns(turns);
+  if (messages.length === 0) throw invalidRequest('The request has no messages to send.', 'messages');
+
+  const body: Json = { messages };
+  if (system.length > 0) body.system = system;
+
+  const inference: Json = {};
+  const additional: Json = {};
+  let maxTokens = ir.maxOutputTokens ?? options.defaultMaxTokens;
+  const budget = family === 'anthropic' ? thinkingBudget(ir.reasoning) : undefined;
+  if (budget !== undefined) {
+    // As on Anthropic's API: the budget stays below max_tokens, and the answer keeps its allowance.
+    maxTokens = maxTokens === undefined || maxTokens <= budget ? (maxTokens ?? 4096) + budget : maxTokens;
+    additional.thinking = { type: 'enabled', budget_tokens: budget };
+  }
+  if (maxTokens !== undefined) inference.maxTokens = maxTokens;
+  // With thinking on, Claude refuses temperature changes and top_p below 0.95.
+  if (ir.temperature !== undefined && budget === undefined) inference.temperature = family === 'anthropic' ? Math.min(1, ir.temperature) : ir.temperature;
+  if (ir.topP !== undefined && (budget === undefined || ir.topP >= 0.95)) inference.topP = ir.topP;
+  const stop = ir.stop?.filter((sequence) => sequence !== '');
+  if (stop && stop.length > 0) inference.stopSequences = stop;
+  if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
+
+  if (ir.topK !== undefined && budget === undefined) Object.assign(additional, topKField(family, ir.topK));
+  if (family === 'amazon' && ir.reasoning?.effort !== undefined && ir.reasoning.effort !== 'none') {
+    additional.reasoningConfig = { type: 'enabled', maxReasoningEffort: novaEffort(ir.reasoning.effort) };
+  }
+  if (family === 'openai' && ir.reasoning?.effort !== undefined) additional.reasoning_effort = ir.reasoning.effort;
+  if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
+
+  const toolConfig = encodeToolConfig(ir, callNames);
+  if (toolConfig) body.toolConfig = toolConfig;
+
+  if (ir.responseFormat && ir.responseFormat.type !== 'text') {
+    throw invalidRequest('Structured output (response_format) is not supported by this model through Bedrock Converse.', 'response_format');
+  }
+  return body;
+}
+
+function cached(block: Block, cacheControl: CacheControl | undefined): Block[] {
+  return cacheControl ? [block, { cachePoint: { type: 'default' } }] : [block];
+}
+
+function contentBlocks(part: IRContentPart, param: string): Block[] {
+  switch (part.type) {
+    case 'text':
+      // Converse refuses empty text blocks.
+      return part.text === '' ? [] : cached({ text: part.text }, part.cacheControl);
+    case 'image':
+      return cached({ image: imageBlock(part, param) }, part.cacheControl);
+    case 'file':
+      return cached({ document: documentBlock(part, param) }, part.cacheControl);
+  }
+}
+
+function imageBlock(part: IRImagePart, param: string): Json {
+  let data = part.data;
+  let mediaType = part.mediaType;
+  if (data === undefined && part.url !== undefined) {
+    if (part.url.startsWith('s3://')) return { format: imageFormat(mediaType ?? typeFromName(part.url), param), source: { s3Location: { uri: part.url } } };
+    const parsed = parseDataUrl(part.url);
+    if (!parsed) throw invalidRequest('Bedrock does not fetch image URLs: send the image as base64 data (a data URL) or an s3:// URI.', param);
+    ({ data, mediaType } = parsed);
+  }
+  if (data === undefined) throw invalidRequest('An image part has neither a URL nor data.', param);
+  return { format: imageFormat(sniffImageType(data) ?? mediaType, param), source: { bytes: data } };
+}
+
+function imageFormat(mediaType: string | undefined, param: string): string {
+  const format = mediaType ? IMAGE_FORMATS[mediaType.toLowerCase()] : undefined;
+  if (!format) throw invalidRequest(`Image type ${mediaType ?? '(unknown)'} is not supported by this model; use PNG, JPEG, GIF or WebP.`, param);
+  return format;
+}
+
+function documentBlock(part: IRFilePart, param: string): Json {
+  let data = part.data;
+  let mediaType = part.mediaType;
+  if (data === undefined && part.url !== undefined) {
+    const parsed = parseDataUrl(part.url);
+    if (parsed) ({ data, mediaType } = parsed);
+    else if (!part.url.startsWith('s3://')) throw invalidRequest('Bedrock does not fetch file URLs: send the file as base64 data or an s3:// URI.', param);
+  }
+  if (data === undefined && part.url === undefined) {
+    throw invalidRequest('Files must be sent inline (base64 data) for this model; file ids are not supported.', param);
+  }
+  const type = mediaType ?? typeFromName(part.filename ?? part.url ?? '');
+  const format = type ? DOCUMENT_FORMATS[type.toLowerCase()] : undefined;
+  if (!format) throw invalidRequest(`File type ${type ?? '(unknown)'} is not supported by this model; use PDF, CSV, DOC(X), XLS(X), HTML, TXT or MD.`, param);
+  return { format, name: documentName(part.filename), source: data !== undefined ? { bytes: data } : { s3Location: { uri: part.url } } };
+}
+
+/**
+ * Converse wants a document name of letters, digits, single spaces, hyphens, parentheses and
+ * square brackets: the file name without its extension, cleaned, or `document`.
+ */
+function documentName(filename: string | undefined): string {
+  const base = (filename ?? '').replace(/\.[^.]*$/, '');
+  const clean = base
+    .replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return clean === '' ? 'document' : clean.slice(0, 200);
+}
+
+const EXTENSION_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  csv: 'text/csv',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  html: 'text/html',
+  txt: 'text/plain',
+  md: 'text/markdown',
+};
+
+function typeFromName(name: string): string | undefined {
+  const extension = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(name)?.[1]?.toLowerCase();
+  return extension ? EXTENSION_TYPES[extension] : undefined;
+}
+
+/** The image type from the first base64 characters (magic bytes): Bedrock checks the bytes against `format`. */
+function sniffImageType(data: string): string | undefined {
+  if (data.startsWith('/9j/')) return 'image/jpeg';
+  if (data.startsWith('iVBORw0KGgo')) return 'image/png';
+  if (data.startsWith('R0lGOD')) return 'image/gif';
+  if (data.startsWith('UklGR')) return 'image/webp';
+  return undefined;
+}
+
+function assistantBlocks(part: IRAssistantPart, param: string): Block[] {
+  switch (part.type) {
+    case 'text':
+      return part.text === '' ? [] : cached({ text: part.text }, part.cacheControl);
+    case 'refusal':
+      return part.refusal === '' ? [] : [{ text: part.refusal }];
+    case 'tool_call':
+      return cached(
+        { toolUse: { toolUseId: anthropicToolId(part.id), name: part.name, input: callInput(part.arguments, `${param}.arguments`) } },
+        part.cacheControl,
+      );
+    case 'reasoning':
+      // Bedrock takes back only what it signed: a forged block would be a 400.
+      if (part.redacted !== undefined) return [{ reasoningContent: { redactedContent: part.redacted } }];
+      if (part.signature) return [{ reasoningContent: { reasoningText: { text: part.text, signature: part.signature } } }];
+      return [];
+  }
+}
+
+function callInput(text: string, param: string): Json {
+  if (text.trim() === '') return {};
+  const parsed = parseJson(text);
+  if (!isRecord(parsed)) throw invalidRequest('Tool call arguments must be a JSON object for this model.', param);
+  return parsed;
+}
+
+/** A tool result as a `toolResult` block: its text (JSON as `json`), images and documents. */
+function toolResult(message: Extract<IRMessage, { role: 'tool' }>, callNames: Map<string, string>, param: string): Block {
+  const id = anthropicToolId(message.toolCallId);
+  if (!callNames.has(id)) {
+    throw invalidRequest(`Tool result '${message.toolCallId}' answers no tool call of an earlier assistant turn.`, `${param}.tool_call_id`);
+  }
+  const content: Json[] = [];
+  for (const [at, part] of message.content.entries()) {
+    if (part.type === 'text') {
+      if (part.text !== '') content.push({ text: part.text });
+    } else if (part.type === 'image') content.push({ image: imageBlock(part, `${param}.content[${at}]`) });
+    else content.push({ document: documentBlock(part, `${param}.content[${at}]`) });
+  }
+  // An empty result is still an answer; Converse refuses empty text, not a blank one.
+  if (content.length === 0) content.push({ text: ' ' });
+  return { toolResult: { toolUseId: id, content, ...(message.isError ? { status: 'error' } : {}) } };
+}
+
+/** Alternating turns: empty turns dropped, neighbours of one role merged, tool results first in a user turn. */
+function mergeTurns(turns: Turn[]): Json[] {
+  const merged: Turn[] = [];
+  for (const turn of turns) {
+    if (turn.content.length === 0) continue;
+    const last = merged.at(-1);
+    if (last && last.role === turn.role) last.content.push(...turn.content);
+    else merged.push({ role: turn.role, content: [...turn.content] });
+  }
+  for (const turn of merged) {
+    if (turn.role === 'user') turn.content = [...turn.content.filter((b) => b.toolResult), ...turn.content.filter((b) => !b.toolResult)];
+  }
+  return merged.map((turn) => ({ role: turn.role, content: turn.content }));
+}
+
+/**
+ * `toolConfig`: the tools and the choice. Converse refuses `toolUse` / `toolResult` blocks
+ * without a `toolConfig`, so a conversation that replays calls with no tools offered declares the
+ * tools it used (their names, any input). Converse has no "none": `tool_choice: none` is sent as
+ * no tools when the conversation has no tool blocks, and refused otherwise.
+ */
+function encodeToolConfig(ir: IRRequest, used: Map<string, string>): Json | undefined {
+  const tools = (ir.tools ?? []).map((tool) => ({
+    toolSpec: {
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      inputSchema: { json: tool.parameters ?? { type: 'object', properties: {} } },
+    },
+  }));
+  if (ir.toolChoice?.type === 'none') {
+    if (used.size === 0) return undefined;
+    throw invalidRequest("tool_choice 'none' is not supported by this model once the conversation has tool calls.", 'tool_choice');
+  }
+  const declared = new Set(tools.map((tool) => tool.toolSpec.name));
+  for (const name of new Set(used.values())) {
+    if (!declared.has(name)) tools.push({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } });
+  }
+  if (tools.length === 0) return undefined;
+  const choice = encodeToolChoice(ir.toolChoice);
+  return choice ? { tools, toolChoice: choice } : { tools };
+}
+
+function encodeToolChoice(choice: IRToolChoice | undefined): Json | undefined {
+  switch (choice?.type) {
+    case 'auto':
+      return { auto: {} };
+    case 'required':
+      return { any: {} };
+    case 'tool':
+      return { tool: { name: choice.name } };
+    default:
+      return undefined;
+  }
+}
+
+function topKField(family: string | undefined, topK: number): Json {
+  if (family === 'anthropic' || family === 'cohere' || family === 'mistral') return { top_k: topK };
+  if (family === 'amazon') return { inferenceConfig: { topK } };
+  throw invalidRequest('top_k is not supported by this model.', 'top_k');
+}
+
+function thinkingBudget(reasoning: IRRequest['reasoning']): number | undefined {
+  if (!reasoning) return undefined;
+  if (reasoning.budgetTokens !== undefined) return reasoning.budgetTokens > 0 ? Math.max(1024, reasoning.budgetTokens) : undefined;
+  if (reasoning.effort === undefined || reasoning.effort === 'none') return undefined;
+  return EFFORT_BUDGETS[reasoning.effort] ?? EFFORT_BUDGETS.medium;
+}
+
+function novaEffort(effort: string): 'low' | 'medium' | 'high' {
+  if (effort === 'minimal' || effort === 'low') return 'low';
+  return effort === 'medium' ? 'medium' : 'high';
+}

@@ -1,0 +1,150 @@
+import type { Dispatcher } from 'undici';
+import { upstreamInvalidResponse } from '../../errors.js';
+import type { Json } from '../../json.js';
+import { converseUpstream, isBedrockClaude } from '../../protocols/converse/index.js';
+import { eventsOf } from '../../protocols/event-batches.js';
+import type { IRRequest, IRStreamEvent, TextProtocol } from '../../protocols/ir.js';
+import { messagesUpstream } from '../../protocols/messages/index.js';
+import { parseAnswer } from '../http/get-json.js';
+import { readText, UpstreamClient, type UpstreamResult, type UpstreamTimeouts } from '../http/upstream-client.js';
+import type { CallContext, Provider } from '../provider.js';
+import { bedrockEmbeddings } from './bedrock-embeddings.js';
+import { bedrockError } from './bedrock-error.js';
+import { BEDROCK_BETAS, bedrockBetas } from './betas.js';
+import { anthropicEventOf, anthropicSse } from './claude-chunks.js';
+import { eventStreamIR } from './event-stream.js';
+import { invokeBody } from './invoke-body.js';
+import { type AwsCredentialSource, BedrockSigner, configuredCredentials } from './sigv4.js';
+
+export interface BedrockProviderOptions {
+  /** AWS region, e.g. `us-east-1`. Default: `AWS_REGION`, else `AWS_DEFAULT_REGION`. */
+  region?: string | undefined;
+  /** An access key pair (with `sessionToken` for temporary credentials). Default: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`. */
+  accessKeyId?: string | undefined;
+  secretAccessKey?: string | undefined;
+  sessionToken?: string | undefined;
+  /** The host's own credentials or credential provider (e.g. `fromNodeProviderChain()`); wins over the fields above. */
+  credentials?: AwsCredentialSource | undefined;
+  /** The runtime endpoint. Default `https://bedrock-runtime.{region}.amazonaws.com`; set for a VPC endpoint. */
+  baseURL?: string | undefined;
+  /**
+   * Which of a Messages client's `anthropic-beta` values reach Claude: an allowlist (default: the
+   * betas AWS documents for Bedrock, `BEDROCK_BETAS`) or `'all'`.
+   */
+  betas?: 'all' | readonly string[] | undefined;
+  /**
+   * How Claude models are called: `invoke` (default) with Anthropic's Messages body, which keeps
+   * every Messages feature (Messages clients pass through), or `converse` like every other model.
+   */
+  claudeVia?: 'invoke' | 'converse' | undefined;
+  /** `max_tokens` for translated Claude requests that set none (Claude requires it). Default 4096. */
+  defaultMaxTokens?: number | undefined;
+  headers?: Record<string, string> | undefined;
+  timeouts?: UpstreamTimeouts | undefined;
+  dispatcher?: Dispatcher | undefined;
+}
+
+const EVENT_STREAM = 'application/vnd.amazon.eventstream';
+
+/**
+ * Amazon Bedrock: the Converse API (`/model/{id}/converse`, `/converse-stream`) for every
+ * model, through the IR; Claude on `invoke` / `invoke-with-response-stream` with the Anthropic
+ * Messages body (Messages clients pass through, others are translated to Messages), unless
+ * `claudeVia: 'converse'`; Titan and Cohere embeddings on `invoke`. Requests are signed with
+ * SigV4 over the exact bytes sent.
+ */
+export function createBedrockProvider(options: BedrockProviderOptions = {}): Provider {
+  const env = typeof process === 'undefined' ? {} : process.env;
+  const region = options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  if (!region) throw new TypeError('bedrock: region is required (or AWS_REGION / AWS_DEFAULT_REGION)');
+  const credentials = options.credentials ?? configuredCredentials(options, env);
+  if (!credentials)
+    throw new TypeError('bedrock: no credentials (accessKeyId + secretAccessKey, a credentials provider, or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)');
+  const signer = new BedrockSigner(region, credentials);
+  const base = (options.baseURL ?? `https://bedrock-runtime.${region}.amazonaws.com`).replace(/\/+$/, '');
+  const client = new UpstreamClient({
+    baseURL: base,
+    headers: { ...options.headers },
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+  });
+  const allowedBetas = options.betas === 'all' ? undefined : new Set(options.betas ?? BEDROCK_BETAS);
+  const claudeOnInvoke = (model: string) => options.claudeVia !== 'converse' && isBedrockClaude(model);
+  const encodeOptions = { defaultMaxTokens: options.defaultMaxTokens ?? 4096 };
+
+  /** Model ids with `:` (`…-v1:0`) and ARNs with `/` are one path segment, encoded. */
+  const path = (model: string, action: string) => `/model/${encodeURIComponent(model)}/${action}`;
+
+  /** POSTs `body` signed over its exact text; an error status is thrown as a `GatewayError`. */
+  const post = async (route: string, body: Json, call: CallContext, stream: boolean): Promise<UpstreamResult> => {
+    const text = JSON.stringify(body);
+    const signed = await signer.headers(new URL(base + route), text);
+    const result = await client.post(route, text, {
+      signal: call.signal,
+      idleTimeoutMs: call.idleTimeoutMs,
+      headers: { ...signed, accept: stream ? EVENT_STREAM : 'application/json' },
+    });
+    if (result.status >= 400) throw await bedrockError(result);
+    if (stream) await expectEventStream(result);
+    return result;
+  };
+  const postJson = async (route: string, body: Json, call: CallContext) => {
+    const result = await post(route, body, call, false);
+    return { json: parseAnswer(await readText(result.body), result.redact), headers: result.headers };
+  };
+
+  const claudeBody = (ir: IRRequest) => invokeBody(messagesUpstream.encodeRequest({ ...ir, stream: false }, encodeOptions), []);
+
+  async function* streamBatches(ir: IRRequest, call: CallContext): AsyncGenerator<readonly IRStreamEvent[]> {
+    if (claudeOnInvoke(ir.model)) {
+      const result = await post(path(ir.model, 'invoke-with-response-stream'), claudeBody(ir), call, true);
+      yield* eventStreamIR(result, messagesUpstream.streamDecoder(), anthropicEventOf);
+      return;
+    }
+    const result = await post(path(ir.model, 'converse-stream'), converseUpstream.encodeRequest(ir, encodeOptions), call, true);
+    yield* eventStreamIR(result, converseUpstream.streamDecoder());
+  }
+
+  return {
+    type: 'bedrock',
+    version: 2,
+    text: {
+      nativeProtocols: ['messages'],
+      nativeProtocolsOf: (model): readonly TextProtocol[] => (claudeOnInvoke(model.upstreamModel ?? model.id) ? ['messages'] : []),
+
+      async passthrough({ body, headers }, call) {
+        const model = call.model.upstreamModel ?? call.model.id;
+        const streaming = body.stream === true;
+        const betas = bedrockBetas(headers.get('anthropic-beta'), allowedBetas);
+        const result = await post(path(model, streaming ? 'invoke-with-response-stream' : 'invoke'), invokeBody(body, betas), call, streaming);
+        if (!streaming) return { status: result.status, contentType: 'application/json', body: result.body, redact: result.redact };
+        return { status: 200, contentType: 'text/event-stream; charset=utf-8', body: anthropicSse(result), redact: result.redact };
+      },
+
+      streamBatches,
+
+      stream(ir, call) {
+        return eventsOf(streamBatches(ir, call));
+      },
+
+      async generate(ir, call) {
+        if (claudeOnInvoke(ir.model)) return messagesUpstream.decodeResponse((await postJson(path(ir.model, 'invoke'), claudeBody(ir), call)).json);
+        const { json } = await postJson(path(ir.model, 'converse'), converseUpstream.encodeRequest(ir, encodeOptions), call);
+        return converseUpstream.decodeResponse(json);
+      },
+    },
+
+    embeddings: bedrockEmbeddings((model, body, call) => postJson(path(model, 'invoke'), body, call)),
+
+    close: () => client.close(),
+  };
+}
+
+/** A stream request answered with JSON (an error a proxy sent with a 200) fails before anything is streamed. */
+async function expectEventStream(result: UpstreamResult): Promise<void> {
+  const header = result.headers['content-type'];
+  const type = (Array.isArray(header) ? header[0] : header) ?? '';
+  if (type === '' || type.includes('eventstream')) return;
+  result.body.destroy();
+  throw upstreamInvalidResponse(`The upstream answered a stream request with ${type.split(';')[0]} instead of an event stream.`);
+}

@@ -1,0 +1,31 @@
+/**
+ * The `anthropic-beta` values Bedrock's Claude accepts (AWS's model-parameters page for the
+ * Anthropic Messages API). Bedrock answers 400 "invalid beta flag" to any other value, where
+ * Anthropic's own API ignores or accepts it; clients such as Claude Code send betas Bedrock does
+ * not have (`mcp-servers-…`, `structured-outputs-…`), so the rest are dropped, not forwarded
+ * (LiteLLM #20021 is what forwarding them does). The config's `betas` replaces this list.
+ */
+export const BEDROCK_BETAS: readonly string[] = [
+  'computer-use-2024-10-22',
+  'computer-use-2025-01-24',
+  'computer-use-2025-11-24',
+  'token-efficient-tools-2025-02-19',
+  'interleaved-thinking-2025-05-14',
+  'output-128k-2025-02-19',
+  'dev-full-thinking-2025-05-14',
+  'context-1m-2025-08-07',
+  'context-management-2025-06-27',
+  'effort-2025-11-24',
+  'tool-search-tool-2025-10-19',
+  'tool-examples-2025-10-29',
+];
+
+/** The client's `anthropic-beta` header as Bedrock's `anthropic_beta` body array: the allowed values (all without a list), each once. */
+export function bedrockBetas(header: string | null, allowed: ReadonlySet<string> | undefined): string[] {
+  const kept = new Set<string>();
+  for (const value of (header ?? '').split(',')) {
+    const beta = value.trim();
+    if (beta !== '' && (!allowed || allowed.has(beta))) kept.add(beta);
+  }
+  return [...kept];
+}

@@ -1,0 +1,104 @@
+import { EventStreamCodec, type Message } from '@smithy/eventstream-codec';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { isGatewayError, upstreamInvalidResponse, upstreamStreamCut } from '../../errors.js';
+import type { StreamDecoder } from '../../protocols/codec.js';
+import { bedrockException } from '../../protocols/converse/exception.js';
+import type { IRStreamEvent } from '../../protocols/ir.js';
+import { parseObject } from '../../json.js';
+import type { SseMessage } from '../../protocols/sse-parse.js';
+import { redactedError } from '../http/upstream-error.js';
+import { transportError, type UpstreamResult } from '../http/upstream-client.js';
+
+/** Largest event-stream message accepted (AWS's limit is 16 MiB); a bigger length is a corrupt stream. */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Reads the binary `application/vnd.amazon.eventstream` framing synchronously, one upstream read
+ * at a time: each whole message (its total length is the prelude's first four bytes, as in the
+ * AWS SDK's chunked stream) is decoded by `@smithy/eventstream-codec`, which checks both CRCs
+ * and parses the headers. Bytes of a message split across reads wait for the next read.
+ */
+export class EventStreamReader {
+  private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
+  private pending: Uint8Array = EMPTY;
+
+  feed(chunk: Uint8Array, onMessage: (message: Message) => void): void {
+    const bytes = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    let at = 0;
+    while (bytes.length - at >= 4) {
+      const total = new DataView(bytes.buffer, bytes.byteOffset + at, 4).getUint32(0, false);
+      if (total < 16 || total > MAX_MESSAGE_BYTES) throw upstreamInvalidResponse('The upstream sent a malformed event-stream message.');
+      if (bytes.length - at < total) break;
+      let message: Message;
+      try {
+        message = this.codec.decode(bytes.subarray(at, at + total));
+      } catch (error) {
+        throw upstreamInvalidResponse('The upstream sent a corrupt event-stream message.', error);
+      }
+      at += total;
+      onMessage(message);
+    }
+    // A copy of the rest only: the read it came from is not kept alive.
+    this.pending = at === bytes.length ? EMPTY : bytes.slice(at);
+  }
+
+  /** The bytes ended: half a message left is a cut stream. */
+  end(): void {
+    if (this.pending.length > 0) throw upstreamStreamCut();
+  }
+}
+
+/**
+ * One event-stream message as an `SseMessage` (`event` its `:event-type`, `data` its payload as
+ * text); an `exception` or `error` message throws the `GatewayError` it stands for.
+ */
+export function eventOf(message: Message): SseMessage {
+  const header = (name: string) => {
+    const value = message.headers[name]?.value;
+    return typeof value === 'string' ? value : undefined;
+  };
+  const type = header(':message-type');
+  const data = toUtf8(message.body);
+  if (type === 'exception') {
+    const payload = parseObject(data);
+    const text = typeof payload?.message === 'string' ? payload.message : typeof payload?.Message === 'string' ? payload.Message : undefined;
+    throw bedrockException(header(':exception-type') ?? 'internalServerException', text);
+  }
+  if (type === 'error') throw bedrockException(header(':error-code') ?? 'internalServerException', header(':error-message'));
+  return { event: header(':event-type') ?? '', data };
+}
+
+/**
+ * The IR events of an event-stream answer, one batch per upstream read (as `streamIR` does for
+ * SSE): every read is framed, decoded and turned into IR in one synchronous pass. `translate`
+ * turns a message into what the decoder reads (Claude's `chunk` events into Anthropic events).
+ * Leaving early destroys the upstream body, which frees the socket.
+ */
+export async function* eventStreamIR(
+  result: UpstreamResult,
+  decoder: StreamDecoder,
+  translate: (event: SseMessage) => SseMessage = (event) => event,
+): AsyncGenerator<IRStreamEvent[]> {
+  const reader = new EventStreamReader();
+  let batch: IRStreamEvent[] = [];
+  const decode = (message: Message) => decoder.push(translate(eventOf(message)), batch);
+  try {
+    for await (const chunk of result.body as AsyncIterable<Uint8Array>) {
+      reader.feed(chunk, decode);
+      if (batch.length > 0) {
+        yield batch;
+        batch = [];
+      }
+      if (decoder.finished) return;
+    }
+    reader.end();
+    decoder.end(batch);
+    if (batch.length > 0) yield batch;
+  } catch (error) {
+    const failure = transportError(error);
+    throw isGatewayError(failure) ? redactedError(failure, result.redact) : failure;
+  } finally {
+    if (!result.body.destroyed) result.body.destroy();
+  }
+}
