@@ -39,6 +39,11 @@ export class MemoryCacheStore implements ResponseCacheStore {
     return this.entries.size;
   }
 
+  /** The keys held, least recently used first. */
+  keys(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
   get(key: string): string | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;

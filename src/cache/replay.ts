@@ -3,10 +3,13 @@ import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
 import { newId, unixSeconds } from '../ids.js';
 import type { ClientCodec, EncodeContext } from '../protocols/codec.js';
-import type { IRResponse, IRStreamEvent } from '../protocols/ir.js';
+import type { IRResponse, IRStreamEvent, TextProtocol } from '../protocols/ir.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import type { ModelEntry } from '../routing/model.js';
 import { translatedStream } from '../api/translated-stream.js';
+
+/** The prefix of each protocol's answer ids; Gemini's `responseId` has none. */
+const ID_PREFIXES: Record<TextProtocol, string> = { chat: 'chatcmpl-', responses: 'resp_', messages: 'msg_', gemini: '' };
 
 /**
  * A cache hit as the client's protocol answers it: a JSON body from the codec's
@@ -23,8 +26,8 @@ export async function replayAnswer(
   ledger: RequestLedger,
   headers: Record<string, string>,
 ): Promise<Response> {
-  // The id is minted fresh (each encoder adds its protocol's prefix): two answers never share one.
-  const response: IRResponse = { ...stored, id: newId(''), created: unixSeconds() };
+  // A fresh id with the protocol's prefix (the encoders keep it as it is): two answers never share one.
+  const response: IRResponse = { ...stored, id: newId(ID_PREFIXES[codec.protocol]), created: unixSeconds() };
   const encodeContext: EncodeContext = { model: model.id, request: body, requestId: context.requestId };
   ledger.markCached();
   if (body.stream === true) {

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyOf, post, startCacheHarness, type CacheHarness } from './cache-harness.js';
+
+/** The cache's bounds through the gateway: entries (LRU) and the size of one answer. */
+let harness: CacheHarness;
+beforeAll(async () => {
+  harness = await startCacheHarness({ maxEntries: 2, responseCache: { maxEntryBytes: 2048 } });
+});
+afterAll(() => harness.close());
+
+async function cacheHeader(prompt: string): Promise<string | null> {
+  const response = await post(harness, 'chat', bodyOf('chat', 'chat', prompt));
+  await response.text();
+  return response.headers.get('x-infergate-cache');
+}
+
+describe('response cache bounds', () => {
+  it('drops the least recently used answer past maxEntries', async () => {
+    expect(await cacheHeader('one')).toBe('miss');
+    expect(await cacheHeader('two')).toBe('miss');
+    expect(await cacheHeader('one')).toBe('hit');
+    expect(await cacheHeader('three')).toBe('miss');
+    // `two` was the least recently used: gone; `one` and `three` stay.
+    expect(await cacheHeader('one')).toBe('hit');
+    expect(await cacheHeader('three')).toBe('hit');
+    expect(await cacheHeader('two')).toBe('miss');
+    expect(harness.fakes.chat.accepted()).toHaveLength(4);
+  });
+
+  it('does not keep an answer larger than maxEntryBytes', async () => {
+    harness.fakes.chat.reply({ text: ['x'.repeat(3000)] }, { text: ['x'.repeat(3000)] });
+    expect(await cacheHeader('long answer')).toBe('miss');
+    expect(await cacheHeader('long answer')).toBe('miss');
+  });
+});
