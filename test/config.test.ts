@@ -133,11 +133,11 @@ describe('parseConfig', () => {
         prots: 8080,
       }),
     ).toEqual([
-      'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata, limits, balance)',
+      'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata, limits, balance, budget, cache)',
       'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs, videoRenderMs)',
       'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, chat, translateVia, headers, timeouts)',
-      'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, reasoning)',
-      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, videoRefreshIntervalMs, videoPoller, port, host)',
+      'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, reasoning, cache, price)',
+      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host)',
     ]);
   });
 
