@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { ServiceAccountKey } from '../../src/providers/vertex/service-account.js';
 import { anthropicProtocol } from './fake-anthropic.js';
 import { geminiProtocol } from './fake-gemini.js';
+import { fakeVector } from './fake-openai-embeddings.js';
 import { isObject, Rejection, startFake, type FakeProtocol, type FakeUpstream, type RecordedRequest } from './fake-server.js';
 
 type Json = Record<string, any>;
@@ -162,6 +163,7 @@ export async function startFakeVertex(options: FakeVertexOptions = {}): Promise<
       if (project !== VERTEX_PROJECT) throw googleError(403, 'PERMISSION_DENIED', `Permission denied on resource project ${project}.`);
       if (location !== VERTEX_LOCATION) throw googleError(404, 'NOT_FOUND', `Publisher model not found in location ${location}.`);
       current = publisher;
+      if (publisher === 'google' && method === 'predict') return `predict ${checkPredict(decodeURIComponent(model), request.body)}`;
       if (publisher === 'google') return `google ${gemini.validate(request)}`;
       if (publisher !== 'anthropic') throw googleError(404, 'NOT_FOUND', `Publisher Model \`publishers/${publisher}/models/${model}\` not found.`);
       const claudeModel = decodeURIComponent(model);
@@ -191,11 +193,13 @@ export async function startFakeVertex(options: FakeVertexOptions = {}): Promise<
 
     streams: (endpoint, request) => {
       const [publisher, inner] = endpoint.split(' ') as [string, string];
+      if (publisher === 'predict') return false;
       return publisher === 'google' ? gemini.streams!(inner, request) : (request.body as Json).stream === true;
     },
 
     render(endpoint, body, reply) {
       const [publisher, inner] = endpoint.split(' ') as [string, string];
+      if (publisher === 'predict') return { status: 200, headers: { 'content-type': 'application/json; charset=UTF-8' }, json: predictions(body) };
       return publisher === 'google' ? gemini.render(inner, body, reply) : claude.render('messages', { ...body, model: inner }, reply);
     },
 
@@ -258,6 +262,54 @@ export async function startFakeVertex(options: FakeVertexOptions = {}): Promise<
       });
     },
   });
+}
+
+/** Text embedding models served by `:predict`, and how many instances one request may hold. */
+export const VERTEX_EMBEDDING_MODELS: Record<string, number> = { 'gemini-embedding-001': 1, 'text-embedding-005': 250 };
+const TASK_TYPES = [
+  'RETRIEVAL_QUERY',
+  'RETRIEVAL_DOCUMENT',
+  'SEMANTIC_SIMILARITY',
+  'CLASSIFICATION',
+  'CLUSTERING',
+  'QUESTION_ANSWERING',
+  'FACT_VERIFICATION',
+  'CODE_RETRIEVAL_QUERY',
+];
+
+/** Vertex's checks of a text-embedding `:predict` body (instances of `content`, `task_type`, `title`; `parameters`). */
+function checkPredict(model: string, body: unknown): string {
+  const limit = VERTEX_EMBEDDING_MODELS[model];
+  if (limit === undefined) throw googleError(404, 'NOT_FOUND', `Publisher Model \`publishers/google/models/${model}\` not found.`);
+  if (!isObject(body) || !Array.isArray(body.instances) || body.instances.length === 0)
+    throw googleError(400, 'INVALID_ARGUMENT', 'instances: a non-empty list is required.');
+  if (body.instances.length > limit)
+    throw googleError(400, 'INVALID_ARGUMENT', `Unable to submit request because the model ${model} supports up to ${limit} instance(s) per request.`);
+  for (const key of Object.keys(body)) if (key !== 'instances' && key !== 'parameters') throw googleError(400, 'INVALID_ARGUMENT', `Unknown name "${key}".`);
+  for (const [at, instance] of body.instances.entries()) {
+    if (!isObject(instance) || typeof instance.content !== 'string' || instance.content === '')
+      throw googleError(400, 'INVALID_ARGUMENT', `instances[${at}].content: a non-empty string is required.`);
+    for (const key of Object.keys(instance))
+      if (!['content', 'task_type', 'title'].includes(key)) throw googleError(400, 'INVALID_ARGUMENT', `instances[${at}]: unknown field "${key}".`);
+    if (instance.task_type !== undefined && !TASK_TYPES.includes(instance.task_type))
+      throw googleError(400, 'INVALID_ARGUMENT', `instances[${at}].task_type: invalid value ${String(instance.task_type)}.`);
+  }
+  const parameters = body.parameters ?? {};
+  if (!isObject(parameters)) throw googleError(400, 'INVALID_ARGUMENT', 'parameters: an object is required.');
+  for (const key of Object.keys(parameters))
+    if (key !== 'autoTruncate' && key !== 'outputDimensionality') throw googleError(400, 'INVALID_ARGUMENT', `parameters: unknown field "${key}".`);
+  return model;
+}
+
+/** Vectors made from each instance's text (the same as the Gemini fake's), with Vertex's token statistics. */
+function predictions(body: Json): Json {
+  const dimensions = body.parameters?.outputDimensionality ?? 768;
+  return {
+    predictions: body.instances.map((instance: Json) => ({
+      embeddings: { values: fakeVector(instance.content, dimensions), statistics: { truncated: false, token_count: Math.ceil(instance.content.length / 4) } },
+    })),
+    metadata: { billableCharacterCount: body.instances.reduce((sum: number, instance: Json) => sum + instance.content.length, 0) },
+  };
 }
 
 /** A refusal in Google's error shape (`{"error":{"code","message","status"}}`). */

@@ -6,6 +6,7 @@ import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { UsageEvent } from '../../src/options.js';
 import { createVertexProvider } from '../../src/providers/vertex/vertex-provider.js';
 import { type FakeVertex, startFakeVertex, VERTEX_LOCATION, VERTEX_PROJECT } from '../fakes/fake-vertex.js';
+import { fakeVector } from '../fakes/fake-openai-embeddings.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { expectedUsage, THROUGH_SECOND_DELTA, TIME_SCHEMA, USAGE, WEATHER_SCHEMA } from './harness.js';
 
@@ -442,3 +443,48 @@ async function serveWith(provider: ReturnType<typeof createVertexProvider>) {
     },
   };
 }
+
+describe('embeddings on Vertex (:predict)', () => {
+  const embedder = () =>
+    createGateway({
+      keys: [{ key: 'sk-test' }],
+      providers: { vtx: createVertexProvider({ credentials: fake.serviceAccount, location: VERTEX_LOCATION, baseURL: fake.url }) },
+      models: [
+        { id: 'gem-embed', provider: 'vtx', upstreamModel: 'google/gemini-embedding-001', kind: 'embedding' },
+        { id: 'text-embed', provider: 'vtx', upstreamModel: 'text-embedding-005', kind: 'embedding' },
+      ],
+      logger: false,
+    });
+
+  it('sends one instance a request to gemini-embedding and batches the older models, usage from Vertex token counts', async () => {
+    const embedGateway = embedder();
+    const embedServed = await serve(embedGateway);
+    try {
+      const client = new OpenAI({ baseURL: embedServed.url + '/v1', apiKey: 'sk-test', maxRetries: 0 });
+      const gemini = await client.embeddings.create({ model: 'gem-embed', input: ['first text', 'second text'], dimensions: 16 });
+      expect(gemini.data.map((item) => item.embedding)).toEqual([fakeVector('first text', 16), fakeVector('second text', 16)]);
+      expect(gemini.usage).toEqual({ prompt_tokens: 6, total_tokens: 6 });
+      const predicts = fake.accepted().filter((request) => request.path.endsWith(':predict'));
+      expect(predicts.map((request) => request.path)).toEqual([
+        `${geminiBase('gemini-embedding-001')}:predict`,
+        `${geminiBase('gemini-embedding-001')}:predict`,
+      ]);
+      expect(predicts[0]!.body).toEqual({ instances: [{ content: 'first text' }], parameters: { outputDimensionality: 16 } });
+      expect(predicts[0]!.headers.authorization).toMatch(/^Bearer ya29\.fake-/);
+
+      fake.reset();
+      const older = await client.embeddings.create({ model: 'text-embed', input: ['a', 'b', 'c'], encoding_format: 'float' });
+      expect(older.data).toHaveLength(3);
+      expect(fake.accepted().map((request) => request.body.instances.length)).toEqual([3]);
+
+      // Google's own client, its task type passed along.
+      const genai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: embedServed.url } });
+      fake.reset();
+      await genai.models.embedContent({ model: 'text-embed', contents: 'a query', config: { taskType: 'RETRIEVAL_QUERY' } });
+      expect(fake.last().body).toEqual({ instances: [{ content: 'a query', task_type: 'RETRIEVAL_QUERY' }] });
+    } finally {
+      await embedServed.close();
+      await embedGateway.dispose();
+    }
+  });
+});

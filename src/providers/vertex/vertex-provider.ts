@@ -12,6 +12,7 @@ import { type AccessTokens, callbackAccessTokens, fixedAccessToken, serviceAccou
 import { modelSegment, type VertexModel, vertexModelOf } from './publisher.js';
 import { rawPredictBody, rawPredictText } from './raw-predict-body.js';
 import { readServiceAccount, type ServiceAccountKey } from './service-account.js';
+import { vertexEmbeddings } from './vertex-embeddings.js';
 
 export interface VertexProviderOptions {
   /** Google Cloud project id. Default: the service-account key's `project_id`. */
@@ -155,6 +156,10 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
         return messagesUpstream.decodeResponse(json);
       },
     },
+
+    embeddings: vertexEmbeddings((model, body, call) =>
+      authorized((auth) => postJson(client, path({ publisher: 'google', model: vertexModelOf(model).model }, 'predict'), body, call, auth)),
+    ),
 
     close: async () => {
       await Promise.all([client.close(), tokens.close()]);
