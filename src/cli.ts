@@ -46,12 +46,13 @@ async function main(): Promise<void> {
   const port = parsePort(args.port, '--port') ?? parsePort(nonEmpty(process.env.PORT), 'PORT') ?? setup.config.port ?? DEFAULT_PORT;
   const host = args.host ?? setup.config.host ?? DEFAULT_HOST;
 
-  const { port: _port, host: _host, redisTaskStore, redisLimitStore, redisResponseStore, redisCacheStore, ...options } = setup.config;
-  const redis = redisTaskStore || redisLimitStore || redisResponseStore || redisCacheStore ? await importRedis() : undefined;
+  const { port: _port, host: _host, redisTaskStore, redisLimitStore, redisResponseStore, redisCacheStore, redisUsageStore, ...options } = setup.config;
+  const redis = redisTaskStore || redisLimitStore || redisResponseStore || redisCacheStore || redisUsageStore ? await importRedis() : undefined;
   const taskStore = redisTaskStore ? new redis!.RedisTaskStore(redisTaskStore) : undefined;
   const limitEngine = redisLimitStore ? new redis!.RedisLimitEngine(redisLimitStore) : undefined;
   const responseStore = redisResponseStore ? new redis!.RedisResponseStore(redisResponseStore) : undefined;
   const cacheStore = redisCacheStore ? new redis!.RedisCacheStore(redisCacheStore) : undefined;
+  const usageStore = redisUsageStore ? new redis!.RedisUsageStore(redisUsageStore) : undefined;
   const gateway = createGateway({
     // Standalone, one line per request is what an operator expects to see.
     accessLog: true,
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
     taskStore,
     policies: limitEngine ? { ...options.policies, limitEngine } : options.policies,
     responseStore,
+    ...(usageStore ? { usageStore } : {}),
     responseCache: cacheStore ? { ...(typeof options.responseCache === 'object' ? options.responseCache : {}), store: cacheStore } : options.responseCache,
   });
   const server = createServer(gateway);

@@ -42,6 +42,8 @@ export interface LoadedConfig extends GatewayOptions {
   redisResponseStore?: { url: string; keyPrefix?: string | undefined; ttlSeconds?: number | undefined } | undefined;
   /** `responseCache.store` of type `redis`: the CLI opens a `RedisCacheStore`. */
   redisCacheStore?: { url: string; keyPrefix?: string | undefined } | undefined;
+  /** `usageStore` of type `redis`: the CLI opens a `RedisUsageStore` (`GET /v1/usage` across restarts and instances). */
+  redisUsageStore?: { url: string; keyPrefix?: string | undefined; ttlSeconds?: number | undefined } | undefined;
 }
 
 /** Reads, parses and validates a JSON config file; throws a `ConfigError` naming the file. */
@@ -102,6 +104,7 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
     redisTaskStore: config.taskStore?.type === 'redis' ? config.taskStore : undefined,
     ...policiesOf(config.policies),
     redisResponseStore: config.responseStore?.type === 'redis' ? config.responseStore : undefined,
+    redisUsageStore: config.usageStore?.type === 'redis' ? config.usageStore : undefined,
     ...responseCacheOf(config.responseCache),
     videoRefreshIntervalMs: config.videoRefreshIntervalMs,
     videoPoller: config.videoPoller,
@@ -272,6 +275,17 @@ const ConfigSchema = strictObject({
   ),
   /** Where finished Responses live for previous_response_id: memory (default) or Redis. */
   responseStore: v.optional(
+    v.variant(
+      'type',
+      [
+        strictObject({ type: v.literal('memory') }),
+        strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),
+      ],
+      'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
+    ),
+  ),
+  /** Each key's usage by day and model for GET /v1/usage (docs/policies.md): memory (default) or Redis. */
+  usageStore: v.optional(
     v.variant(
       'type',
       [
