@@ -1,0 +1,219 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import * as v from 'valibot';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createBedrockProvider, type BedrockProviderOptions } from '../../src/providers/bedrock/bedrock-provider.js';
+import { ProviderConfigSchema } from '../../src/providers/provider-config.js';
+import { createProvider } from '../../src/providers/registry.js';
+import { BEDROCK_CREDENTIALS, BEDROCK_REGION, CLAUDE, type FakeBedrock, NOVA, startFakeBedrock } from '../fakes/fake-bedrock.js';
+import { serve, type Served } from '../helpers/serve.js';
+
+type Json = Record<string, any>;
+
+/**
+ * What the Bedrock provider does besides answering: SigV4 (the fake recomputes every signature;
+ * a wrong secret, an unknown key or a stale clock are refused), credentials from the config, a
+ * provider function or the environment, model ids with `:` encoded in the path, `anthropic-beta`
+ * filtering on Claude, Claude on Converse when asked, and the config file's `type: "bedrock"`.
+ */
+let fake: FakeBedrock;
+let served: Served[] = [];
+let gateways: Gateway[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeBedrock();
+});
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
+afterEach(async () => {
+  await Promise.all(served.map((s) => s.close()));
+  await Promise.all(gateways.flatMap((g) => Object.values(g.options.providers).map((provider) => provider.close?.())));
+  served = [];
+  gateways = [];
+});
+
+async function clients(options: BedrockProviderOptions): Promise<{ openai: OpenAI; anthropic: Anthropic }> {
+  const gateway = createGateway({
+    keys: [{ key: 'sk-test' }],
+    providers: { aws: createBedrockProvider({ baseURL: fake.url, ...options }) },
+    models: [
+      { id: 'nova', provider: 'aws', upstreamModel: NOVA },
+      { id: 'claude-bedrock', provider: 'aws', upstreamModel: CLAUDE },
+    ],
+    logger: false,
+  });
+  const server = await serve(gateway);
+  gateways.push(gateway);
+  served.push(server);
+  return {
+    openai: new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'sk-test', maxRetries: 0 }),
+    anthropic: new Anthropic({ baseURL: server.url, apiKey: 'sk-test', maxRetries: 0 }),
+  };
+}
+
+const signedBy = { region: BEDROCK_REGION, ...BEDROCK_CREDENTIALS };
+const ask = (openai: OpenAI) => openai.chat.completions.create({ model: 'nova', messages: [{ role: 'user', content: 'Hi' }] });
+
+describe('SigV4', () => {
+  it('signs the path as sent, the model id’s colon encoded once in it and twice in the canonical request', async () => {
+    const { openai } = await clients(signedBy);
+    const answer = await ask(openai);
+    expect(answer.choices[0]!.message.content).toBe('Hello from Bedrock.');
+    const received = fake.last();
+    expect(received.url).toBe('/model/amazon.nova-pro-v1%3A0/converse');
+    expect(received.headers.authorization).toMatch(/SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date,/);
+    expect(received.headers['x-amz-content-sha256']).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('a wrong secret is refused by Bedrock, and the client gets the gateway’s 502, not a 403 about its own key', async () => {
+    const { openai } = await clients({ ...signedBy, secretAccessKey: 'wrong/secret/KEY/000000000000000000000000' });
+    const error = (await ask(openai).catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+    expect(error.status).toBe(502);
+    expect(error.message).toContain('rejected the gateway');
+    expect(fake.requests[0]!.rejected?.message).toContain('signature we calculated does not match');
+  });
+
+  it('an unknown access key is UnrecognizedClientException, a 502 too', async () => {
+    const { openai } = await clients({ ...signedBy, accessKeyId: 'AKIAUNKNOWN000000000' });
+    const error = (await ask(openai).catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+    expect(error.status).toBe(502);
+    expect(fake.requests[0]!.rejected?.message).toBe('The security token included in the request is invalid.');
+  });
+
+  it('a signature from a clock 10 minutes off is expired', async () => {
+    fake.useClock(() => Date.now() + 10 * 60_000);
+    const { openai } = await clients(signedBy);
+    const error = (await ask(openai).catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+    expect(error.status).toBe(502);
+    expect(fake.requests[0]!.rejected?.message).toMatch(/^Signature expired/);
+  });
+
+  it('a session token is sent and signed', async () => {
+    const { openai } = await clients({ ...signedBy, sessionToken: 'FwoGZXIvYXdzEFAKESESSIONTOKEN' });
+    await ask(openai);
+    const received = fake.last();
+    expect(received.headers['x-amz-security-token']).toBe('FwoGZXIvYXdzEFAKESESSIONTOKEN');
+    expect(received.headers.authorization).toContain('x-amz-security-token');
+  });
+
+  it('a host’s credentials provider is asked on every call', async () => {
+    let asked = 0;
+    const { openai } = await clients({
+      region: BEDROCK_REGION,
+      credentials: async () => {
+        asked++;
+        return BEDROCK_CREDENTIALS;
+      },
+    });
+    await ask(openai);
+    await ask(openai);
+    expect(asked).toBe(2);
+    expect(fake.accepted()).toHaveLength(2);
+  });
+
+  it('credentials and region from the standard AWS environment variables', async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: BEDROCK_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: BEDROCK_CREDENTIALS.secretAccessKey,
+      AWS_REGION: BEDROCK_REGION,
+    });
+    delete process.env.AWS_SESSION_TOKEN;
+    try {
+      const { openai } = await clients({});
+      await ask(openai);
+      expect(fake.last().headers.authorization).toContain(`Credential=${BEDROCK_CREDENTIALS.accessKeyId}/`);
+    } finally {
+      for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION']) {
+        if (saved[key] === undefined) delete process.env[key];
+        else process.env[key] = saved[key];
+      }
+    }
+  });
+
+  it('without a region or credentials the provider fails at construction with a clear message', () => {
+    const saved = { ...process.env };
+    for (const key of ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) delete process.env[key];
+    try {
+      expect(() => createBedrockProvider({ ...BEDROCK_CREDENTIALS })).toThrow(/region is required/);
+      expect(() => createBedrockProvider({ region: BEDROCK_REGION })).toThrow(/no credentials/);
+      expect(() => createBedrockProvider({ region: BEDROCK_REGION, accessKeyId: 'AKIA' })).toThrow(/go together/);
+    } finally {
+      Object.assign(process.env, saved);
+    }
+  });
+});
+
+describe('Claude on Bedrock', () => {
+  it('forwards the betas Bedrock takes in the body and drops the rest', async () => {
+    const { anthropic } = await clients(signedBy);
+    await anthropic.messages.create(
+      { model: 'claude-bedrock', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] },
+      { headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14,mcp-servers-2025-12-04, context-1m-2025-08-07' } },
+    );
+    const received = fake.last();
+    expect(received.body.anthropic_beta).toEqual(['interleaved-thinking-2025-05-14', 'context-1m-2025-08-07']);
+    expect(received.headers['anthropic-beta']).toBeUndefined();
+  });
+
+  it('with betas "all", a beta Bedrock lacks reaches it, and its 400 reaches the client', async () => {
+    const { anthropic } = await clients({ ...signedBy, betas: 'all' });
+    const error = (await anthropic.messages
+      .create(
+        { model: 'claude-bedrock', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] },
+        { headers: { 'anthropic-beta': 'mcp-servers-2025-12-04' } },
+      )
+      .catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
+    expect(error.status).toBe(400);
+    expect((error.error as Json).error.message).toBe('invalid beta flag');
+  });
+
+  it('claudeVia "converse": Claude on Converse, its signed thinking back on the next turn', async () => {
+    const { anthropic } = await clients({ ...signedBy, claudeVia: 'converse' });
+    fake.reply({ reasoning: ['Let me', ' think.'], text: ['Four.'] }, { text: ['Yes.'] });
+    const first = await anthropic.messages.create({
+      model: 'claude-bedrock',
+      max_tokens: 2048,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [{ role: 'user', content: '2 + 2?' }],
+    });
+    expect(first.content[0]).toEqual({ type: 'thinking', thinking: 'Let me think.', signature: 'sig-bedrock-fake' });
+    const firstBody = fake.last().body;
+    expect(fake.last().path).toBe(`/model/${encodeURIComponent(CLAUDE)}/converse`);
+    expect(firstBody.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 1024 } });
+    expect(firstBody.inferenceConfig.maxTokens).toBe(2048);
+
+    await anthropic.messages.create({
+      model: 'claude-bedrock',
+      max_tokens: 2048,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [
+        { role: 'user', content: '2 + 2?' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: 'Sure?' },
+      ],
+    });
+    expect(fake.last().body.messages[1]).toEqual({
+      role: 'assistant',
+      content: [{ reasoningContent: { reasoningText: { text: 'Let me think.', signature: 'sig-bedrock-fake' } } }, { text: 'Four.' }],
+    });
+  });
+});
+
+describe('config file', () => {
+  it('`type: "bedrock"` is a provider of the config file, its fields checked', () => {
+    const config = v.parse(ProviderConfigSchema, {
+      type: 'bedrock',
+      region: BEDROCK_REGION,
+      ...BEDROCK_CREDENTIALS,
+      baseURL: fake.url,
+      betas: ['context-1m-2025-08-07'],
+      defaultMaxTokens: 1024,
+    });
+    const provider = createProvider('aws', config);
+    expect(provider.type).toBe('bedrock');
+    void provider.close?.();
+    expect(() => v.parse(ProviderConfigSchema, { type: 'bedrock', region: 'us-east-1', apiKey: 'nope' })).toThrow();
+  });
+});
