@@ -137,7 +137,7 @@ describe('parseConfig', () => {
       'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs, videoRenderMs)',
       'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, chat, translateVia, headers, timeouts)',
       'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, reasoning, cache, price)',
-      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host)',
+      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, usageStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host)',
     ]);
   });
 
