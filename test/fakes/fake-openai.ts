@@ -40,7 +40,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   return startFake(openaiProtocol(options));
 }
 
-function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
+export function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
   const endpoints = options.endpoints ?? ['chat', 'responses'];
   const apiKey = options.apiKey ?? 'up-key';
   const models = options.models ?? OPENAI_MODELS;
