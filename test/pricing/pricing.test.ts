@@ -4,7 +4,15 @@ import type { Logger } from '../../src/logger.js';
 import { checkModelPrice } from '../../src/pricing/model-price.js';
 import { Pricing, type PricedUsage } from '../../src/pricing/pricing.js';
 
-const providerTypes: Record<string, string> = { oa: 'openai', claude: 'anthropic', google: 'gemini', vx: 'vertex', here: 'local' };
+const providerTypes: Record<string, string> = {
+  oa: 'openai',
+  claude: 'anthropic',
+  google: 'gemini',
+  vx: 'vertex',
+  br: 'bedrock',
+  az: 'azure',
+  here: 'local',
+};
 
 function recordingLogger() {
   const warnings: { message: string; fields?: Record<string, unknown> | undefined }[] = [];
@@ -73,6 +81,18 @@ describe('catalog prices (genai-prices)', () => {
   it('finds a Vertex Claude model (Google falls back to Anthropic in the catalog)', () => {
     const cost = pricing().costOf(event('vx', 'claude-sonnet-4-5@20250929', { input: 1_000, output: 100 }));
     expect(cost).toEqual({ costUsd: (1_000 * 3 + 100 * 15) / 1e6, priceSource: 'genai-prices' });
+  });
+
+  it('finds Bedrock model ids, cross-region prefix included, and Bedrock embeddings', () => {
+    const claude = pricing().costOf(event('br', 'us.anthropic.claude-sonnet-4-20250514-v1:0', { input: 2_000, cachedRead: 1_000, output: 100 }));
+    expect(claude).toEqual({ costUsd: (1_000 * 3 + 1_000 * 0.3 + 100 * 15) / 1e6, priceSource: 'genai-prices' });
+    const titan = pricing().costOf(event('br', 'amazon.titan-embed-text-v2:0', { input: 1_000_000 }));
+    expect(titan).toEqual({ costUsd: 0.1, priceSource: 'genai-prices' });
+  });
+
+  it('prices an Azure deployment by its public model id when the deployment name is not a model', () => {
+    const cost = pricing().costOf(event('az', 'prod-east-deployment', { input: 1_000_000, output: 1_000_000 }, { model: 'gpt-4o' }));
+    expect(cost).toEqual({ costUsd: 12.5, priceSource: 'genai-prices' });
   });
 
   it('tries the public model id when the upstream id is not in the catalog', () => {
