@@ -1,8 +1,9 @@
-import { isAbortError, toPublicError } from '../errors.js';
+import { isAbortError } from '../errors.js';
 import { type BodySource, pullResponse } from '../http/pull-body.js';
 import { SSE_HEADERS } from '../http/sse-response.js';
 import type { EncodeContext, StreamEncoder } from '../protocols/codec.js';
 import { mergeUsage, type IRStreamEvent, type IRUsage } from '../protocols/ir.js';
+import { failureFrames, unfinishedStream } from '../protocols/stream-driver.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 
 /**
@@ -66,7 +67,7 @@ export async function translatedStream(
           const result = pending ?? (await iterator.next());
           pending = undefined;
           if (result.done) {
-            if (!encoder.finished) throw new Error('The upstream stream ended without a finish event.');
+            if (!encoder.finished) throw unfinishedStream();
             done = true;
             settle();
             return null;
@@ -77,11 +78,7 @@ export async function translatedStream(
       } catch (error) {
         done = true;
         settle(error);
-        // The client already has its whole answer, or it left: nothing useful can be sent.
-        if (encoder.finished || isAbortError(error)) return null;
-        const publicError = toPublicError(error);
-        context.onStreamError?.(publicError);
-        return encoder.fail(publicError);
+        return failureFrames(encoder, error, context) ?? null;
       }
     },
     cancel() {
