@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import type { StaticKey } from './auth/key-store.js';
 import { dateLabel, flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, strictObject, text } from './config-fields.js';
 import type { GatewayOptions } from './options.js';
+import { BudgetSchema, GroupBudgetsSchema, KeyBudgetSchema } from './policy/budget-schema.js';
 import { localModels } from './providers/local/local-provider.js';
 import type { Provider } from './providers/provider.js';
 import { ProviderConfigSchema, type ProviderConfig } from './providers/provider-config.js';
@@ -183,6 +184,7 @@ const KeySchema = strictObject({
     }),
   ),
   balance: v.optional(v.number('expected a number')),
+  budget: v.optional(KeyBudgetSchema),
   cache: v.optional(flag),
 });
 
@@ -263,6 +265,9 @@ const ConfigSchema = strictObject({
       ),
       whenLimitsUnavailable: v.optional(v.picklist(['open', 'closed'], 'expected "open" or "closed"')),
       quotaRetryAfterSeconds: v.optional(positiveInteger),
+      /** Dollar budgets (docs/policies.md, "Budgets"): every key's default, and each group's. */
+      budget: v.optional(BudgetSchema),
+      groupBudgets: v.optional(GroupBudgetsSchema),
       /** Where limit counters live: memory (default) or Redis, shared by every instance. */
       limitStore: v.optional(
         v.variant(

@@ -2,6 +2,7 @@ import { StaticKeyStore, type KeyStore, type StaticKey } from './auth/key-store.
 import { jsonLogger, silentLogger, type Logger } from './logger.js';
 import type { AttemptEvent, UsageEvent } from './policy/events.js';
 import type { GatewayPlugin, RequestHookPayload, ResponseHookPayload } from './plugins/plugin.js';
+import { checkBudget } from './policy/budget.js';
 import { checkLimits, type PolicyOptions } from './policy/policy-options.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
 import { normalizeProvider } from './providers/normalize-provider.js';
@@ -293,6 +294,7 @@ function resolveKeyStore(keys: GatewayOptions['keys']): KeyStore {
         throw new TypeError(`options.keys[${index}].key must be a non-empty string`);
       }
       if (entry.limits !== undefined) checkLimits(entry.limits, `options.keys[${index}].limits`);
+      if (entry.budget !== undefined && entry.budget !== false) checkBudget(entry.budget, `options.keys[${index}].budget`);
       if (entry.balance !== undefined && !Number.isFinite(entry.balance)) throw new TypeError(`options.keys[${index}].balance must be a number`);
     }
     return new StaticKeyStore(keys as StaticKey[]);

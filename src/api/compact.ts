@@ -40,7 +40,7 @@ const compactSchema = looseObj(
 export async function compactResponse(context: RouteContext): Promise<Response> {
   const { request } = context;
   const { body, model } = await readTextRequest(context, { protocol: 'responses', endpoint: ENDPOINT, schema: compactSchema });
-  const ledger = new RequestLedger(context, model, ENDPOINT, 'text', false, await admitRequest(context));
+  const ledger = new RequestLedger(context, model, ENDPOINT, 'text', false, await admitRequest(context, model));
   try {
     const { deployment, provider, call } = firstDeployment(context, model, body);
     ledger.trying(deployment, 1);

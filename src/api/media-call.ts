@@ -44,7 +44,7 @@ export async function runMediaCall<C extends MediaCapability, T>(
   call: (provider: MediaProvider<C>, callContext: CallContext) => Promise<T>,
 ): Promise<{ result: T; ledger: RequestLedger }> {
   const { options, signal } = context;
-  const ledger = new RequestLedger(context, media.model, media.endpoint, media.kind, media.stream, await admitRequest(context));
+  const ledger = new RequestLedger(context, media.model, media.endpoint, media.kind, media.stream, await admitRequest(context, media.model));
   const { health, retry } = options.policies;
   try {
     const { result } = await runWithFallback({

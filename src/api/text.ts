@@ -40,7 +40,7 @@ async function handleText(context: RouteContext, endpoint: ClientCodec): Promise
   let body = read.body;
   checkModelRules(model, body);
 
-  const ledger = new RequestLedger(context, model, endpoint.endpoint, 'text', body.stream === true, await admitRequest(context));
+  const ledger = new RequestLedger(context, model, endpoint.endpoint, 'text', body.stream === true, await admitRequest(context, model));
   try {
     let conversation: Conversation | undefined;
     // The client's own text goes upstream on passthrough, unless the body was rebuilt here.

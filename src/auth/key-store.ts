@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Budget } from '../policy/budget.js';
 import type { UsageEvent } from '../policy/events.js';
 import type { KeyLimits } from '../policy/limit-engine.js';
 
@@ -22,6 +23,11 @@ export interface KeyRecord {
    * `insufficient_quota` before any upstream call; `KeyStore.charge` is where it goes down.
    */
   balance?: number | undefined;
+  /**
+   * Dollars this key may spend per period (`{ usd: 5, period: '1d' }`), kept by the limit engine;
+   * overrides `options.policies.budget`, and `false` opts the key out of it.
+   */
+  budget?: Budget | false | undefined;
   /**
    * The response cache for this key's requests (when the gateway has `responseCache`): `true` on
    * every model, `false` never (not even with `x-infergate-cache: on`). Unset: as the model says.
@@ -57,6 +63,8 @@ export interface StaticKey {
   limits?: KeyLimits | undefined;
   /** Starting balance in cost units (`options.policies.cost`, tokens by default), kept in this process. */
   balance?: number | undefined;
+  /** Dollar budget (`KeyRecord.budget`). */
+  budget?: Budget | false | undefined;
   /** The response cache for this key's requests (`KeyRecord.cache`). */
   cache?: boolean | undefined;
 }
@@ -81,6 +89,7 @@ export class StaticKeyStore implements KeyStore {
         ...(entry.metadata ? { metadata: entry.metadata } : {}),
         ...(entry.limits ? { limits: entry.limits } : {}),
         ...(entry.balance !== undefined ? { balance: entry.balance } : {}),
+        ...(entry.budget !== undefined ? { budget: entry.budget } : {}),
         ...(entry.cache !== undefined ? { cache: entry.cache } : {}),
       });
     }

@@ -1,41 +1,39 @@
 import { GatewayError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import { withoutUndefined } from '../optional.js';
-import type { AdmitResult, CounterState, KeyLimits, LimitReason } from './limit-engine.js';
+import type { ModelEntry } from '../routing/model.js';
+import type { BudgetAccount } from './budget.js';
+import { budgetExhausted, budgetHeaders } from './budget-admission.js';
+import { modelCharge } from './budget-free-model.js';
+import type { AdmitResult, BudgetCheck, CounterState, KeyLimits, LimitReason } from './limit-engine.js';
 import { retryAfterSeconds } from './retry-after.js';
 
 /** A request let through the key's limits: the headers to send and the slot to give back. */
 export interface Admission {
   limits: KeyLimits;
-  /** `x-ratelimit-*` headers, on the answer whatever it is. */
+  /** `x-ratelimit-*` and `x-infergate-budget-*` headers, on the answer whatever it is. */
   headers: Record<string, string>;
   slot?: string | undefined;
   /** Whether the engine counted the request (false when there are no limits, or it failed open). */
   counted: boolean;
+  /** The budgets the request's dollars are added to when it ends. */
+  budgets?: readonly BudgetAccount[] | undefined;
 }
 
 /**
  * Checks the caller's balance and limits before any upstream call. Refusals are 429s in the
  * route's shape with `retry-after` (seconds until the request could pass) and `x-ratelimit-*`;
- * an exhausted balance or quota also says `insufficient_quota` and `x-should-retry: false`, so
- * SDKs stop retrying what only a top-up fixes.
+ * an exhausted balance, quota or dollar budget also says `insufficient_quota` and
+ * `x-should-retry: false`, so SDKs stop retrying what only a top-up (or the budget's reset) fixes.
+ * A spent budget refuses only models that cost money (`model`; without one, any).
  */
-export async function admitRequest(context: RouteContext): Promise<Admission> {
+export async function admitRequest(context: RouteContext, model?: ModelEntry): Promise<Admission> {
   const { key, options, requestId } = context;
   const { policies } = options;
   if (typeof key.balance === 'number' && key.balance <= 0) throw quotaExhausted(policies.quotaRetryAfterSeconds, {});
   const limits = key.limits ? { ...policies.limits, ...withoutUndefined(key.limits) } : policies.limits;
-  if (!hasLimits(limits)) return { limits, headers: {}, counted: false };
-
-  let result: AdmitResult;
-  try {
-    result = await policies.limitEngine.admit(key.id, limits, Date.now());
-  } catch (error) {
-    options.logger.error('limit engine unavailable', {
-      requestId,
-      failOpen: policies.failOpen,
-      message: error instanceof Error ? error.message : String(error),
-    });
+  const unavailable = (what: string, error: unknown): Admission => {
+    options.logger.error(what, { requestId, failOpen: policies.failOpen, message: error instanceof Error ? error.message : String(error) });
     if (policies.failOpen) return { limits, headers: {}, counted: false };
     throw new GatewayError({
       status: 503,
@@ -43,10 +41,30 @@ export async function admitRequest(context: RouteContext): Promise<Admission> {
       code: 'limits_unavailable',
       headers: { 'retry-after': '1' },
     });
+  };
+  let budgets: BudgetAccount[];
+  try {
+    budgets = policies.budgets.accountsOf(key);
+    if (budgets.length > 0 && !policies.limitEngine.supportsBudgets) throw new TypeError('the limit engine does not keep dollar budgets (supportsBudgets)');
+  } catch (error) {
+    return unavailable('budget cannot be enforced', error);
   }
-  const headers = rateLimitHeaders(result.requests, result.tokens);
-  if (result.allowed) return { limits, headers, slot: result.slot, counted: true };
+  if (!hasLimits(limits) && budgets.length === 0) return { limits, headers: {}, counted: false };
+  const check: BudgetCheck | undefined =
+    budgets.length === 0
+      ? undefined
+      : { accounts: budgets, enforce: !model || policies.budgets.enforces(model.id, modelCharge(model, options), options.logger) };
+
+  let result: AdmitResult;
+  try {
+    result = await policies.limitEngine.admit(key.id, limits, Date.now(), check);
+  } catch (error) {
+    return unavailable('limit engine unavailable', error);
+  }
+  const headers = { ...rateLimitHeaders(result.requests, result.tokens), ...budgetHeaders(result.budgets) };
+  if (result.allowed) return { limits, headers, slot: result.slot, counted: true, ...(budgets.length > 0 ? { budgets } : {}) };
   if (result.reason === 'quota') throw quotaExhausted(policies.quotaRetryAfterSeconds, headers);
+  if (result.reason === 'budget') throw budgetExhausted(result.budgets ?? [], result.retryAfterMs, policies.quotaRetryAfterSeconds, headers);
   throw new GatewayError({
     status: 429,
     message: LIMIT_MESSAGES[result.reason],
@@ -55,7 +73,7 @@ export async function admitRequest(context: RouteContext): Promise<Admission> {
   });
 }
 
-const LIMIT_MESSAGES: Record<Exclude<LimitReason, 'quota'>, string> = {
+const LIMIT_MESSAGES: Record<Exclude<LimitReason, 'quota' | 'budget'>, string> = {
   requests: 'Rate limit reached for requests per minute on this API key; retry after the time in the retry-after header.',
   tokens: 'Rate limit reached for tokens per minute on this API key; retry after the time in the retry-after header.',
   concurrency: 'Too many concurrent requests on this API key; retry when one of them has finished.',

@@ -1,8 +1,10 @@
+import type { BudgetAccount, BudgetState } from './budget.js';
+
 /**
  * Per-key limits and their counters. The gateway asks the engine before every upstream call
  * (`admit`) and tells it what the request used once it ends (`settle`). The memory engine serves
  * one process; `RedisLimitEngine` from `infergate/redis` makes several processes enforce one
- * combined limit.
+ * combined limit. Both also keep dollar budgets (`budget.ts`).
  */
 
 /** Limits of one key: on its `KeyRecord.limits`, or the defaults in `options.policies.limits`. */
@@ -28,7 +30,7 @@ export interface CounterState {
   resetMs: number;
 }
 
-export type LimitReason = 'requests' | 'tokens' | 'concurrency' | 'quota';
+export type LimitReason = 'requests' | 'tokens' | 'concurrency' | 'quota' | 'budget';
 
 export type AdmitResult =
   | {
@@ -37,15 +39,25 @@ export type AdmitResult =
       slot?: string | undefined;
       requests?: CounterState | undefined;
       tokens?: CounterState | undefined;
+      /** Where each budget asked about stands, in the order asked. */
+      budgets?: BudgetState[] | undefined;
     }
   | {
       allowed: false;
       reason: LimitReason;
-      /** ms until the request could be admitted (0 when unknown, e.g. quota). */
+      /** ms until the request could be admitted (0 when unknown, e.g. quota or a lifetime budget). */
       retryAfterMs: number;
       requests?: CounterState | undefined;
       tokens?: CounterState | undefined;
+      budgets?: BudgetState[] | undefined;
     };
+
+/** The budgets `admit` reads: refused (reason `budget`) when one is spent and `enforce` is set. */
+export interface BudgetCheck {
+  accounts: readonly BudgetAccount[];
+  /** False for a request that costs nothing (a free model): the states are read, nothing refused. */
+  enforce: boolean;
+}
 
 export interface Settlement {
   /** The slot `admit` returned, released now. */
@@ -54,18 +66,28 @@ export interface Settlement {
   tokens: number;
   /** Spend to count against `quota`. */
   cost: number;
+  /** Dollars to add to each of `budgets`, in the window of the settlement's time. */
+  usd?: number | undefined;
+  budgets?: readonly BudgetAccount[] | undefined;
 }
 
 export interface LimitEngine {
   /**
-   * Checks every limit set in `limits` and, when all pass, counts the request and takes a
-   * concurrency slot, atomically. Nothing is counted for a refused request.
+   * Checks the budgets and every limit set in `limits` and, when all pass, counts the request
+   * and takes a concurrency slot, atomically. Nothing is counted for a refused request.
    */
-  admit(keyId: string, limits: KeyLimits, now: number): Promise<AdmitResult>;
-  /** Releases the slot and counts tokens and spend. */
+  admit(keyId: string, limits: KeyLimits, now: number, budgets?: BudgetCheck): Promise<AdmitResult>;
+  /** Releases the slot and counts tokens, spend and dollars. */
   settle(keyId: string, limits: KeyLimits, settlement: Settlement, now: number): Promise<void>;
   /** Spend counted so far against `quota` (for hosts and tests). */
   spent(keyId: string): Promise<number>;
+  /**
+   * Set by engines that keep dollar budgets (both built-in ones). The gateway refuses to rely
+   * on an engine without it for a budget, rather than let the budget go silently unenforced.
+   */
+  readonly supportsBudgets?: boolean | undefined;
+  /** Dollars spent in the budget's window of `now` (for hosts and tests). */
+  budgetSpent?(account: BudgetAccount, now: number): Promise<number>;
   close?(): Promise<void>;
 }
 

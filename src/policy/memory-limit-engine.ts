@@ -1,5 +1,6 @@
 import type { Defaulted } from '../optional.js';
-import type { AdmitResult, CounterState, KeyLimits, LimitEngine, LimitEngineOptions, LimitReason, Settlement } from './limit-engine.js';
+import { type BudgetAccount, type BudgetState, budgetWindow, isExhausted, NANO_USD_PER_USD, toNanoUsd } from './budget.js';
+import type { AdmitResult, BudgetCheck, CounterState, KeyLimits, LimitEngine, LimitEngineOptions, LimitReason, Settlement } from './limit-engine.js';
 
 /** Counters of one key id: the current rate window, the live slots and the spend. */
 interface KeyCounters {
@@ -10,6 +11,13 @@ interface KeyCounters {
   /** Slot id → when it expires (ms). */
   slots: Map<string, number>;
   spent: number;
+}
+
+/** Dollars spent on one budget in one window, in billionths (`toNanoUsd`). */
+interface BudgetCounter {
+  window: string;
+  resetsAt: number | undefined;
+  nanoUsd: number;
 }
 
 /**
@@ -26,6 +34,8 @@ export class MemoryLimitEngine implements LimitEngine {
   private readonly windowMs: number;
   private readonly slotTtlMs: number;
   private readonly keys = new Map<string, KeyCounters>();
+  private readonly budgets = new Map<string, BudgetCounter>();
+  readonly supportsBudgets = true;
   private sweptWindow = -Infinity;
   private nextSlot = 0;
 
@@ -33,16 +43,20 @@ export class MemoryLimitEngine implements LimitEngine {
     ({ windowMs: this.windowMs, slotTtlMs: this.slotTtlMs } = resolveLimitEngineOptions(options, 'MemoryLimitEngine'));
   }
 
-  async admit(keyId: string, limits: KeyLimits, now: number): Promise<AdmitResult> {
+  async admit(keyId: string, limits: KeyLimits, now: number, check?: BudgetCheck): Promise<AdmitResult> {
     const counters = this.countersAt(keyId, now);
     const resetMs = (counters.window + 1) * this.windowMs - now;
+    const budgets = check?.accounts.map((account) => this.budgetState(account, now));
     const refuse = (reason: LimitReason, retryAfterMs: number): AdmitResult => ({
       allowed: false,
       reason,
       retryAfterMs,
       ...counterStates(limits, counters.requests, counters.tokens, resetMs),
+      ...(budgets ? { budgets } : {}),
     });
 
+    const spentBudget = check?.enforce ? budgets?.find(isExhausted) : undefined;
+    if (spentBudget) return refuse('budget', budgetRetryAfterMs(spentBudget, now));
     if (limits.quota !== undefined && counters.spent >= limits.quota) return refuse('quota', 0);
     if (limits.concurrentRequests !== undefined) {
       pruneSlots(counters, now);
@@ -57,7 +71,7 @@ export class MemoryLimitEngine implements LimitEngine {
       slot = `slot_${++this.nextSlot}`;
       counters.slots.set(slot, now + this.slotTtlMs);
     }
-    return { allowed: true, slot, ...counterStates(limits, counters.requests, counters.tokens, resetMs) };
+    return { allowed: true, slot, ...counterStates(limits, counters.requests, counters.tokens, resetMs), ...(budgets ? { budgets } : {}) };
   }
 
   async settle(keyId: string, _limits: KeyLimits, settlement: Settlement, now: number): Promise<void> {
@@ -65,10 +79,36 @@ export class MemoryLimitEngine implements LimitEngine {
     if (settlement.slot) counters.slots.delete(settlement.slot);
     counters.tokens += Math.round(countable(settlement.tokens));
     counters.spent += countable(settlement.cost);
+    const nanoUsd = toNanoUsd(settlement.usd ?? 0);
+    if (nanoUsd > 0) for (const account of settlement.budgets ?? []) this.budgetAt(account, now).nanoUsd += nanoUsd;
   }
 
   async spent(keyId: string): Promise<number> {
     return this.keys.get(keyId)?.spent ?? 0;
+  }
+
+  async budgetSpent(account: BudgetAccount, now: number): Promise<number> {
+    return this.budgetState(account, now).spentUsd;
+  }
+
+  private budgetState(account: BudgetAccount, now: number): BudgetState {
+    const counter = this.budgetAt(account, now);
+    return { account, spentUsd: counter.nanoUsd / NANO_USD_PER_USD, resetsAt: counter.resetsAt };
+  }
+
+  /** The budget's counter, rolled over to the window of `now`. */
+  private budgetAt(account: BudgetAccount, now: number): BudgetCounter {
+    const id = budgetCounterId(account);
+    const window = budgetWindow(account.period, now);
+    let counter = this.budgets.get(id);
+    if (!counter) {
+      counter = { window: window.id, resetsAt: window.resetsAt, nanoUsd: 0 };
+      this.budgets.set(id, counter);
+    } else if (counter.window !== window.id && (window.resetsAt ?? 0) > (counter.resetsAt ?? 0)) {
+      // Only forward: a clock stepping back keeps the newer window's spend.
+      Object.assign(counter, { window: window.id, resetsAt: window.resetsAt, nanoUsd: 0 });
+    }
+    return counter;
   }
 
   /** The key's counters, rolled over to the window of `now`. */
@@ -95,7 +135,13 @@ export class MemoryLimitEngine implements LimitEngine {
       pruneSlots(counters, now);
       if (counters.window < window && counters.spent === 0 && counters.slots.size === 0) this.keys.delete(keyId);
     }
+    for (const [id, counter] of this.budgets) if (counter.resetsAt !== undefined && counter.resetsAt <= now) this.budgets.delete(id);
   }
+}
+
+/** One counter per budget owner and period: a period changed in the config starts a new one. */
+function budgetCounterId(account: BudgetAccount): string {
+  return `${account.scope}\0${account.owner}\0${account.period ?? 'lifetime'}`;
 }
 
 function pruneSlots(counters: KeyCounters, now: number): void {
@@ -131,6 +177,11 @@ export function counterStates(
     requests: limits.requestsPerMinute === undefined ? undefined : state(limits.requestsPerMinute, requests),
     tokens: limits.tokensPerMinute === undefined ? undefined : state(limits.tokensPerMinute, tokens),
   };
+}
+
+/** A spent budget frees when its window ends; a lifetime one never does (0: unknown). */
+export function budgetRetryAfterMs(state: BudgetState, now: number): number {
+  return state.resetsAt === undefined ? 0 : Math.max(0, state.resetsAt - now);
 }
 
 /** Usage worth counting: a finite positive amount; anything else (missing, NaN, a refund) is 0. */

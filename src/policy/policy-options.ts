@@ -1,4 +1,6 @@
 import { withoutUndefined } from '../optional.js';
+import type { Budget } from './budget.js';
+import { BudgetPolicy } from './budget-policy.js';
 import type { UsageEvent } from './events.js';
 import { DeploymentHealth } from './deployment-health.js';
 import { DEFAULT_RETRY_POLICY, type ResolvedRetryPolicy, type RetryPolicy } from './fallback.js';
@@ -28,6 +30,13 @@ export interface PolicyOptions {
   retry?: RetryPolicy | undefined;
   /** `retry-after` sent with `insufficient_quota`, in seconds. Default 3600. */
   quotaRetryAfterSeconds?: number | undefined;
+  /**
+   * The dollar budget of every key that does not set its own (`KeyRecord.budget`; `false` there
+   * opts a key out), e.g. `{ usd: 5, period: '1d' }`. Default: none. See `Budget`.
+   */
+  budget?: Budget | undefined;
+  /** Budgets each shared by all keys of a group (`KeyRecord.group`, `default` when unset), by group name. */
+  groupBudgets?: Record<string, Budget> | undefined;
 }
 
 export interface ResolvedPolicies {
@@ -38,6 +47,7 @@ export interface ResolvedPolicies {
   retry: ResolvedRetryPolicy;
   health: DeploymentHealth;
   quotaRetryAfterSeconds: number;
+  budgets: BudgetPolicy;
 }
 
 /** Tokens used; nothing for an answer from the response cache. */
@@ -59,6 +69,10 @@ export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPol
   if (typeof engine.admit !== 'function' || typeof engine.settle !== 'function') {
     throw new TypeError('options.policies.limitEngine must be a LimitEngine (admit, settle, spent)');
   }
+  const budgets = BudgetPolicy.resolve(policies.budget, policies.groupBudgets, 'options.policies');
+  if (budgets.configured && !engine.supportsBudgets) {
+    throw new TypeError('options.policies.limitEngine does not keep dollar budgets (supportsBudgets), so policies.budget cannot be enforced');
+  }
   const quotaRetryAfterSeconds = policies.quotaRetryAfterSeconds ?? 3600;
   if (!Number.isInteger(quotaRetryAfterSeconds) || quotaRetryAfterSeconds < 1)
     throw new TypeError('options.policies.quotaRetryAfterSeconds must be a positive integer');
@@ -70,6 +84,7 @@ export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPol
     retry,
     health: new DeploymentHealth(Math.max(1, retry.failuresBeforeCooldown), retry.cooldownMs),
     quotaRetryAfterSeconds,
+    budgets,
   };
 }
 

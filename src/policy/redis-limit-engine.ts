@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { FailFastRedis } from '../redis/fail-fast-redis.js';
-import type { AdmitResult, KeyLimits, LimitEngine, LimitEngineOptions, LimitReason, Settlement } from './limit-engine.js';
-import { CONCURRENCY_RETRY_AFTER_MS, countable, counterStates, resolveLimitEngineOptions } from './memory-limit-engine.js';
+import { type BudgetAccount, type BudgetState, budgetWindow, isExhausted, NANO_USD_PER_USD, toNanoUsd } from './budget.js';
+import type { AdmitResult, BudgetCheck, KeyLimits, LimitEngine, LimitEngineOptions, LimitReason, Settlement } from './limit-engine.js';
+import { budgetRetryAfterMs, CONCURRENCY_RETRY_AFTER_MS, countable, counterStates, resolveLimitEngineOptions } from './memory-limit-engine.js';
 
 export interface RedisLimitEngineOptions extends LimitEngineOptions {
   /**
@@ -38,12 +39,22 @@ export interface RedisLimitEngineOptions extends LimitEngineOptions {
  * slot: `rate`, a hash of the current window (`w`, its index; `r`, requests; `t`, tokens) that
  * expires after the window; `slots`, a sorted set of slot ids scored by expiry (ms); `spent`, a
  * float counter that never expires.
+ *
+ * Dollar budgets are integer counters of billionths of a dollar, one per budget window, named
+ * by the window: `{key:<id>}:budget:1d:20415`, `{group:<name>}:budget:month:2026-11`,
+ * `…:budget:lifetime`. Each expires an hour after its window ends (a lifetime one never). The
+ * window comes from this process's clock (the key name must be known before the call), so
+ * instances whose clocks differ disagree only for those seconds around the window's end. They
+ * are read before the `admit` script and added to with `INCRBY` in `MULTI` at settle: a budget,
+ * like `tokensPerMinute`, is checked before a request and counted after it, so the requests
+ * already in flight when it runs out may overshoot it, each by its own cost.
  */
 export class RedisLimitEngine implements LimitEngine {
   private readonly connection: FailFastRedis;
   private readonly prefix: string;
   private readonly windowMs: number;
   private readonly slotTtlMs: number;
+  readonly supportsBudgets = true;
 
   constructor(options: RedisLimitEngineOptions) {
     if (!options) throw new TypeError('RedisLimitEngine: pass `client` (an ioredis client) or `url`');
@@ -53,8 +64,10 @@ export class RedisLimitEngine implements LimitEngine {
   }
 
   /** `now` is ignored: the script takes the time from Redis (see the class comment). */
-  async admit(keyId: string, limits: KeyLimits, _now: number): Promise<AdmitResult> {
-    const slot = limits.concurrentRequests !== undefined ? randomUUID() : undefined;
+  async admit(keyId: string, limits: KeyLimits, now: number, check?: BudgetCheck): Promise<AdmitResult> {
+    const budgets = check ? await Promise.all(check.accounts.map((account) => this.budgetState(account, now))) : undefined;
+    const spentBudget = check?.enforce ? budgets?.find(isExhausted) : undefined;
+    const slot = limits.concurrentRequests !== undefined && !spentBudget ? randomUUID() : undefined;
     const [code, requests, tokens, resetMs] = (await this.run(ADMIT, keyId, [
       this.windowMs,
       this.slotTtlMs,
@@ -63,16 +76,50 @@ export class RedisLimitEngine implements LimitEngine {
       limitArg(limits.concurrentRequests),
       limitArg(limits.quota),
       slot ?? '',
+      spentBudget ? 1 : 0,
     ])) as [number, number, number, number];
-    const states = counterStates(limits, requests, tokens, resetMs);
+    const states = { ...counterStates(limits, requests, tokens, resetMs), ...(budgets ? { budgets } : {}) };
     const reason = REASONS[code];
     if (!reason) return { allowed: true, slot, ...states };
+    if (reason === 'budget') return { allowed: false, reason, retryAfterMs: budgetRetryAfterMs(spentBudget!, now), ...states };
     const retryAfterMs = reason === 'quota' ? 0 : reason === 'concurrency' ? CONCURRENCY_RETRY_AFTER_MS : resetMs;
     return { allowed: false, reason, retryAfterMs, ...states };
   }
 
-  async settle(keyId: string, _limits: KeyLimits, settlement: Settlement, _now: number): Promise<void> {
-    await this.run(SETTLE, keyId, [this.windowMs, settlement.slot ?? '', Math.round(countable(settlement.tokens)), countable(settlement.cost)]);
+  async settle(keyId: string, _limits: KeyLimits, settlement: Settlement, now: number): Promise<void> {
+    const nanoUsd = toNanoUsd(settlement.usd ?? 0);
+    await Promise.all([
+      this.run(SETTLE, keyId, [this.windowMs, settlement.slot ?? '', Math.round(countable(settlement.tokens)), countable(settlement.cost)]),
+      ...(nanoUsd > 0 ? (settlement.budgets ?? []).map((account) => this.addToBudget(account, nanoUsd, now)) : []),
+    ]);
+  }
+
+  async budgetSpent(account: BudgetAccount, now: number): Promise<number> {
+    return (await this.budgetState(account, now)).spentUsd;
+  }
+
+  private async budgetState(account: BudgetAccount, now: number): Promise<BudgetState> {
+    const window = budgetWindow(account.period, now);
+    const nanoUsd = await this.connection.call((redis) => redis.get(this.budgetKey(account, window.id)));
+    return { account, spentUsd: Number(nanoUsd ?? 0) / NANO_USD_PER_USD, resetsAt: window.resetsAt };
+  }
+
+  /** One `MULTI`: the counter and its expiry move together. */
+  private async addToBudget(account: BudgetAccount, nanoUsd: number, now: number): Promise<void> {
+    const window = budgetWindow(account.period, now);
+    const key = this.budgetKey(account, window.id);
+    const results = await this.connection.call((redis) => {
+      const transaction = redis.multi().incrby(key, nanoUsd);
+      if (window.resetsAt !== undefined) transaction.pexpireat(key, window.resetsAt + BUDGET_GRACE_MS);
+      return transaction.exec();
+    });
+    const failure = results?.find(([error]) => error)?.[0];
+    if (failure || !results) throw failure ?? new Error('RedisLimitEngine: the budget transaction was aborted');
+  }
+
+  /** Under the key's hash tag (the slot of its other counters), or the group's own. */
+  private budgetKey(account: BudgetAccount, window: string): string {
+    return `${this.prefix}{${account.scope}:${account.owner}}:budget:${window}`;
   }
 
   async spent(keyId: string): Promise<number> {
@@ -110,7 +157,10 @@ function limitArg(limit: number | undefined): string | number {
 }
 
 /** The script's first reply: 0 admitted, else the index of the refusal reason. */
-const REASONS: Record<number, LimitReason | undefined> = { 1: 'quota', 2: 'concurrency', 3: 'requests', 4: 'tokens' };
+const REASONS: Record<number, LimitReason | undefined> = { 1: 'quota', 2: 'concurrency', 3: 'requests', 4: 'tokens', 5: 'budget' };
+
+/** A budget counter outlives its window by this much, for instances whose clocks lag behind. */
+const BUDGET_GRACE_MS = 3_600_000;
 
 interface Script {
   lua: string;
@@ -138,7 +188,8 @@ local resetMs = (window + 1) * windowMs - now`;
 
 /**
  * KEYS: rate, slots, spent. ARGV: windowMs, slotTtlMs, requests, tokens, concurrency and quota
- * limits ('' when unset), slot id. Returns {reason (0 = admitted), requests, tokens, resetMs}.
+ * limits ('' when unset), slot id, 1 when a budget is spent (read just before: refuse, count
+ * nothing). Returns {reason (0 = admitted), requests, tokens, resetMs}.
  */
 const ADMIT = script(`${REPLICATE_EFFECTS}
 ${CLOCK}
@@ -147,6 +198,7 @@ if current then
   requests = tonumber(redis.call('HGET', KEYS[1], 'r')) or 0
   tokens = tonumber(redis.call('HGET', KEYS[1], 't')) or 0
 end
+if ARGV[8] == '1' then return {5, requests, tokens, resetMs} end
 local rpm, tpm, concurrency, quota = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 if quota and (tonumber(redis.call('GET', KEYS[3])) or 0) >= quota then return {1, requests, tokens, resetMs} end
 if concurrency then

@@ -62,7 +62,7 @@ export class RequestLedger {
     return this.deployment;
   }
 
-  /** Headers every answer to this request carries (`x-ratelimit-*`). */
+  /** Headers every answer to this request carries (`x-ratelimit-*`, `x-infergate-budget-*`). */
   get headers(): Record<string, string> {
     return this.admission.headers;
   }
@@ -198,7 +198,13 @@ export class RequestLedger {
       // A cache hit counts as a request, not as tokens: the upstream saw none.
       const tokens = this.servedFromCache ? 0 : (usage.input ?? 0) + (usage.output ?? 0);
       void settle('limit settlement', () =>
-        options.policies.limitEngine.settle(key.id, this.admission.limits, { slot: this.admission.slot, tokens, cost }, Date.now()),
+        options.policies.limitEngine.settle(
+          key.id,
+          this.admission.limits,
+          // Dollars go to the key's and group's budgets; a cut stream's are what it produced.
+          { slot: this.admission.slot, tokens, cost, usd: event.costUsd, budgets: this.admission.budgets },
+          Date.now(),
+        ),
       );
     }
     if (options.keyStore.charge && cost > 0) void settle('keyStore.charge', () => options.keyStore.charge!(key, event));
