@@ -5,6 +5,8 @@ import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { Logger } from '../../src/logger.js';
 import type { UsageEvent } from '../../src/policy/events.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
+import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
+import { startFakeOpenAIMedia } from '../fakes/fake-openai-media.js';
 import type { NeutralUsage } from '../fakes/fake-server.js';
 import { type Harness, startHarness } from '../upstreams/harness.js';
 
@@ -77,6 +79,37 @@ describe('text routes through real fake upstreams: dollars from the catalog, cac
     await harness.openai.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'hi' }] });
     await expect.poll(() => harness.usage.length).toBe(1);
     expect(harness.usage[0]!.costUsd).toBeCloseTo(catalogCost('anthropic', 'claude-sonnet-4-5', usage), 12);
+  });
+});
+
+describe('an image model the catalog prices by tokens (gpt-image-1 on a fake OpenAI)', () => {
+  it('charges the tokens the upstream reported, the images being made of them', async () => {
+    const upstream = await startFakeOpenAIMedia();
+    const usage: UsageEvent[] = [];
+    const gateway = createGateway({
+      keys: [{ key: 'sk-test' }],
+      providers: { oai: createOpenAIProvider({ baseURL: upstream.baseURL, apiKey: 'sk-upstream-openai' }) },
+      models: [{ id: 'img', provider: 'oai', upstreamModel: 'gpt-image-1', kind: 'image', family: 'gpt-image' }],
+      logger: false,
+      hooks: { onUsage: (event) => void usage.push(event) },
+    });
+    try {
+      const response = await gateway.fetch('http://gateway/v1/images/generations', {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'img', prompt: 'a red square' }),
+      });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+      await expect.poll(() => usage.length).toBe(1);
+      // The fake reports 5 input and 10 output tokens; gpt-image-1: $5 text in, $40 image out per million.
+      expect(usage[0]).toMatchObject({ units: { images: 1 }, usage: { input: 5, output: 10 }, priceSource: 'genai-prices' });
+      expect(usage[0]!.costUsd).toBeCloseTo(catalogCost('openai', 'gpt-image-1', { input: 5, output: 10 }), 15);
+      expect(usage[0]!.costUsd).toBeCloseTo((5 * 5 + 10 * 40) / 1e6, 15);
+    } finally {
+      await gateway.dispose();
+      await upstream.close();
+    }
   });
 });
 
