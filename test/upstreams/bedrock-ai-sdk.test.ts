@@ -1,0 +1,176 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { APICallError, generateText, type LanguageModel, stepCountIs, streamText } from 'ai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createBedrockProvider } from '../../src/providers/bedrock/bedrock-provider.js';
+import { BEDROCK_CREDENTIALS, BEDROCK_REGION, CLAUDE, type FakeBedrock, NOVA, startFakeBedrock, THROTTLED } from '../fakes/fake-bedrock.js';
+import { serve, type Served } from '../helpers/serve.js';
+import { weatherAndTimeTools } from './ai-sdk-tools.js';
+import { THROUGH_SECOND_DELTA, toolExchangeByName, USAGE, weatherAndTimeByName } from './harness.js';
+
+type Json = Record<string, any>;
+
+/**
+ * The Vercel AI SDK (`@ai-sdk/openai` Responses and Chat, `@ai-sdk/anthropic`) as clients of the
+ * gateway over Amazon Bedrock: Nova on Converse, Claude on invoke. Each cell: generateText,
+ * streamText to the end with usage, a two-turn parallel tool loop run by the SDK, a throttle as
+ * a retryable APICallError 429, a validation error as a 400, and a stream cut mid-answer.
+ */
+let fake: FakeBedrock;
+let gateway: Gateway;
+let served: Served;
+
+beforeAll(async () => {
+  fake = await startFakeBedrock();
+  gateway = createGateway({
+    keys: [{ key: 'sk-test' }],
+    providers: { aws: createBedrockProvider({ region: BEDROCK_REGION, ...BEDROCK_CREDENTIALS, baseURL: fake.url }) },
+    models: [
+      { id: 'nova', provider: 'aws', upstreamModel: NOVA },
+      { id: 'claude-bedrock', provider: 'aws', upstreamModel: CLAUDE },
+    ],
+    logger: false,
+  });
+  served = await serve(gateway);
+});
+afterAll(async () => {
+  await served.close();
+  await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
+  await fake.close();
+});
+beforeEach(() => fake.reset());
+
+type Family = 'nova' | 'claude';
+type ClientName = 'openai responses' | 'openai chat' | 'anthropic';
+
+const MODELS: Record<Family, { model: string; upstream: string; throughSecondDelta: number }> = {
+  nova: { model: 'nova', upstream: NOVA, throughSecondDelta: 3 },
+  claude: { model: 'claude-bedrock', upstream: CLAUDE, throughSecondDelta: THROUGH_SECOND_DELTA.anthropic },
+};
+const path = (family: Family, stream: boolean) =>
+  `/model/${encodeURIComponent(MODELS[family].upstream)}/${family === 'nova' ? (stream ? 'converse-stream' : 'converse') : stream ? 'invoke-with-response-stream' : 'invoke'}`;
+
+const gatewayOpenAI = () => createOpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test' });
+const CLIENTS: Record<ClientName, (model: string) => LanguageModel> = {
+  'openai responses': (model) => gatewayOpenAI().responses(model),
+  'openai chat': (model) => gatewayOpenAI().chat(model),
+  anthropic: (model) => createAnthropic({ baseURL: `${served.url}/v1`, apiKey: 'sk-test' })(model),
+};
+
+const CALLS = [
+  { name: 'get_weather', args: ['{"city":', '"Paris"}'] },
+  { name: 'get_time', args: ['{"tz":"Europe/Paris"}'] },
+];
+
+/** The tool calls and results a Converse body carries, by tool name. */
+function converseExchangeByName(body: Json): { calls: unknown[]; results: unknown[] } {
+  const blocks: Json[] = body.messages.flatMap((message: Json) => message.content);
+  const names = new Map<string, string>();
+  for (const { toolUse } of blocks.filter((block) => block.toolUse)) names.set(toolUse.toolUseId, toolUse.name);
+  return {
+    calls: blocks.filter((block) => block.toolUse).map(({ toolUse }) => ({ name: toolUse.name, input: toolUse.input })),
+    results: blocks
+      .filter((block) => block.toolResult)
+      .map(({ toolResult }) => ({ name: names.get(toolResult.toolUseId), output: toolResult.content.map((part: Json) => part.text ?? '').join('') })),
+  };
+}
+
+async function drain(result: { fullStream: AsyncIterable<{ type: string; error?: unknown; text?: string }> }): Promise<string> {
+  let text = '';
+  for await (const part of result.fullStream) {
+    if (part.type === 'error') throw part.error;
+    if (part.type === 'text-delta') text += part.text;
+  }
+  return text;
+}
+
+const cases = (Object.keys(CLIENTS) as ClientName[]).flatMap((client) => (['nova', 'claude'] as const).map((family) => [client, family] as const));
+
+describe.each(cases)('AI SDK %s → Bedrock %s', (client, family) => {
+  const model = () => CLIENTS[client](MODELS[family].model);
+  const providerOptions = { openai: { store: false } };
+
+  it('generateText: the answer and the usage with its cached part', async () => {
+    fake.reply({ text: ['Bonjour', ' le monde'], usage: USAGE });
+    const result = await generateText({ model: model(), system: 'Be brief.', prompt: 'Hello in French', maxRetries: 0, providerOptions });
+    expect(result.text).toBe('Bonjour le monde');
+    expect(result.finishReason).toBe('stop');
+    expect(result.usage).toMatchObject({
+      inputTokens: USAGE.input,
+      outputTokens: USAGE.output,
+      inputTokenDetails: expect.objectContaining({ cacheReadTokens: USAGE.cachedRead }),
+    });
+    expect(fake.last().path).toBe(path(family, false));
+  });
+
+  it('streamText read to the end: every delta, the finish and the usage', async () => {
+    fake.reply({ text: ['Un', ' deux', ' trois'], usage: USAGE });
+    const result = streamText({ model: model(), prompt: 'Count to three', maxRetries: 0, providerOptions });
+    const deltas: string[] = [];
+    for await (const delta of result.textStream) deltas.push(delta);
+    expect(deltas.join('')).toBe('Un deux trois');
+    expect(await result.finishReason).toBe('stop');
+    expect((await result.usage).inputTokens).toBe(USAGE.input);
+    expect(fake.last().path).toBe(path(family, true));
+  });
+
+  it('a two-turn tool loop with parallel calls: both results reach Bedrock, then the answer', async () => {
+    fake.reply({ text: ['Checking.'], toolCalls: CALLS, usage: USAGE }, { text: ['It is 18°C', ' at 14:05.'], usage: USAGE });
+    const executed: unknown[] = [];
+    const result = streamText({
+      model: model(),
+      prompt: 'Weather and time in Paris?',
+      maxRetries: 0,
+      stopWhen: stepCountIs(3),
+      providerOptions,
+      tools: weatherAndTimeTools(executed, { closed: true }),
+    });
+    expect(await drain(result)).toBe('Checking.It is 18°C at 14:05.');
+    expect(executed).toEqual([{ city: 'Paris' }, { tz: 'Europe/Paris' }]);
+    expect((await result.steps).map((step) => step.finishReason)).toEqual(['tool-calls', 'stop']);
+    const [, turn2] = fake.accepted();
+    const exchange = family === 'nova' ? converseExchangeByName(turn2!.body) : toolExchangeByName('anthropic', turn2!.body);
+    expect(exchange).toEqual(weatherAndTimeByName());
+  });
+
+  it('a throttle is an APICallError 429, retryable, with a retry delay', async () => {
+    fake.reply({ error: THROTTLED });
+    const error = await generateText({ model: model(), prompt: 'Hi', maxRetries: 0, providerOptions }).catch((caught: unknown) => caught);
+    expect(APICallError.isInstance(error)).toBe(true);
+    expect((error as APICallError).statusCode).toBe(429);
+    expect((error as APICallError).isRetryable).toBe(true);
+    expect((error as APICallError).responseHeaders?.['retry-after']).toBe('1');
+  });
+
+  it('a validation error is an APICallError 400 with Bedrock’s message, not retryable', async () => {
+    fake.reply({
+      error: {
+        status: 400,
+        type: 'ValidationException',
+        message: "1 validation error detected: Value '0' at 'inferenceConfig.topP' failed to satisfy constraint",
+      },
+    });
+    const error = await generateText({ model: model(), prompt: 'Hi', maxRetries: 0, providerOptions }).catch((caught: unknown) => caught);
+    expect(APICallError.isInstance(error)).toBe(true);
+    expect((error as APICallError).statusCode).toBe(400);
+    expect((error as APICallError).isRetryable).toBe(false);
+    expect((error as APICallError).message).toContain('inferenceConfig.topP');
+  });
+
+  it('a stream cut mid-answer makes the stream throw after the text so far', async () => {
+    fake.reply({ text: ['Once', ' upon', ' a time'], cutAfter: MODELS[family].throughSecondDelta });
+    const deltas: string[] = [];
+    const result = streamText({
+      model: model(),
+      prompt: 'A story',
+      maxRetries: 0,
+      providerOptions,
+      onChunk: ({ chunk }) => {
+        if (chunk.type === 'text-delta') deltas.push(chunk.text);
+      },
+    });
+    await expect(drain(result)).rejects.toThrow();
+    expect(deltas.join('')).toBe('Once upon');
+  });
+});
