@@ -1,6 +1,7 @@
 // The gateway under test: the BUILT library (dist/, `npm run build`) mounted on node:http, with
 // providers pointing at the mock upstream. One process, pinned to one core by the runner.
-// Usage: node bench/gateway-server.mjs <mock origin> [--soak] [--task-ttl-ms N]
+// Usage: node bench/gateway-server.mjs <mock origin> [--soak] [--task-ttl-ms N] [--response-cache]
+//   (--response-cache: the response cache on, in memory, for the model `bench-chat-cache`; bench/cache-hit.mjs)
 //   (started by bench/run.mjs, bench/profile.mjs, or bench/soak.mjs with --soak: the gateway then
 //   logs into a counting logger and the `sample` IPC command reports its health, lib/health-probe.mjs)
 import http from 'node:http';
@@ -36,6 +37,8 @@ class CountingTaskStore extends MemoryTaskStore {
 const ttlArg = process.argv.indexOf('--task-ttl-ms');
 const ttlMs = ttlArg > 0 ? Number(process.argv[ttlArg + 1]) : 0;
 const taskStore = new CountingTaskStore(ttlMs > 0 ? { ttlMs } : {});
+// Only the cache cell turns it on: the other cells measure the gateway without it.
+const responseCache = process.argv.includes('--response-cache');
 
 export const BENCH_KEY = 'sk-bench';
 
@@ -58,7 +61,10 @@ const gateway = createGateway({
     { id: 'bench-image', provider: 'oai', upstreamModel: 'mock-image', kind: 'image' },
     { id: 'bench-speech', provider: 'oai', upstreamModel: 'mock-speech', kind: 'speech' },
     { id: 'bench-video', provider: 'oai', upstreamModel: 'mock-video', kind: 'video' },
+    // The bench's bodies sample (temperature 0.2): the cached model allows it.
+    ...(responseCache ? [{ id: 'bench-chat-cache', provider: 'oai', upstreamModel: 'mock-model', cache: { allowSampling: true } }] : []),
   ],
+  ...(responseCache ? { responseCache: { ttlSeconds: 3600, maxEntries: 100_000 } } : {}),
   taskStore,
   logger: probe?.logger ?? false,
 });
