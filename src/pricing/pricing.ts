@@ -52,26 +52,36 @@ export class Pricing {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** The price a model has on one upstream, and where it came from; undefined when none is known. */
+  /**
+   * The price a model has on one upstream, and where it came from; undefined when none is known.
+   * Never throws (the budget check asks it before the upstream call): a failing catalog is logged
+   * and counts as no price.
+   */
   lookup(target: Pick<PricedUsage, 'model' | 'provider' | 'upstreamModel'>): { table: PriceTable; source: PriceSource } | undefined {
     const configured = this.options.configuredPrice(target.model);
     if (configured) return { table: configured, source: 'config' };
     if (!this.catalog) return undefined;
     const query = { providerType: this.options.providerType(target.provider), upstreamModel: target.upstreamModel, model: target.model, at: this.now() };
-    const table = this.catalog.lookup(query);
-    return table ? { table, source: this.catalog.name } : undefined;
+    try {
+      const table = this.catalog.lookup(query);
+      return table ? { table, source: this.catalog.name } : undefined;
+    } catch (error) {
+      this.options.logger.error('price catalog failed; the model counts as unpriced', {
+        catalog: this.catalog.name,
+        model: target.model,
+        upstreamModel: target.upstreamModel,
+        message: error instanceof Error ? error.message : String(error),
+      });
+      return undefined;
+    }
   }
 
   costOf(event: PricedUsage): EventCost {
-    try {
-      const price = this.lookup(event);
-      if (price && pricesUsage(price.table, event.usage, event.units)) {
-        return { costUsd: usageCost(price.table, event.usage, event.units), priceSource: price.source };
-      }
-      this.reportUnpriced(event);
-    } catch (error) {
-      this.options.logger.error('pricing failed; usage counted at 0', { model: event.model, message: String(error) });
+    const price = this.lookup(event);
+    if (price && pricesUsage(price.table, event.usage, event.units)) {
+      return { costUsd: usageCost(price.table, event.usage, event.units), priceSource: price.source };
     }
+    this.reportUnpriced(event);
     return { costUsd: 0, priceSource: 'unpriced' };
   }
 

@@ -177,7 +177,8 @@ describe('unpriced models', () => {
         },
       },
     });
+    expect(prices.lookup({ model: 'm', provider: 'oa', upstreamModel: 'gpt-4o' })).toBeUndefined();
     expect(prices.costOf(event('oa', 'gpt-4o', { input: 1 }))).toEqual({ costUsd: 0, priceSource: 'unpriced' });
-    expect(errors).toEqual(['pricing failed; usage counted at 0']);
+    expect(errors).toEqual(['price catalog failed; the model counts as unpriced', 'price catalog failed; the model counts as unpriced']);
   });
 });
