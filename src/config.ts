@@ -200,7 +200,12 @@ const ModelSchema = strictObject({
   provider: v.optional(text),
   upstreamModel: v.optional(text),
   deployments: v.optional(v.pipe(v.array(DeploymentSchema, 'expected an array of deployments'), v.minLength(1, 'expected at least one deployment'))),
-  kind: v.optional(v.picklist(['text', 'image', 'video', 'speech', 'embedding'], 'expected one of "text", "image", "video", "speech", "embedding"')),
+  kind: v.optional(
+    v.picklist(
+      ['text', 'image', 'video', 'speech', 'embedding', 'transcription'],
+      'expected one of "text", "image", "video", "speech", "embedding", "transcription"',
+    ),
+  ),
   family: v.optional(text),
   groups: v.optional(v.array(text, 'expected an array of group names')),
   ownedBy: v.optional(text),

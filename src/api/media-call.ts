@@ -3,14 +3,22 @@ import type { RouteContext } from '../http/route.js';
 import { admitRequest } from '../policy/admission.js';
 import { runWithFallback } from '../policy/fallback.js';
 import { RequestLedger } from '../policy/request-ledger.js';
-import type { CallContext, EmbeddingCapability, ImageCapability, Provider, SpeechCapability, VideoCapability } from '../providers/provider.js';
+import type {
+  CallContext,
+  EmbeddingCapability,
+  ImageCapability,
+  Provider,
+  SpeechCapability,
+  TranscriptionCapability,
+  VideoCapability,
+} from '../providers/provider.js';
 import type { ModelEntry, ModelKind } from '../routing/model.js';
 import { modelOnDeployment, orderDeployments } from '../routing/deployments.js';
 import { mediaUnavailable } from './media-unavailable.js';
 import { callContext } from './upstream-call.js';
 
 /** Which call of which capability a media route needs. */
-type MediaCapability = 'images.generate' | 'images.edit' | 'speech' | 'video' | 'embeddings';
+type MediaCapability = 'images.generate' | 'images.edit' | 'speech' | 'video' | 'embeddings' | 'transcriptions';
 type MediaProvider<C extends MediaCapability> = Provider &
   (C extends 'images.generate'
     ? { images: Required<Pick<ImageCapability, 'generate'>> }
@@ -20,7 +28,9 @@ type MediaProvider<C extends MediaCapability> = Provider &
         ? { speech: SpeechCapability }
         : C extends 'embeddings'
           ? { embeddings: EmbeddingCapability }
-          : { video: VideoCapability });
+          : C extends 'transcriptions'
+            ? { transcriptions: TranscriptionCapability }
+            : { video: VideoCapability });
 
 export interface MediaCall {
   model: ModelEntry;

@@ -18,6 +18,7 @@ import { createSpeech } from './speech.js';
 import { deleteResponse, listInputItems, retrieveResponse } from './stored-responses.js';
 import { textRoute } from './text.js';
 import { getUsage } from './usage.js';
+import { createTranscription } from './transcriptions.js';
 import { createVideo, getVideo, getVideoContent } from './video.js';
 
 const openai = openaiStyle;
@@ -61,6 +62,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/video/generations/:task_id', style: openai, handler: getVideo },
   { method: 'GET', path: '/v1/videos/:task_id/content', style: openai, handler: getVideoContent },
   { method: 'POST', path: '/v1/audio/speech', style: openai, handler: createSpeech },
+  { method: 'POST', path: '/v1/audio/transcriptions', style: openai, handler: createTranscription },
   { method: 'POST', path: '/v1/embeddings', style: openai, handler: createEmbeddings },
   { method: 'GET', path: '/v1/usage', style: openai, handler: getUsage },
 ];

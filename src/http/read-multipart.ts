@@ -19,6 +19,8 @@ export interface MultipartFile {
 export interface MultipartBody {
   /** Text fields; a repeated field keeps its last value. */
   fields: Record<string, string>;
+  /** Every text field in the order sent, repeats included (`include[]`, `timestamp_granularities[]`). */
+  entries: [name: string, value: string][];
   files: MultipartFile[];
 }
 
@@ -60,6 +62,7 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
   }
 
   const fields: Record<string, string> = {};
+  const entries: [string, string][] = [];
   const files: MultipartFile[] = [];
   let failure: GatewayError | undefined;
   const fail = (error: GatewayError) => {
@@ -70,6 +73,7 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) fail(tooLarge(`The field '${name}' is larger than ${limits.fieldBytes} bytes.`, name));
       fields[name] = value;
+      entries.push([name, value]);
     });
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
@@ -121,7 +125,7 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
     releaseLock(reader);
   }
   if (failure) throw failure;
-  return { fields, files };
+  return { fields, entries, files };
 }
 
 /** A file whose single Buffer is only built when someone asks for it. */

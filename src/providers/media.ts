@@ -3,6 +3,7 @@ import type { EmbeddingRequestBody } from '../schemas/embeddings.js';
 import type { ImageEditFields } from '../schemas/image-edit.js';
 import type { ImageRequest } from '../schemas/images.js';
 import type { SpeechRequest } from '../schemas/speech.js';
+import type { TranscriptionFields } from '../schemas/transcription.js';
 import type { VideoRequest } from '../schemas/video.js';
 import type { TaskStatus } from '../tasks/task-store.js';
 
@@ -133,5 +134,72 @@ export interface EmbeddingResult {
   /** Tokens of the inputs; `total_tokens` defaults to `prompt_tokens`. */
   usage: { prompt_tokens: number; total_tokens?: number | undefined };
 }
+
+/**
+ * `POST /v1/audio/transcriptions`: the validated fields (`model` mapped; lists as arrays), the
+ * text fields exactly as the client sent them (`form`, `model` mapped: what an upstream of the
+ * same API gets, `timestamp_granularities[]` and `chunking_strategy[type]` included) and the audio.
+ */
+export interface TranscriptionRequest {
+  fields: TranscriptionFields;
+  form: readonly (readonly [name: string, value: string])[];
+  file: UploadedFile;
+}
+
+/** One word with its time in the audio, in seconds. */
+export interface TranscriptWord {
+  word: string;
+  start: number;
+  end: number;
+}
+
+/** A stretch of the transcript (a sentence, say) with its time in the audio, in seconds. */
+export interface TranscriptSegment {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** OpenAI's transcription usage: tokens (`gpt-4o-transcribe`) or seconds of audio (`whisper-1`). */
+export type TranscriptionUsage =
+  | { type: 'tokens'; input_tokens: number; output_tokens: number; total_tokens: number; input_token_details?: Record<string, number> | undefined }
+  | { type: 'duration'; seconds: number };
+
+/**
+ * A transcript the gateway formats as the client asked (json, text, srt, vtt, verbose_json, or
+ * a stream of text deltas): for a provider that does not answer in OpenAI's formats itself.
+ */
+export interface Transcript {
+  type: 'transcript';
+  text: string;
+  /** The language's name in English, lower case (`english`), as OpenAI's verbose answer has it. */
+  language?: string | undefined;
+  /** Seconds of audio. */
+  duration?: number | undefined;
+  segments?: TranscriptSegment[] | undefined;
+  words?: TranscriptWord[] | undefined;
+  usage?: TranscriptionUsage | undefined;
+}
+
+/** The upstream's answer in the format the client asked for, passed on as it came. */
+export interface TranscriptionBody {
+  type: 'body';
+  contentType: string;
+  text: string;
+}
+
+/** One event of a streamed transcription (`transcript.text.delta`, `transcript.text.done`, `transcript.text.segment`…), passed on as it came. */
+export interface TranscriptionStreamEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** A streamed transcription: returned when the request has `stream: true` and the upstream streams. */
+export interface TranscriptionStream {
+  type: 'stream';
+  events: AsyncIterable<TranscriptionStreamEvent>;
+}
+
+export type TranscriptionOutput = Transcript | TranscriptionBody | TranscriptionStream;
 
 export type { SpeechRequest, VideoRequest };

@@ -29,6 +29,7 @@ export function normalizeProvider(name: string, provider: Provider | FlatProvide
   const images = defined({ generate: bound(flat.generateImage), edit: bound(flat.editImage) });
   const synthesize = bound(flat.synthesizeSpeech);
   const embed = bound(flat.embed);
+  const transcribe = bound(flat.transcribe);
   const close = bound(flat.close);
   return {
     type: flat.type,
@@ -40,6 +41,7 @@ export function normalizeProvider(name: string, provider: Provider | FlatProvide
       ? ({ create: bound(flat.createVideo)!, get: bound(flat.getVideo)!, content: bound(flat.videoContent)! } satisfies VideoCapability)
       : undefined,
     embeddings: embed ? { embed } : undefined,
+    transcriptions: transcribe ? { transcribe } : undefined,
     ...(close ? { close } : {}),
   };
 }

@@ -10,6 +10,8 @@ import type {
   ImageStream,
   SpeechRequest,
   TaskCallContext,
+  TranscriptionOutput,
+  TranscriptionRequest,
   VideoContent,
   VideoJob,
   VideoJobStatus,
@@ -139,6 +141,15 @@ export interface EmbeddingCapability {
   embed(request: EmbeddingRequest, call: CallContext): Promise<EmbeddingResult>;
 }
 
+/**
+ * Speech to text (`POST /v1/audio/transcriptions`). Resolves to a `Transcript` the gateway
+ * formats as the client asked, or to the upstream's own answer in that format (`body`), or,
+ * for `stream: true`, to its events (`stream`). Audio the upstream cannot read is a 400 naming `file`.
+ */
+export interface TranscriptionCapability {
+  transcribe(request: TranscriptionRequest, call: CallContext): Promise<TranscriptionOutput>;
+}
+
 /** Video tasks: a task submitted with `create` is polled with `get` and downloaded with `content`. */
 export interface VideoCapability {
   create(request: VideoRequest, call: CallContext): Promise<VideoJob>;
@@ -162,6 +173,7 @@ export interface Provider {
   readonly speech?: SpeechCapability | undefined;
   readonly video?: VideoCapability | undefined;
   readonly embeddings?: EmbeddingCapability | undefined;
+  readonly transcriptions?: TranscriptionCapability | undefined;
   /** Releases pooled connections and timers. */
   close?(): Promise<void>;
 }
@@ -184,5 +196,6 @@ export interface FlatProvider {
   getVideo?: VideoCapability['get'] | undefined;
   videoContent?: VideoCapability['content'] | undefined;
   embed?: EmbeddingCapability['embed'] | undefined;
+  transcribe?: TranscriptionCapability['transcribe'] | undefined;
   close?(): Promise<void>;
 }

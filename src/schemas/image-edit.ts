@@ -22,7 +22,7 @@ function intField(range: { min?: number; max?: number } = {}) {
 }
 
 /** `"true"` / `"false"` (multipart has no booleans), converted to a boolean. */
-function boolField() {
+export function boolField() {
   return v.pipe(
     v.picklist(['true', 'false'], "'true' or 'false'"),
     v.transform((value) => value === 'true'),

@@ -73,6 +73,7 @@ export function requestAttributes(event: UsageEvent, providerName: string, metho
   setCount(attributes, 'infergate.units.images', event.units?.images);
   setCount(attributes, 'infergate.units.video_seconds', event.units?.videoSeconds);
   setCount(attributes, 'infergate.units.characters', event.units?.characters);
+  setCount(attributes, 'infergate.units.audio_seconds', event.units?.audioSeconds);
   if (event.cancelled) attributes['infergate.cancelled'] = true;
   if (event.status === 'error') attributes['error.type'] = errorType(event.error, event.cancelled);
   return attributes;

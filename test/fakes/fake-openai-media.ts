@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodePng } from '../../src/providers/codecs/png.js';
 import { answerEmbeddings } from './fake-openai-embeddings.js';
+import { answerTranscription } from './fake-openai-transcriptions.js';
 import { sendJson, serveBytes, startMediaServer, type MediaRequest, type MediaServer } from './media-server.js';
 
 /** A 2×2 PNG the fake answers with. */
@@ -27,7 +28,8 @@ export interface FakeOpenAIMedia extends MediaServer {
 /**
  * A fake of OpenAI's media endpoints on loopback: images (JSON or partial-image SSE), edits
  * (multipart, parsed part by part), speech (chunked bytes), videos (create, scripted retrieve,
- * content with Range), embeddings (`fake-openai-embeddings.ts`). Every request is recorded.
+ * content with Range), embeddings (`fake-openai-embeddings.ts`), transcriptions
+ * (`fake-openai-transcriptions.ts`). Every request is recorded.
  */
 export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
   let fake!: FakeOpenAIMedia;
@@ -46,6 +48,7 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
     }
     const { method, path } = request;
     if (method === 'POST' && path === '/v1/embeddings') return answerEmbeddings(request, response, 'sk-upstream-openai');
+    if (method === 'POST' && path === '/v1/audio/transcriptions') return answerTranscription(request, response, 'sk-upstream-openai');
     if (method === 'POST' && (path === '/v1/images/generations' || path === '/v1/images/edits')) {
       const edit = path.endsWith('edits');
       const stream = edit ? request.parts?.find((part) => part.name === 'stream')?.value === 'true' : request.json?.stream === true;

@@ -8,6 +8,7 @@ import { planReply, promptChars, reasoningFor } from './local-answer.js';
 import { localEmbeddings } from './local-embeddings.js';
 import { localEditImage, localGenerateImage } from './local-images.js';
 import { localSpeech } from './local-speech.js';
+import { localTranscription } from './local-transcription.js';
 import { LocalVideos } from './local-videos.js';
 
 export interface LocalProviderOptions {
@@ -31,6 +32,8 @@ export const LOCAL_VIDEO_MODEL = 'local-video';
 export const LOCAL_SPEECH_MODEL = 'local-speech';
 /** Deterministic feature-hashed vectors, 256 dimensions unless `dimensions` asks otherwise. */
 export const LOCAL_EMBEDDING_MODEL = 'local-embedding';
+/** Reads back what `local-speech` says (WAV, MP3, Ogg Opus): its words, timings and voice family. */
+export const LOCAL_TRANSCRIPTION_MODEL = 'local-transcription';
 
 /**
  * The embedded, offline provider: deterministic text models that answer about the prompt they
@@ -89,6 +92,11 @@ export function createLocalProvider(options: LocalProviderOptions = {}): Provide
         return localEmbeddings(request);
       },
     },
+    transcriptions: {
+      transcribe: async function localTranscribe(request) {
+        return localTranscription(request);
+      },
+    },
   };
 }
 
@@ -101,6 +109,7 @@ export function localModels(providerName: string): ModelEntry[] {
     { id: LOCAL_VIDEO_MODEL, provider: providerName, kind: 'video' },
     { id: LOCAL_SPEECH_MODEL, provider: providerName, kind: 'speech' },
     { id: LOCAL_EMBEDDING_MODEL, provider: providerName, kind: 'embedding' },
+    { id: LOCAL_TRANSCRIPTION_MODEL, provider: providerName, kind: 'transcription' },
   ];
 }
 

@@ -1,0 +1,111 @@
+import OpusScript from 'opusscript';
+import type { DecodedAudio } from './decoded-audio.js';
+import { OPUS_RATE, oggCrc } from './ogg-opus.js';
+
+/** The longest Opus frame, 120 ms at 48 kHz: what one packet can decode to. */
+const MAX_PACKET_SAMPLES = 5760;
+
+/**
+ * Reads an Ogg Opus file (RFC 7845): the Ogg pages of the first logical stream (CRC checked),
+ * their packets joined across pages, `OpusHead` for the channel count and pre-skip, then every
+ * audio packet decoded by libopus (`opusscript`), mixed down to one channel at 48 kHz. The
+ * pre-skip is dropped and the end trimmed to the last granule position, so the length is the
+ * length that was encoded. Throws an `Error` saying what is wrong for anything else (Ogg Vorbis
+ * or FLAC included).
+ */
+export function decodeOggOpus(bytes: Uint8Array): DecodedAudio {
+  const { packets, lastGranule } = oggPackets(bytes);
+  const head = packets[0];
+  if (!head || String.fromCharCode(...head.subarray(0, 8)) !== 'OpusHead') throw new Error('the Ogg stream is not Opus (only Ogg Opus is read)');
+  const channels = head[9]!;
+  const preSkip = head[10]! | (head[11]! << 8);
+  if (channels < 1 || channels > 2) throw new Error(`Ogg Opus with ${channels} channels is not read (mono or stereo only)`);
+  const opus = new OpusScript(OPUS_RATE, channels as 1 | 2, OpusScript.Application.AUDIO);
+  const pieces: Float32Array[] = [];
+  let total = 0;
+  try {
+    // packets[1] is OpusTags.
+    for (const packet of packets.slice(2)) {
+      if (packet.length === 0) continue;
+      let pcm: Buffer;
+      try {
+        pcm = opus.decode(Buffer.from(packet.buffer, packet.byteOffset, packet.byteLength));
+      } catch (error) {
+        throw new Error(`an Opus packet could not be decoded (${(error as Error).message})`);
+      }
+      const frames = Math.min(MAX_PACKET_SAMPLES, Math.floor(pcm.length / (2 * channels)));
+      const mono = new Float32Array(frames);
+      for (let frame = 0; frame < frames; frame++) {
+        let sum = 0;
+        for (let channel = 0; channel < channels; channel++) sum += pcm.readInt16LE((frame * channels + channel) * 2);
+        mono[frame] = sum / channels / 32768;
+      }
+      pieces.push(mono);
+      total += frames;
+    }
+  } finally {
+    opus.delete();
+  }
+  const end = lastGranule !== undefined && lastGranule > preSkip ? Math.min(total, lastGranule) : total;
+  const samples = new Float32Array(Math.max(0, end - preSkip));
+  // `at`: where the piece's first sample lands in the output, which starts after the pre-skip.
+  let at = -preSkip;
+  for (const piece of pieces) {
+    const from = Math.max(0, -at);
+    const to = Math.min(piece.length, samples.length - at);
+    if (to > from) samples.set(piece.subarray(from, to), at + from);
+    at += piece.length;
+  }
+  return { samples, sampleRate: OPUS_RATE };
+}
+
+/** The packets of the first logical stream, in order, and its last granule position. */
+function oggPackets(bytes: Uint8Array): { packets: Uint8Array[]; lastGranule: number | undefined } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const packets: Uint8Array[] = [];
+  let partial: Uint8Array[] = [];
+  let serial: number | undefined;
+  let lastGranule: number | undefined;
+  let offset = 0;
+  while (offset + 27 <= bytes.length) {
+    if (String.fromCharCode(...bytes.subarray(offset, offset + 4)) !== 'OggS') throw new Error(`no Ogg page at byte ${offset}`);
+    const segments = bytes[offset + 26]!;
+    const lacing = bytes.subarray(offset + 27, offset + 27 + segments);
+    const bodyStart = offset + 27 + segments;
+    const end = bodyStart + lacing.reduce((sum, value) => sum + value, 0);
+    if (end > bytes.length) throw new Error('the last Ogg page is cut short');
+    const page = bytes.slice(offset, end);
+    const crc = view.getUint32(offset + 22, true);
+    page.fill(0, 22, 26);
+    if (oggCrc(page) !== crc) throw new Error(`the Ogg page at byte ${offset} fails its CRC check`);
+    const pageSerial = view.getUint32(offset + 14, true);
+    serial ??= pageSerial;
+    if (pageSerial === serial) {
+      const granule = Number(view.getBigInt64(offset + 6, true));
+      if (granule >= 0) lastGranule = granule;
+      let start = bodyStart;
+      for (const value of lacing) {
+        partial.push(bytes.subarray(start, start + value));
+        start += value;
+        // A lacing value under 255 ends a packet; 255 continues it (on the next page too).
+        if (value < 255) {
+          packets.push(partial.length === 1 ? partial[0]! : concat(partial));
+          partial = [];
+        }
+      }
+    }
+    offset = end;
+  }
+  if (packets.length === 0) throw new Error('not an Ogg file');
+  return { packets, lastGranule };
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

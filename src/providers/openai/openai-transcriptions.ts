@@ -1,0 +1,81 @@
+import { upstreamReportedError } from '../../errors.js';
+import { parseEventData, parseSse } from '../../protocols/sse-parse.js';
+import { multipartBody, type MultipartPart } from '../http/multipart-body.js';
+import { readText, upstreamChunks, type UpstreamClient, type UpstreamResult } from '../http/upstream-client.js';
+import { errorInAnswer, upstreamError } from '../http/upstream-error.js';
+import type { TranscriptionStreamEvent } from '../media.js';
+import type { TranscriptionCapability } from '../provider.js';
+
+/** Largest transcription answer read: hours of audio as verbose JSON with word timings stay far below. */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/**
+ * OpenAI's `POST /audio/transcriptions` (multipart): the client's text fields go on as they
+ * came, in order and under their own names (`timestamp_granularities[]`, `chunking_strategy[type]`),
+ * only `model` mapped, and the audio as the chunks it was uploaded in (no joined copy). The
+ * answer comes back in the format asked for, as the upstream wrote it; with `stream: true` its
+ * events are passed on (a model that ignores `stream`, as `whisper-1` does, answers whole).
+ * `pathFor` gives the path of a model (Azure puts the deployment in it).
+ */
+export function openAITranscriptions(
+  client: UpstreamClient,
+  pathFor: (upstreamModel: string) => string = () => '/audio/transcriptions',
+): TranscriptionCapability {
+  return {
+    async transcribe({ fields, form, file }, call) {
+      const parts: MultipartPart[] = [
+        { name: 'file', value: { data: file.chunks ?? file.data, filename: file.filename, contentType: file.mimeType || 'application/octet-stream' } },
+        ...form.map(([name, value]) => ({ name, value })),
+      ];
+      const { body, contentType } = multipartBody(parts);
+      const stream = fields.stream === true;
+      const result = await client.post(pathFor(fields.model), body, {
+        signal: call.signal,
+        idleTimeoutMs: call.idleTimeoutMs,
+        contentType,
+        headers: { accept: stream ? 'text/event-stream' : 'application/json, text/plain' },
+      });
+      if (result.status >= 400) throw await upstreamError(result);
+      const type = headerOf(result, 'content-type');
+      if (stream && /^\s*text\/event-stream/i.test(type)) return { type: 'stream', events: transcriptionEvents(result) };
+      const text = await readText(result.body, MAX_ANSWER_BYTES);
+      if (/json/i.test(type)) {
+        const error = errorInAnswer(parseJson(text), result.redact);
+        if (error) throw error;
+      }
+      return { type: 'body', contentType: type || 'application/json', text };
+    },
+  };
+}
+
+/** The upstream's events as they came; an `error` event (or one carrying `error`) throws. */
+async function* transcriptionEvents(result: UpstreamResult): AsyncGenerator<TranscriptionStreamEvent> {
+  try {
+    for await (const message of parseSse(upstreamChunks(result.body))) {
+      if (message.data === '[DONE]') return;
+      const event = parseEventData(message.data, 'The upstream transcription stream sent an event that is not JSON.');
+      const type = typeof event.type === 'string' ? event.type : (message.event ?? '');
+      if (type === 'error' || event.error) {
+        const detail = (event.error ?? event) as { message?: string; code?: string };
+        const text = detail.message ?? 'The upstream transcription stream failed.';
+        throw upstreamReportedError(result.redact ? result.redact(text) : text, detail.code);
+      }
+      yield { ...event, type };
+    }
+  } finally {
+    if (!result.body.destroyed) result.body.destroy();
+  }
+}
+
+function headerOf(result: UpstreamResult, name: string): string {
+  const value = result.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
