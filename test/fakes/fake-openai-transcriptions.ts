@@ -6,6 +6,9 @@ export const FAKE_TRANSCRIPT = 'The quick brown fox jumps over the lazy dog.';
 /** The audio's length the fake reports, in seconds. */
 export const FAKE_DURATION = 2.5;
 
+/** Set to cut the next transcription stream after its first event (the socket destroyed, no `done`). */
+export const transcriptionFaults = { cutNextStream: false };
+
 /** Transcription models of the fake: `whisper-1` takes every format and ignores `stream`; the gpt-4o ones answer JSON or stream. */
 const MODELS: Record<string, { formats: readonly string[]; streams: boolean }> = {
   'whisper-1': { formats: ['json', 'text', 'srt', 'verbose_json', 'vtt'], streams: false },
@@ -44,6 +47,11 @@ export function answerTranscription(request: MediaRequest, response: ServerRespo
   const usage = { type: 'tokens', input_tokens: 25, input_token_details: { text_tokens: 0, audio_tokens: 25 }, output_tokens: 11, total_tokens: 36 };
   if (field('stream') === 'true' && MODELS[model]!.streams) {
     response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+    if (transcriptionFaults.cutNextStream) {
+      transcriptionFaults.cutNextStream = false;
+      response.write(`data: ${JSON.stringify({ type: 'transcript.text.delta', delta: 'The' })}\n\n`, () => response.socket?.destroy());
+      return;
+    }
     for (const delta of FAKE_TRANSCRIPT.match(/\s*\S+/g)!) response.write(`data: ${JSON.stringify({ type: 'transcript.text.delta', delta })}\n\n`);
     response.end(`data: ${JSON.stringify({ type: 'transcript.text.done', text: FAKE_TRANSCRIPT, usage })}\n\n`);
     return;

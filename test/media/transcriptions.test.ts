@@ -4,7 +4,7 @@ import { createGateway, type UsageEvent } from '../../src/index.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import { requestsTo, startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
-import { FAKE_DURATION, FAKE_TRANSCRIPT } from '../fakes/fake-openai-transcriptions.js';
+import { FAKE_DURATION, FAKE_TRANSCRIPT, transcriptionFaults } from '../fakes/fake-openai-transcriptions.js';
 import { serve, type Served } from '../helpers/serve.js';
 
 const KEY = 'sk-transcribe-test';
@@ -294,6 +294,26 @@ describe('transcriptions: the openai upstream (strict fake)', () => {
         .join(''),
     ).toBe(FAKE_TRANSCRIPT);
     expect(await lastEvent()).toMatchObject({ stream: true, status: 'ok', usage: { input: 25, output: 11 } });
+  });
+
+  it('a stream the upstream cuts ends with an error event the SDK throws, never as a clean end', async () => {
+    transcriptionFaults.cutNextStream = true;
+    const stream = await client.audio.transcriptions.create({ model: 'oai-transcribe', file: await toFile(Buffer.from('RIFF'), 'a.wav'), stream: true });
+    const deltas: string[] = [];
+    const error = await (async () => {
+      for await (const event of stream) if (event.type === 'transcript.text.delta') deltas.push(event.delta);
+    })().catch((caught: unknown) => caught);
+    expect(deltas).toEqual(['The']);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(await lastEvent()).toMatchObject({ model: 'oai-transcribe', stream: true, status: 'error', error: { status: 502 } });
+  });
+
+  it('an upstream 429 reaches the client as a 429', async () => {
+    openaiFake.failNext = { status: 429, body: { error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } } };
+    const error = await client.audio.transcriptions
+      .create({ model: 'oai-whisper', file: await toFile(Buffer.from('RIFF'), 'a.wav') })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
   });
 
   it('an upstream refusal keeps its status and names the field', async () => {
