@@ -66,9 +66,10 @@ describe('parseConfig', () => {
       { id: 'local-video', provider: 'local', kind: 'video' },
       { id: 'local-speech', provider: 'local', kind: 'speech' },
       { id: 'local-embedding', provider: 'local', kind: 'embedding' },
+      { id: 'local-transcription', provider: 'local', kind: 'transcription' },
     ]);
     const named = parseConfig({ ...minimal, providers: { offline: { type: 'local', chunkDelayMs: 0 } } });
-    expect(named.models.map((model) => model.provider)).toEqual(['offline', 'offline', 'offline', 'offline', 'offline', 'offline']);
+    expect(named.models.map((model) => model.provider)).toEqual(['offline', 'offline', 'offline', 'offline', 'offline', 'offline', 'offline']);
   });
 
   it('passes the gateway options and the listen address through', () => {
@@ -115,7 +116,7 @@ describe('parseConfig', () => {
       'providers.odd.type: expected one of "local", "openai", "anthropic", "ark", "gemini", "vertex", got "bedrock"',
       'providers.notype.type: expected one of "local", "openai", "anthropic", "ark", "gemini", "vertex", but it is missing',
       'providers.my-local.chunkDelayMs: expected a number >= 0, got -1',
-      'models[0].kind: expected one of "text", "image", "video", "speech", "embedding", got "audio"',
+      'models[0].kind: expected one of "text", "image", "video", "speech", "embedding", "transcription", got "audio"',
       'models[0].groups: expected an array of group names, got "default"',
       'models[1].id: required field is missing',
       'basePath: expected a path starting with "/", got "ai"',
