@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BudgetAccount } from '../../src/policy/budget.js';
+import { RedisLimitEngine } from '../../src/policy/redis-limit-engine.js';
+import { startFakeOpenAI } from '../fakes/fake-openai.js';
+import type { FakeUpstream } from '../fakes/fake-server.js';
+import { startRedis, type RedisHandle } from '../media/helpers.js';
+
+/**
+ * Two gateway processes on one Redis keep one dollar budget: what either spends, both see, to
+ * the billionth of a dollar. Each answer costs $0.02 (12 input tokens at $1,000 per million, 4
+ * output at $2,000); the budgets are lifetime ones, so no test can straddle a reset.
+ */
+const fixture = fileURLToPath(new URL('./fixtures/gateway-process.ts', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Instance {
+  url: string;
+  child: ChildProcess;
+}
+
+let redis: RedisHandle | undefined;
+let upstream: FakeUpstream;
+let instances: Instance[] = [];
+/** Reads the same counters as the two processes. */
+let engine: RedisLimitEngine;
+
+async function startInstance(config: unknown): Promise<Instance> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(config)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway process did not start:\n${output}`)), 20_000);
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      const match = /LISTENING (\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`gateway process exited (${code}):\n${output}`)));
+  });
+  return { url, child };
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  if (!redis) throw new Error('these tests need Redis: set REDIS_URL or install redis-server');
+  upstream = await startFakeOpenAI({ endpoints: ['chat'] });
+  const keyPrefix = `infergate-test-${randomUUID()}:`;
+  const config = {
+    upstreams: { openai: upstream.url },
+    models: [{ id: 'gpt', provider: 'openai', upstreamModel: 'gpt-4.1', price: { input: 1000, output: 2000 } }],
+    keys: [
+      { key: 'sk-turns', id: 'turns', budget: { usd: 0.1 } },
+      { key: 'sk-burst', id: 'burst', budget: { usd: 0.1 } },
+    ],
+    redisUrl: redis.url,
+    keyPrefix,
+  };
+  instances = await Promise.all([startInstance(config), startInstance(config)]);
+  engine = new RedisLimitEngine({ url: redis.url, keyPrefix });
+}, 60_000);
+
+afterAll(async () => {
+  for (const instance of instances) instance.child.kill('SIGTERM');
+  await Promise.all(
+    instances.map((instance) => new Promise((resolve) => (instance.child.exitCode !== null ? resolve(null) : instance.child.once('exit', resolve)))),
+  );
+  await engine?.close();
+  await upstream?.close();
+  await redis?.stop();
+});
+
+function chat(instance: Instance, key: string): Promise<Response> {
+  return fetch(instance.url + '/v1/chat/completions', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'Hi' }] }),
+  });
+}
+
+const spent = (owner: string) => engine.budgetSpent({ scope: 'key', owner, usd: 0.1 } satisfies BudgetAccount, Date.now());
+
+describe('two gateway processes on one Redis', () => {
+  it('share one budget: spend on either is seen by both, and both refuse once it is spent', async () => {
+    for (let i = 0; i < 5; i++) {
+      const instance = instances[i % 2]!;
+      const response = await chat(instance, 'sk-turns');
+      expect(response.status).toBe(200);
+      // What is left is what both processes spent before this request.
+      expect(response.headers.get('x-infergate-budget-remaining-usd')).toBe(String(Math.round((0.1 - 0.02 * i) * 100) / 100));
+      await response.arrayBuffer();
+      await expect.poll(() => spent('turns')).toBe(Math.round(0.02 * (i + 1) * 100) / 100);
+    }
+    for (const instance of instances) {
+      const refused = await chat(instance, 'sk-turns');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('x-should-retry')).toBe('false');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('insufficient_quota');
+    }
+  });
+
+  it('count a burst of concurrent requests exactly: the spend is the sum of what each admitted request cost', async () => {
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => chat(instances[i % 2]!, 'sk-burst')));
+    const statuses = responses.map((response) => response.status);
+    await Promise.all(responses.map((response) => response.arrayBuffer()));
+    const admitted = statuses.filter((status) => status === 200).length;
+    expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+    // Checked before, counted after: requests admitted while others were in flight overshoot.
+    expect(admitted).toBeGreaterThanOrEqual(5);
+    await expect.poll(() => spent('burst')).toBe((admitted * 20_000_000) / 1e9);
+    for (const instance of instances) expect((await chat(instance, 'sk-burst')).status).toBe(429);
+  });
+});
