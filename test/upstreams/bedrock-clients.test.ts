@@ -185,7 +185,8 @@ const CLIENTS: Record<ClientProtocol, ClientDriver> = {
     async toolTurn(model) {
       const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: question }];
       const first = await openai.responses.stream({ model, input, tools: responsesTools, store: false }).finalResponse();
-      const calls = first.output.filter((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
+      const output: OpenAI.Responses.ResponseOutputItem[] = first.output;
+      const calls = output.filter((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
       return {
         calls: calls.map((call) => ({ id: call.call_id, name: call.name, input: JSON.parse(call.arguments) })),
         usage: first.usage,

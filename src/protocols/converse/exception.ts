@@ -58,12 +58,14 @@ const CLIENT_FIELDS: [RegExp, string][] = [
 
 /**
  * The field a Bedrock validation message names: `Value '0' at 'inferenceConfig.maxTokens' failed
- * to satisfy constraint…`, `The value at messages.1.content.0.text is empty`, `extraneous key
+ * to satisfy constraint…`, `The text field in the ContentBlock object at messages.0.content.0 is blank`, `extraneous key
  * [foo] is not permitted`. Converse paths map to the client's field where there is one.
  */
 export function validationParam(message: string): string | null {
   const path =
-    /\bat '([A-Za-z0-9_.[\]]+)'/.exec(message)?.[1] ?? /\bvalue at ([A-Za-z0-9_.[\]]+)/i.exec(message)?.[1] ?? /extraneous key \[([^\]]+)\]/.exec(message)?.[1];
+    /\bat '([A-Za-z0-9_.[\]]+)'/.exec(message)?.[1] ??
+    /\bat ((?:messages|system|toolConfig|inferenceConfig|additionalModelRequestFields)\b[A-Za-z0-9_.[\]]*)/.exec(message)?.[1] ??
+    /extraneous key \[([^\]]+)\]/.exec(message)?.[1];
   if (path === undefined) return null;
   for (const [pattern, field] of CLIENT_FIELDS) if (pattern.test(path)) return field;
   return path;
