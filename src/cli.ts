@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     process.stderr.write(`infergate: ${signal} received, shutting down\n`);
     shutdown(server, setup.config, async () => {
       await gateway.dispose();
-      await Promise.all([taskStore?.close(), limitEngine?.close(), responseStore?.close(), cacheStore?.close()]);
+      await Promise.all([taskStore?.close(), limitEngine?.close(), responseStore?.close(), cacheStore?.close(), usageStore?.close()]);
     }).then(
       () => process.exit(0),
       (error: unknown) => {
