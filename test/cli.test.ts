@@ -98,7 +98,7 @@ describe('infergate CLI', () => {
     const running = await startCli(['--port', '0']);
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(running.key).toMatch(/^sk-local-[0-9a-f]{32}$/);
-    expect(running.stdout).toContain('Models: local-chat, local-reasoner, local-image, local-video, local-speech, local-embedding\n');
+    expect(running.stdout).toContain('Models: local-chat, local-reasoner, local-image, local-video, local-speech, local-embedding, local-transcription\n');
     expect(running.stdout).toContain(
       `Try: curl ${running.url}/v1/chat/completions -H "Authorization: Bearer ${running.key}" -H "Content-Type: application/json" -d '{"model":"local-chat","messages":[{"role":"user","content":"Hello"}]}'`,
     );
@@ -110,6 +110,7 @@ describe('infergate CLI', () => {
       'local-video',
       'local-speech',
       'local-embedding',
+      'local-transcription',
     ]);
 
     const exit = await stop(running);

@@ -156,6 +156,7 @@ describe('local provider: text', () => {
       { id: 'local-video', provider: 'offline', kind: 'video' },
       { id: 'local-speech', provider: 'offline', kind: 'speech' },
       { id: 'local-embedding', provider: 'offline', kind: 'embedding' },
+      { id: 'local-transcription', provider: 'offline', kind: 'transcription' },
     ]);
   });
 });
