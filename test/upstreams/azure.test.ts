@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
@@ -7,6 +7,9 @@ import { REFRESH_BEFORE_EXPIRY_MS } from '../../src/providers/http/access-tokens
 import { azureEndpoint, createAzureProvider } from '../../src/providers/azure/azure-provider.js';
 import { entraTokens } from '../../src/providers/azure/entra-tokens.js';
 import { AZURE_DEPLOYMENTS, startFakeAzure } from '../fakes/fake-azure.js';
+import { startFakeAzureAudio } from '../fakes/fake-azure-audio.js';
+import { FAKE_TRANSCRIPT } from '../fakes/fake-openai-transcriptions.js';
+import type { MediaServer } from '../fakes/media-server.js';
 import { COGNITIVE_SERVICES_SCOPE, type FakeEntra, startFakeEntra } from '../fakes/fake-azure-entra.js';
 import { fakeVector } from '../fakes/fake-openai-embeddings.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
@@ -126,6 +129,71 @@ describe.each(AZURE_STYLES)('client.embeddings.create × Azure %s', (style) => {
     const short = await h.openai.embeddings.create({ model, input: 'the cat', dimensions: 256 });
     expect(short.data[0]!.embedding).toEqual(fakeVector('the cat', 256));
     expect(h.fake.last().body.dimensions).toBe(256);
+  });
+});
+
+describe('client.audio.transcriptions.create × Azure deployments and v1', () => {
+  let audio: MediaServer;
+  let gateway: Gateway;
+  let served: Served;
+  let openai: OpenAI;
+
+  beforeAll(async () => {
+    audio = await startFakeAzureAudio();
+    gateway = createGateway({
+      keys: [{ key: 'sk-test' }],
+      providers: {
+        az: createAzureProvider({ baseURL: `${audio.url}/openai`, apiKey: 'az-key', apiVersion: API_VERSION }),
+        azv1: createAzureProvider({ baseURL: `${audio.url}/openai/v1`, apiKey: 'az-key' }),
+      },
+      models: [
+        { id: 'az-whisper', provider: 'az', upstreamModel: 'whisper-prod', kind: 'transcription' },
+        { id: 'azv1-transcribe', provider: 'azv1', upstreamModel: 'transcribe-prod', kind: 'transcription' },
+      ],
+      logger: false,
+    });
+    served = await serve(gateway);
+    openai = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await served.close();
+    await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
+    await audio.close();
+  });
+
+  const wav = () => toFile(Buffer.from('RIFF....WAVEfmt fake audio bytes'), 'hello.wav', { type: 'audio/wav' });
+
+  it('a deployment URL with api-version: the form passed on, srt as Whisper wrote it', async () => {
+    const json = await openai.audio.transcriptions.create({ model: 'az-whisper', file: await wav(), language: 'en' });
+    expect(json.text).toBe(FAKE_TRANSCRIPT);
+    const srt = await openai.audio.transcriptions.create({ model: 'az-whisper', file: await wav(), response_format: 'srt' });
+    expect(srt).toContain('00:00:00,000 --> 00:00:01,200');
+
+    const received = audio.requests.at(-1)!;
+    expect(received.path).toBe('/openai/deployments/whisper-prod/audio/transcriptions');
+    expect(new URL(received.url, 'http://x').searchParams.get('api-version')).toBe(API_VERSION);
+    expect(received.headers['api-key']).toBe('az-key');
+    expect(received.headers.authorization).toBeUndefined();
+    expect(received.parts!.find((part) => part.name === 'file')).toMatchObject({
+      filename: 'hello.wav',
+      data: Buffer.from('RIFF....WAVEfmt fake audio bytes'),
+    });
+  });
+
+  it('the v1 API: the deployment in the form’s model, a streamed transcript passed through', async () => {
+    const stream = await openai.audio.transcriptions.create({ model: 'azv1-transcribe', file: await wav(), stream: true });
+    const deltas: string[] = [];
+    let done: string | undefined;
+    for await (const event of stream) {
+      if (event.type === 'transcript.text.delta') deltas.push(event.delta);
+      if (event.type === 'transcript.text.done') done = event.text;
+    }
+    expect(deltas.join('')).toBe(FAKE_TRANSCRIPT);
+    expect(done).toBe(FAKE_TRANSCRIPT);
+
+    const received = audio.requests.at(-1)!;
+    expect(received.url).toBe('/openai/v1/audio/transcriptions');
+    expect(received.parts!.find((part) => part.name === 'model')?.value).toBe('transcribe-prod');
   });
 });
 
