@@ -10,6 +10,7 @@ import type { ModelEntry } from '../routing/model.js';
 import { validateBody } from '../schemas/validate.js';
 import { encodeVector, vectorLength } from './embedding-vectors.js';
 import { runMediaCall, upstreamModel } from './media-call.js';
+import { consultEmbeddingCache } from '../cache/embedding-cache.js';
 
 /**
  * POST /v1/embeddings, in OpenAI's shape whatever the upstream: one vector per input in input
@@ -19,7 +20,7 @@ import { runMediaCall, upstreamModel } from './media-call.js';
 export async function createEmbeddings(context: RouteContext): Promise<Response> {
   const { request, options } = context;
   const body = validateBody(embeddingRequestSchema, await readJsonBody(request, options.limits.jsonBodyBytes, options.limits.requestBodyTimeoutMs));
-  const { model, vectors, usage, ledger } = await embed(context, body, '/v1/embeddings');
+  const { model, vectors, usage, headers } = await embed(context, body, '/v1/embeddings');
   const format = body.encoding_format ?? 'float';
   return jsonResponse(
     {
@@ -29,21 +30,30 @@ export async function createEmbeddings(context: RouteContext): Promise<Response>
       usage,
     },
     200,
-    ledger.headers,
+    headers,
   );
 }
 
 /**
  * One embeddings request of any client shape, given as OpenAI's body: the model resolved in the
  * key's scope, the deployments tried in turn under the key's limits, the vectors checked and put
- * in input order, and the ledger settled with the input tokens.
+ * in input order, and the ledger settled with the input tokens. An exact repeat may be answered
+ * from the response cache (`headers` then say so).
  */
 export async function embed(
   context: RouteContext,
   body: EmbeddingRequestBody,
   endpoint: string,
-): Promise<{ model: ModelEntry; vectors: EmbeddingVector[]; usage: { prompt_tokens: number; total_tokens: number }; ledger: RequestLedger }> {
+): Promise<{
+  model: ModelEntry;
+  vectors: EmbeddingVector[];
+  usage: { prompt_tokens: number; total_tokens: number };
+  ledger: RequestLedger;
+  headers: Record<string, string>;
+}> {
   const model = context.options.catalog.resolve(context.key, body.model, 'embedding', endpoint);
+  const cache = await consultEmbeddingCache(context, model, body, endpoint);
+  if (cache.hit) return { model, ...cache.hit };
   const inputs = embeddingInputs(body.input).length;
   const media = { model, kind: 'embedding', endpoint, stream: false, capability: 'embeddings', what: 'Embeddings' } as const;
   // The answer is checked inside the attempt: a deployment that answers wrong falls back like one that fails.
@@ -52,7 +62,9 @@ export async function embed(
   );
   const prompt = result.usage.prompt_tokens;
   ledger.finish({ status: 'ok', usage: { input: prompt } });
-  return { model, vectors: result.vectors, usage: { prompt_tokens: prompt, total_tokens: result.usage.total_tokens ?? prompt }, ledger };
+  const usage = { prompt_tokens: prompt, total_tokens: result.usage.total_tokens ?? prompt };
+  cache.keep({ vectors: result.vectors, usage });
+  return { model, vectors: result.vectors, usage, ledger, headers: { ...ledger.headers, ...cache.headers } };
 }
 
 /**

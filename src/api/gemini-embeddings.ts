@@ -55,7 +55,7 @@ async function embedTexts(
       throw invalidRequest(`Every request must ask for the same outputDimensionality as the first.`, at(index, 'outputDimensionality'), 'invalid_value');
     }
   });
-  const { vectors, ledger } = await embed(
+  const { vectors, headers } = await embed(
     context,
     {
       model,
@@ -65,5 +65,5 @@ async function embedTexts(
     },
     '/v1beta/models/{model}:batchEmbedContents',
   );
-  return { vectors: vectors.map((vector) => encodeVector(vector.embedding, 'float') as number[]), headers: ledger.headers };
+  return { vectors: vectors.map((vector) => encodeVector(vector.embedding, 'float') as number[]), headers };
 }

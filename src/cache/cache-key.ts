@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { TextProtocol } from '../protocols/ir.js';
 
 /**
  * Top-level fields that do not change the answer: how it is delivered (`stream`,
@@ -25,7 +24,8 @@ const KEY_VERSION = 1;
 export interface CacheKeyInput {
   /** The caller's key id: the namespace. Never the key itself. */
   keyId: string;
-  protocol: TextProtocol;
+  /** The client protocol (`chat`, `responses`, `messages`, `gemini`), or `embeddings`. */
+  protocol: string;
   /** The public model id the request resolved to. */
   model: string;
   body: Record<string, unknown>;

@@ -4,6 +4,7 @@ import type { ClientCodec } from '../protocols/codec.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import type { ModelEntry } from '../routing/model.js';
 import { cacheKeyOf } from './cache-key.js';
+import { parseAnswer, serializeAnswer } from './cached-answer.js';
 import { CACHE_HEADER, cacheWanted, uncacheableReason } from './cacheability.js';
 import { captureAnswer } from './capture.js';
 import { replayAnswer } from './replay.js';
@@ -41,10 +42,11 @@ export async function consultCache(
 
   const beta = codec.protocol === 'messages' ? request.headers.get('anthropic-beta') : null;
   const storeKey = cacheKeyOf({ keyId: key.id, protocol: codec.protocol, model: model.id, body, headers: beta ? { 'anthropic-beta': beta } : {} });
-  const stored = await cache.get(storeKey, requestId);
+  const entry = await cache.get(storeKey, requestId);
+  const stored = entry === undefined ? undefined : parseAnswer(entry);
   if (stored) return { hit: await replayAnswer(context, codec, model, body, stored, ledger, HIT), keep: markMiss.keep };
   return {
     hit: undefined,
-    keep: (response) => captureAnswer(addHeaders(response, MISS), codec.protocol, ledger, (answer) => cache.set(storeKey, answer, requestId)),
+    keep: (response) => captureAnswer(addHeaders(response, MISS), codec.protocol, ledger, (answer) => cache.set(storeKey, serializeAnswer(answer), requestId)),
   };
 }
