@@ -1,6 +1,6 @@
 import { sendJson, startMediaServer, type MediaRequest, type MediaServer } from './media-server.js';
 import { answerTranscription } from './fake-openai-transcriptions.js';
-import { AZURE_API_VERSIONS } from './fake-azure.js';
+import { AZURE_API_VERSIONS, V1_API_VERSIONS } from './fake-azure.js';
 
 /** Transcription deployments of the fake resource and the models behind them. */
 export const AZURE_AUDIO_DEPLOYMENTS: Record<string, string> = { 'whisper-prod': 'whisper-1', 'transcribe-prod': 'gpt-4o-transcribe' };
@@ -23,7 +23,7 @@ export async function startFakeAzureAudio(apiKey = 'az-key'): Promise<MediaServe
     if (request.method !== 'POST' || (!dated && !v1)) return fail(404, '404', 'Resource not found');
     if (dated && query.get('api-version') === null) return fail(404, '404', 'Resource not found');
     if (dated && !AZURE_API_VERSIONS.includes(query.get('api-version')!)) return fail(400, 'BadRequest', 'API version not supported');
-    if (v1 && query.has('api-version')) return fail(400, 'BadRequest', 'The api-version query parameter is not allowed when using /v1 path.');
+    if (v1 && query.has('api-version') && !V1_API_VERSIONS.includes(query.get('api-version')!)) return fail(400, 'BadRequest', 'API version not supported');
     if (request.headers.authorization !== undefined || request.headers['api-key'] !== apiKey) {
       return fail(401, '401', 'Access denied due to invalid subscription key or wrong API endpoint.');
     }

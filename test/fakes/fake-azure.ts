@@ -21,6 +21,8 @@ export interface FakeAzureOptions {
 export const AZURE_DEPLOYMENTS = { chat: 'gpt4o-prod', embedding: 'embed-small' } as const;
 /** Dated API versions the fake accepts on deployment URLs. */
 export const AZURE_API_VERSIONS = ['2024-10-21', '2025-04-01-preview'];
+/** The labels the v1 API accepts as `api-version`, for those who send one. */
+export const V1_API_VERSIONS = ['preview', 'v1'];
 const EMBEDDING_DIMENSIONS = 1536;
 
 /** Content filter results of a harmless text, as Azure attaches them to prompts and choices. */
@@ -87,9 +89,9 @@ function azureProtocol(options: FakeAzureOptions): FakeProtocol {
     }
     const v1 = /^\/openai\/v1\/(.+)$/.exec(request.path);
     if (!v1) throw azureError(404, '404', 'Resource not found');
-    if (query.has('api-version')) {
-      throw azureError(400, 'BadRequest', 'The api-version query parameter is not allowed when using /v1 path. Remove the api-version query parameter.');
-    }
+    // The v1 API takes no dated version ("preview" and "v1" are its own labels).
+    const version = query.get('api-version');
+    if (version !== null && !V1_API_VERSIONS.includes(version)) throw azureError(400, 'BadRequest', 'API version not supported');
     checkAuth(request);
     const kind = v1[1] === 'chat/completions' ? 'chat' : v1[1] === 'responses' || v1[1] === 'embeddings' ? v1[1] : 'other';
     if (kind !== 'other' && request.method === 'POST' && isObject(request.body) && typeof request.body.model === 'string') {

@@ -37,7 +37,7 @@ const post = (path: string, headers: Record<string, string>) =>
   fetch(h.fake.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: chatBody });
 
 describe('the fake resource is as strict as Azure', () => {
-  it('refuses a deployment URL without api-version (404), a Bearer token where api-key is the auth (401), api-version on v1 (400)', async () => {
+  it('refuses a deployment URL without api-version (404), a Bearer token where api-key is the auth (401), a dated api-version on v1 (400)', async () => {
     const noVersion = await post(`/openai/deployments/${AZURE_DEPLOYMENTS.chat}/chat/completions`, { 'api-key': 'az-key' });
     expect(noVersion.status).toBe(404);
     expect(await noVersion.json()).toEqual({ error: { code: '404', message: 'Resource not found' } });
@@ -91,6 +91,18 @@ describe('Azure’s quirks through the gateway', () => {
     // The fake's answers are stamped 1753120000 (2025-07-21).
     expect(created.response.created_at).toBe(1753120000);
     expect(text).toContain('"delta":"Hello"');
+  });
+
+  it('v1: a response Azure stored is retrieved and deleted there, with the resource’s key', async () => {
+    h.fake.reply({ text: ['Kept at Azure'] });
+    const created = await h.openai.responses.create({ model: AZURE_MODELS.v1.chat, input: 'Hi' });
+    const retrieved = await h.openai.responses.retrieve(created.id);
+    expect(retrieved.output_text).toBe('Kept at Azure');
+    const got = h.fake.requests.at(-1)!;
+    expect(got).toMatchObject({ method: 'GET', path: `/openai/v1/responses/${created.id}` });
+    expect(got.headers['api-key']).toBe('az-key');
+    expect(await h.openai.responses.delete(created.id)).toMatchObject({ id: created.id, deleted: true });
+    expect(h.fake.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/openai/v1/responses/${created.id}` });
   });
 
   it('the content filter’s refusal is a 400 with code content_filter and param prompt', async () => {
