@@ -46,7 +46,11 @@ function toMono(view: DataView, start: number, end: number, format: { tag: numbe
   const out = new Float32Array(frames);
   for (let frame = 0, at = start; frame < frames; frame++) {
     let sum = 0;
-    for (let channel = 0; channel < channels; channel++, at += width) sum += read(at);
+    for (let channel = 0; channel < channels; channel++, at += width) {
+      const value = read(at);
+      // Float files may hold NaN or infinities; they are no sound.
+      if (Number.isFinite(value)) sum += value;
+    }
     out[frame] = sum / channels;
   }
   return out;
