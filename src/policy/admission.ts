@@ -4,7 +4,6 @@ import { withoutUndefined } from '../optional.js';
 import type { ModelEntry } from '../routing/model.js';
 import type { BudgetAccount } from './budget.js';
 import { budgetExhausted, budgetHeaders } from './budget-admission.js';
-import { modelCharge } from './budget-free-model.js';
 import type { AdmitResult, BudgetCheck, CounterState, KeyLimits, LimitReason } from './limit-engine.js';
 import { retryAfterSeconds } from './retry-after.js';
 
@@ -51,9 +50,7 @@ export async function admitRequest(context: RouteContext, model?: ModelEntry): P
   }
   if (!hasLimits(limits) && budgets.length === 0) return { limits, headers: {}, counted: false };
   const check: BudgetCheck | undefined =
-    budgets.length === 0
-      ? undefined
-      : { accounts: budgets, enforce: !model || policies.budgets.enforces(model.id, modelCharge(model, options), options.logger) };
+    budgets.length === 0 ? undefined : { accounts: budgets, enforce: !model || policies.budgets.enforces(model, options, options.logger) };
 
   let result: AdmitResult;
   try {

@@ -5,6 +5,10 @@ import { parseConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { GatewayOptions } from '../../src/options.js';
 import type { BudgetAccount } from '../../src/policy/budget.js';
+import { modelCharge } from '../../src/policy/budget-free-model.js';
+import type { PriceTable } from '../../src/pricing/model-price.js';
+import type { Deployment } from '../../src/routing/deployments.js';
+import type { ModelEntry } from '../../src/routing/model.js';
 import type { UsageEvent } from '../../src/policy/events.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
@@ -53,6 +57,8 @@ async function start(options: Partial<GatewayOptions>): Promise<Started> {
       { id: 'free', provider: 'openai', upstreamModel: 'gpt-4.1', price: { input: 0, output: 0 } },
       // Neither in the config nor in the catalog.
       { id: 'house', provider: 'openai', upstreamModel: 'house-model-7b' },
+      // Priced by the catalog (genai-prices knows OpenAI's gpt-4.1).
+      { id: 'catalogued', provider: 'openai', upstreamModel: 'gpt-4.1' },
     ],
     logger: { info() {}, warn: (message) => void warnings.push(message), error() {} },
     hooks: { onUsage: (event) => void usage.push(event) },
@@ -157,6 +163,35 @@ describe('a key’s budget', () => {
     expect(big.headers.get('x-infergate-budget-limit-usd')).toBe('100');
     const admin = await served200(chat(url, 'sk-admin'));
     expect(admin.headers.has('x-infergate-budget-limit-usd')).toBe(false);
+  });
+});
+
+describe('which models a spent budget blocks', () => {
+  it('a model priced by the catalog is blocked like one priced in the config', async () => {
+    const { url } = await start({ keys: [{ key: 'sk-test', id: 'team-a', budget: { usd: 0 } }] });
+    for (const model of ['gpt', 'catalogued']) {
+      const refused = await chat(url, 'sk-test', model);
+      expect(refused.status).toBe(429);
+      await refused.arrayBuffer();
+    }
+    await served200(chat(url, 'sk-test', 'free'));
+  });
+
+  it('a model is free only when every deployment is known to cost 0, tiers included', () => {
+    const model: ModelEntry = { id: 'm', provider: 'a' };
+    const charge = (...tables: (PriceTable | undefined)[]) =>
+      modelCharge(model, {
+        catalog: { deployments: () => tables.map((_, index) => ({ id: `d${index}`, provider: `p${index}`, upstreamModel: 'u' }) as unknown as Deployment) },
+        pricing: {
+          lookup: ({ provider }) => (tables[Number(provider.slice(1))] ? { table: tables[Number(provider.slice(1))]!, source: 'config' } : undefined),
+        },
+      });
+    expect(charge({ input: 0, output: 0 })).toBe('free');
+    expect(charge({ input: 0, output: 0 }, { input: 0, output: 0.5 })).toBe('priced');
+    expect(charge({ input: { base: 0, tiers: [{ start: 200_000, price: 2 }] }, output: 0 })).toBe('priced');
+    expect(charge({ input: 0, output: 0 }, undefined)).toBe('unpriced');
+    expect(charge({})).toBe('unpriced');
+    expect(charge({ image: 0.04 })).toBe('priced');
   });
 });
 
