@@ -148,7 +148,8 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       const { after, type, message } = reply.streamError;
       messages = [...messages.slice(0, after), exception(type ?? 'modelStreamErrorException', message)];
     }
-    if (reply.cutAfter !== undefined) messages = messages.slice(0, reply.cutAfter);
+    const stop = reply.cutAfter ?? reply.stallAfter;
+    if (stop !== undefined) messages = messages.slice(0, stop);
     res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'fake-request' });
     res.flushHeaders();
     for (const message of messages) {
@@ -164,6 +165,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       res.socket?.destroy();
       return;
     }
+    if (reply.stallAfter !== undefined) return; // open and silent until the client leaves
     res.end();
   }
 

@@ -8,6 +8,7 @@ import { ProviderConfigSchema } from '../../src/providers/provider-config.js';
 import { createProvider } from '../../src/providers/registry.js';
 import { BEDROCK_CREDENTIALS, BEDROCK_REGION, CLAUDE, type FakeBedrock, NOVA, startFakeBedrock } from '../fakes/fake-bedrock.js';
 import { serve, type Served } from '../helpers/serve.js';
+import { THROUGH_SECOND_DELTA } from './harness.js';
 
 type Json = Record<string, any>;
 
@@ -215,5 +216,54 @@ describe('config file', () => {
     expect(provider.type).toBe('bedrock');
     void provider.close?.();
     expect(() => v.parse(ProviderConfigSchema, { type: 'bedrock', region: 'us-east-1', apiKey: 'nope' })).toThrow();
+  });
+});
+
+describe('streams', () => {
+  it('a throttle as the stream’s first event is an HTTP 429 with a retry delay, nothing streamed', async () => {
+    const { openai } = await clients(signedBy);
+    fake.reply({ text: ['never'], streamError: { after: 0, type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' } });
+    const error = (await openai.chat.completions
+      .create({ model: 'nova', messages: [{ role: 'user', content: 'Hi' }], stream: true })
+      .then(async (stream) => {
+        for await (const _chunk of stream);
+      })
+      .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.status).toBe(429);
+    expect(error.headers?.get('retry-after')).toBe('1');
+  });
+
+  it('a client that leaves mid-stream closes the Bedrock stream too', async () => {
+    const { anthropic } = await clients(signedBy);
+    // Through the second text delta: messageStart and two deltas; Anthropic's events before its first delta and two deltas.
+    for (const [model, stallAfter] of [
+      ['nova', 3],
+      ['claude-bedrock', THROUGH_SECOND_DELTA.anthropic],
+    ] as const) {
+      fake.reset();
+      fake.reply({ text: ['Once', ' upon', ' a time'], stallAfter });
+      const controller = new AbortController();
+      const stream = await anthropic.messages.create(
+        { model, max_tokens: 64, messages: [{ role: 'user', content: 'A story' }], stream: true },
+        { signal: controller.signal },
+      );
+      const seen: string[] = [];
+      const reading = (async () => {
+        for await (const event of stream) {
+          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+            seen.push(event.delta.text);
+            controller.abort();
+          }
+        }
+      })().catch((error: unknown) => {
+        if (!controller.signal.aborted) throw error;
+      });
+      await reading;
+      const received = fake.requests[0]!;
+      await received.closed;
+      expect(seen).toEqual(['Once']);
+      expect(received.closedEarly).toBe(true);
+    }
   });
 });
