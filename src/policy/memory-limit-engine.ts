@@ -28,7 +28,8 @@ interface BudgetCounter {
  * `settle`), so a limit added mid-window applies to the traffic already seen, and `spent()`
  * reports spend without a quota. Only the current window is kept per key, and keys with nothing
  * left to remember (no spend, no live slot) are dropped once per window, so memory follows the
- * number of active keys.
+ * number of active keys. A dollar budget keeps one counter, of its current window (`budget.ts`),
+ * from its first use; counters whose window has ended are dropped at the same sweep.
  */
 export class MemoryLimitEngine implements LimitEngine {
   private readonly windowMs: number;
