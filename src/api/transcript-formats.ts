@@ -7,8 +7,9 @@ export const TRANSCRIPT_TEXT_TYPE = 'text/plain; charset=utf-8';
 /**
  * A transcript in the format the client asked for, as OpenAI writes each: `json` is
  * `{ text, usage }`, `verbose_json` adds the task, language, duration and the segments and/or
- * words `timestamp_granularities` asked for (segments when it asked for none), `text` is the
- * text and a newline, `srt` and `vtt` number or time each segment.
+ * words `timestamp_granularities` asked for (segments when it asked for none), `diarized_json`
+ * the duration and segments with a speaker (one, `A`, for a transcript that names none), `text`
+ * is the text and a newline, `srt` and `vtt` number or time each segment.
  */
 export function formatTranscript(transcript: Transcript, fields: TranscriptionFields): { json: Record<string, unknown> } | { text: string } {
   const format: TranscriptionFormat = fields.response_format ?? 'json';
@@ -18,6 +19,17 @@ export function formatTranscript(transcript: Transcript, fields: TranscriptionFi
   if (format === 'vtt') return { text: `WEBVTT\n\n${subtitles(segments, '.', false)}` };
   const usage = transcript.usage ? { usage: transcript.usage } : {};
   if (format === 'json') return { json: { text: transcript.text, ...usage } };
+  if (format === 'diarized_json') {
+    return {
+      json: {
+        task: 'transcribe',
+        duration: transcript.duration ?? segments.at(-1)?.end ?? 0,
+        text: transcript.text,
+        segments: segments.map((segment, index) => ({ type: 'transcript.text.segment', id: `seg_${index}`, ...segment, speaker: segment.speaker ?? 'A' })),
+        ...usage,
+      },
+    };
+  }
   const granularities = fields.timestamp_granularities?.length ? fields.timestamp_granularities : ['segment'];
   return {
     json: {

@@ -158,6 +158,8 @@ export interface TranscriptSegment {
   text: string;
   start: number;
   end: number;
+  /** Who spoke it, for `diarized_json` (`A`, `B`… or a known speaker's name). */
+  speaker?: string | undefined;
 }
 
 /** OpenAI's transcription usage: tokens (`gpt-4o-transcribe`) or seconds of audio (`whisper-1`). */

@@ -4,7 +4,7 @@ import { int, looseObj, model, num, oneOf, str } from './common.js';
 import { boolField } from './image-edit.js';
 import { issueToError } from './validate.js';
 
-export const TRANSCRIPTION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const;
+export const TRANSCRIPTION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json'] as const;
 export type TranscriptionFormat = (typeof TRANSCRIPTION_FORMATS)[number];
 
 /** A decimal number written as multipart text (`"0.2"`), converted and range-checked. */

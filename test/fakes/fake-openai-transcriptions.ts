@@ -14,6 +14,7 @@ const MODELS: Record<string, { formats: readonly string[]; streams: boolean }> =
   'whisper-1': { formats: ['json', 'text', 'srt', 'verbose_json', 'vtt'], streams: false },
   'gpt-4o-transcribe': { formats: ['json'], streams: true },
   'gpt-4o-mini-transcribe': { formats: ['json'], streams: true },
+  'gpt-4o-transcribe-diarize': { formats: ['json', 'text', 'diarized_json'], streams: true },
 };
 
 const FIELDS =
@@ -69,6 +70,16 @@ export function answerTranscription(request: MediaRequest, response: ServerRespo
   if (plain[format]) {
     response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     response.end(plain[format]());
+    return;
+  }
+  if (format === 'diarized_json') {
+    sendJson(response, {
+      task: 'transcribe',
+      duration: FAKE_DURATION,
+      text: FAKE_TRANSCRIPT,
+      segments: segments.map((s, id) => ({ type: 'transcript.text.segment', id: `seg_${id}`, ...s, speaker: id === 0 ? 'A' : 'B' })),
+      usage,
+    });
     return;
   }
   if (format === 'verbose_json') {

@@ -42,6 +42,7 @@ beforeAll(async () => {
       ...localModels('local'),
       { id: 'oai-transcribe', provider: 'oai', upstreamModel: 'gpt-4o-transcribe', kind: 'transcription' },
       { id: 'oai-whisper', provider: 'oai', upstreamModel: 'whisper-1', kind: 'transcription' },
+      { id: 'oai-diarize', provider: 'oai', upstreamModel: 'gpt-4o-transcribe-diarize', kind: 'transcription' },
       { id: 'custom-transcribe', provider: 'custom', kind: 'transcription' },
     ],
     limits: { uploadFileBytes: UPLOAD_LIMIT },
@@ -190,6 +191,21 @@ describe('transcriptions: speech → transcription round trip on the local model
     expect(await lastEvent()).toMatchObject({ stream: true, status: 'ok', usage: { output: 14 }, units: { audioSeconds: expect.any(Number) } });
   });
 
+  it('diarized_json: the sentences as segments of one speaker', async () => {
+    const { file } = await spoken('wav');
+    const answer = (await client.audio.transcriptions.create({
+      model: 'local-transcription',
+      file,
+      response_format: 'diarized_json',
+    })) as unknown as OpenAI.Audio.TranscriptionDiarized;
+    expect(answer).toMatchObject({ task: 'transcribe', text: 'Lalal lalal. Lala la lal lalal lalal lalalala lalala.' });
+    expect(answer.segments.map(({ type, id, speaker, text }) => ({ type, id, speaker, text }))).toEqual([
+      { type: 'transcript.text.segment', id: 'seg_0', speaker: 'A', text: 'Lalal lalal.' },
+      { type: 'transcript.text.segment', id: 'seg_1', speaker: 'A', text: 'Lala la lal lalal lalal lalalala lalala.' },
+    ]);
+    expect(answer.segments[1]!.start).toBeGreaterThan(answer.segments[0]!.end);
+  });
+
   it('a custom provider of the flat shape (transcribe) is formatted like the local model', async () => {
     const answer = await client.audio.transcriptions.create({
       model: 'custom-transcribe',
@@ -294,6 +310,29 @@ describe('transcriptions: the openai upstream (strict fake)', () => {
         .join(''),
     ).toBe(FAKE_TRANSCRIPT);
     expect(await lastEvent()).toMatchObject({ stream: true, status: 'ok', usage: { input: 25, output: 11 } });
+  });
+
+  it('gpt-4o-transcribe-diarize: diarized_json, and the known speakers passed on', async () => {
+    const answer = (await client.audio.transcriptions.create({
+      model: 'oai-diarize',
+      file: await toFile(Buffer.from('RIFF'), 'a.wav'),
+      response_format: 'diarized_json',
+      known_speaker_names: ['agent', 'customer'],
+      known_speaker_references: ['data:audio/wav;base64,AAAA', 'data:audio/wav;base64,BBBB'],
+    })) as unknown as OpenAI.Audio.TranscriptionDiarized;
+    expect(answer.segments.map((segment) => segment.speaker)).toEqual(['A', 'B']);
+    const fields = requestsTo(openaiFake, 'POST', '/v1/audio/transcriptions')
+      .at(-1)!
+      .parts!.filter((part) => part.data === undefined)
+      .map((part) => [part.name, part.value]);
+    expect(fields).toEqual([
+      ['model', 'gpt-4o-transcribe-diarize'],
+      ['response_format', 'diarized_json'],
+      ['known_speaker_names[]', 'agent'],
+      ['known_speaker_names[]', 'customer'],
+      ['known_speaker_references[]', 'data:audio/wav;base64,AAAA'],
+      ['known_speaker_references[]', 'data:audio/wav;base64,BBBB'],
+    ]);
   });
 
   it('a stream the upstream cuts ends with an error event the SDK throws, never as a clean end', async () => {
