@@ -4,7 +4,7 @@ import { genaiPricesCatalog, type PriceCatalog } from './genai-prices-catalog.js
 import type { ModelPrice, PriceTable } from './model-price.js';
 import { pricesUsage, usageCost, type UsageUnits } from './usage-cost.js';
 
-/** `config` (the model's `price`), the catalog's name (`genai-prices`), or `unpriced`. */
+/** `config` (the model's `price`), `local` (the offline provider: free), the catalog's name (`genai-prices`), or `unpriced`. */
 export type PriceSource = 'config' | 'unpriced' | (string & {});
 
 export interface EventCost {
@@ -35,6 +35,19 @@ export interface PricingOptions {
   now?: (() => Date) | undefined;
 }
 
+/** The `local` provider's models run in the gateway's own process: free, whatever they make. */
+const LOCAL_PRICE: PriceTable = {
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  reasoning: 0,
+  image: 0,
+  videoSecond: 0,
+  speechCharacter: 0,
+  audioSecond: 0,
+};
+
 /** Models logged as unpriced are remembered up to this many (ids can come from wildcard models). */
 const UNPRICED_MEMORY = 10_000;
 
@@ -60,8 +73,10 @@ export class Pricing {
   lookup(target: Pick<PricedUsage, 'model' | 'provider' | 'upstreamModel'>): { table: PriceTable; source: PriceSource } | undefined {
     const configured = this.options.configuredPrice(target.model);
     if (configured) return { table: configured, source: 'config' };
+    const providerType = this.options.providerType(target.provider);
+    if (providerType === 'local') return { table: LOCAL_PRICE, source: 'local' };
     if (!this.catalog) return undefined;
-    const query = { providerType: this.options.providerType(target.provider), upstreamModel: target.upstreamModel, model: target.model, at: this.now() };
+    const query = { providerType, upstreamModel: target.upstreamModel, model: target.model, at: this.now() };
     try {
       const table = this.catalog.lookup(query);
       return table ? { table, source: this.catalog.name } : undefined;

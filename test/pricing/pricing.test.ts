@@ -155,8 +155,8 @@ describe('unpriced models', () => {
     expect(warnings).toHaveLength(2);
   });
 
-  it('include the local provider, whose models no catalog lists even when they share a vendor name', () => {
-    expect(pricing().costOf(event('here', 'gpt-4o', { input: 100, output: 10 }, { model: 'gpt-4o' }))).toEqual({ costUsd: 0, priceSource: 'unpriced' });
+  it("exclude the local provider: it runs in the gateway, free, even for a model named like a vendor's", () => {
+    expect(pricing().costOf(event('here', 'gpt-4o', { input: 100, output: 10 }, { model: 'gpt-4o' }))).toEqual({ costUsd: 0, priceSource: 'local' });
   });
 
   it('include media the catalog prices only by tokens (no unit price for its seconds)', () => {

@@ -139,10 +139,15 @@ describe('media, embeddings and unpriced models through the gateway', () => {
   beforeAll(() => {
     gateway = createGateway({
       keys: [{ key: 'sk-test', id: 'team-a' }],
-      providers: { local: createLocalProvider({ chunkDelayMs: 0, videoRenderMs: 0 }) },
+      providers: {
+        local: createLocalProvider({ chunkDelayMs: 0, videoRenderMs: 0 }),
+        // A host's own provider type, which no catalog knows.
+        mystery: { ...createLocalProvider({ chunkDelayMs: 0 }), type: 'mystery' },
+      },
       models: [
         ...localModels('local').map((model) => (prices[model.id] ? { ...model, price: prices[model.id] } : model)),
         { id: 'free-chat', provider: 'local', upstreamModel: 'local-chat', price: { input: 0, output: 0 } },
+        { id: 'mystery-chat', provider: 'mystery', upstreamModel: 'local-reasoner' },
       ],
       logger,
       accessLog: true,
@@ -210,13 +215,21 @@ describe('media, embeddings and unpriced models through the gateway', () => {
     logged.length = 0;
     for (let i = 0; i < 2; i++) {
       usage.length = 0;
-      const event = await only(await post('/v1/chat/completions', { model: 'local-reasoner', messages: [{ role: 'user', content: 'hello' }] }));
+      const event = await only(await post('/v1/chat/completions', { model: 'mystery-chat', messages: [{ role: 'user', content: 'hello' }] }));
       expect(event).toMatchObject({ status: 'ok', costUsd: 0, priceSource: 'unpriced' });
     }
     const warnings = logged.filter((entry) => entry.level === 'warn');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.message).toContain('no known price');
-    expect(warnings[0]!.fields).toEqual({ model: 'local-reasoner', provider: 'local', upstreamModel: 'local-reasoner' });
+    expect(warnings[0]!.fields).toEqual({ model: 'mystery-chat', provider: 'mystery', upstreamModel: 'local-reasoner' });
+  });
+
+  it('the local provider is free without a price, and not logged', async () => {
+    logged.length = 0;
+    usage.length = 0;
+    const event = await only(await post('/v1/chat/completions', { model: 'local-reasoner', messages: [{ role: 'user', content: 'hello' }] }));
+    expect(event).toMatchObject({ status: 'ok', costUsd: 0, priceSource: 'local' });
+    expect(logged.filter((entry) => entry.level === 'warn')).toEqual([]);
   });
 });
 
