@@ -24,7 +24,9 @@ const sources = new WeakMap<Response, BodySource>();
  */
 export function pullResponse(source: BodySource, status: number, headers: Record<string, string>): Response {
   // whatwg-node's Node Response takes a Node Readable body (its types only list Web ones).
-  const response = nodeHost ? new HostResponse(nodeBody(source) as unknown as BodyInit, { status, headers }) : new Response(webBody(source), { status, headers });
+  const response = nodeHost
+    ? new HostResponse(nodeBody(source) as unknown as BodyInit, { status, headers })
+    : new Response(webBody(source), { status, headers });
   sources.set(response, source);
   return response;
 }
