@@ -5,7 +5,7 @@ import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { anthropicProtocol } from './fake-anthropic.js';
+import { anthropicProtocol, fakeTokenCount } from './fake-anthropic.js';
 import { counter, isObject, Rejection, type NeutralUsage, type RecordedRequest, type Reply, type UpstreamErrorSpec } from './fake-server.js';
 
 type Json = Record<string, any>;
@@ -124,7 +124,8 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       return sendError(res, error.status, error.fields.type ?? 'ValidationException', error.message);
     }
 
-    const reply = queue.shift() ?? { text: ['Hello', ' from', ' Bedrock.'], usage: { input: 12, output: 4 } };
+    // A token count is not a generation: it takes no scripted reply.
+    const reply: Reply = route.action === 'count-tokens' ? {} : (queue.shift() ?? { text: ['Hello', ' from', ' Bedrock.'], usage: { input: 12, output: 4 } });
     if (reply.error) return sendError(res, reply.error.status ?? 500, reply.error.type ?? 'InternalServerException', reply.error.message, reply.error.headers);
 
     const streaming = route.action === 'converse-stream' || route.action === 'invoke-with-response-stream';
@@ -214,7 +215,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
   }
 
   function validate(request: BedrockRecordedRequest): { model: string; action: string } {
-    const match = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(request.path);
+    const match = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream|count-tokens)$/.exec(request.path);
     if (request.method !== 'POST' || !match)
       throw new Rejection(404, `Unknown operation ${request.method} ${request.path}`, { type: 'UnknownOperationException' });
     const model = decodeURIComponent(match[1]!);
@@ -223,7 +224,9 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     request.action = action;
     const body = request.body;
     if (!isObject(body)) throw validation('Malformed input request, please reformat your input and try again.');
-    if (action.startsWith('converse')) {
+    if (action === 'count-tokens') {
+      checkCountTokens(request, model, body);
+    } else if (action.startsWith('converse')) {
       if (!CONVERSE_MODELS.has(model)) throw validation('The provided model identifier is invalid.');
       checkConverse(body);
     } else if (model === CLAUDE) {
@@ -255,8 +258,27 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     });
   }
 
+  /** CountTokens takes bare foundation-model ids only, and an `invoke` body as base64. */
+  function checkCountTokens(request: BedrockRecordedRequest, model: string, body: Json): void {
+    if (model !== CLAUDE.replace(/^us\./, '')) throw validation("The provided model doesn't support counting tokens.");
+    const keys = Object.keys(body.input ?? {});
+    if (keys.length !== 1 || keys[0] !== 'invokeModel' || typeof body.input.invokeModel.body !== 'string') {
+      throw validation('1 validation error detected: input must be exactly one of invokeModel or converse.');
+    }
+    let inner: unknown;
+    try {
+      inner = JSON.parse(Buffer.from(body.input.invokeModel.body, 'base64').toString('utf8'));
+    } catch {
+      throw validation('Malformed input request, please reformat your input and try again.');
+    }
+    if (!isObject(inner)) throw validation('Malformed input request, please reformat your input and try again.');
+    checkClaudeInvoke(request, inner, false);
+    request.body = { ...body, decoded: inner };
+  }
+
   function answerJson(route: { model: string; action: string }, body: Json, reply: Reply): { json: unknown; headers: Record<string, string> } {
     if (route.action === 'converse') return { json: converseJson(reply), headers: {} };
+    if (route.action === 'count-tokens') return { json: { inputTokens: fakeTokenCount({ ...body.decoded, model: CLAUDE }) }, headers: {} };
     if (route.model === CLAUDE) {
       const rendered = claude.render('messages', { ...body, model: CLAUDE, stream: false }, reply);
       return { json: rendered.json, headers: {} };

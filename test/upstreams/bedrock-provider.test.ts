@@ -6,6 +6,7 @@ import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createBedrockProvider, type BedrockProviderOptions } from '../../src/providers/bedrock/bedrock-provider.js';
 import { ProviderConfigSchema } from '../../src/providers/provider-config.js';
 import { createProvider } from '../../src/providers/registry.js';
+import { fakeTokenCount } from '../fakes/fake-anthropic.js';
 import { BEDROCK_CREDENTIALS, BEDROCK_REGION, CLAUDE, type FakeBedrock, NOVA, startFakeBedrock } from '../fakes/fake-bedrock.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { THROUGH_SECOND_DELTA } from './harness.js';
@@ -199,6 +200,29 @@ describe('Claude on Bedrock', () => {
       role: 'assistant',
       content: [{ reasoningContent: { reasoningText: { text: 'Let me think.', signature: 'sig-bedrock-fake' } } }, { text: 'Four.' }],
     });
+  });
+});
+
+describe('token counting', () => {
+  it('a Messages client’s count on Claude is Bedrock’s CountTokens on the bare model id; on other models the gateway counts', async () => {
+    const { anthropic } = await clients(signedBy);
+    const params = { model: 'claude-bedrock', system: 'Be brief.', messages: [{ role: 'user' as const, content: 'How many tokens is this?' }] };
+    const counted = await anthropic.messages.countTokens(params, { headers: { 'anthropic-beta': 'context-1m-2025-08-07,mcp-servers-2025-12-04' } });
+    const received = fake.last();
+    expect(received.url).toBe(`/model/${encodeURIComponent('anthropic.claude-sonnet-4-5-20250929-v1:0')}/count-tokens`);
+    expect(received.body.decoded).toMatchObject({
+      anthropic_version: 'bedrock-2023-05-31',
+      anthropic_beta: ['context-1m-2025-08-07'],
+      max_tokens: 1,
+      system: 'Be brief.',
+    });
+    expect(received.body.decoded).not.toHaveProperty('model');
+    expect(counted.input_tokens).toBe(fakeTokenCount({ system: 'Be brief.', messages: params.messages }));
+
+    fake.reset();
+    const local = await anthropic.messages.countTokens({ ...params, model: 'nova' });
+    expect(local.input_tokens).toBeGreaterThan(0);
+    expect(fake.requests).toHaveLength(0);
   });
 });
 

@@ -8,6 +8,7 @@ import { messagesUpstream } from '../../protocols/messages/index.js';
 import { parseAnswer } from '../http/get-json.js';
 import { readText, UpstreamClient, type UpstreamResult, type UpstreamTimeouts } from '../http/upstream-client.js';
 import type { CallContext, Provider } from '../provider.js';
+import { countClaudeTokens } from './bedrock-count-tokens.js';
 import { bedrockEmbeddings } from './bedrock-embeddings.js';
 import { bedrockError } from './bedrock-error.js';
 import { BEDROCK_BETAS, bedrockBetas } from './betas.js';
@@ -113,12 +114,18 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
       nativeProtocolsOf: (model): readonly TextProtocol[] => (claudeOnInvoke(model.upstreamModel ?? model.id) ? ['messages'] : []),
 
       async passthrough({ body, headers }, call) {
-        const model = call.model.upstreamModel ?? call.model.id;
+        const model = upstreamId(body, call);
         const streaming = body.stream === true;
         const betas = bedrockBetas(headers.get('anthropic-beta'), allowedBetas);
         const result = await post(path(model, streaming ? 'invoke-with-response-stream' : 'invoke'), invokeBody(body, betas), call, streaming);
         if (!streaming) return { status: result.status, contentType: 'application/json', body: result.body, redact: result.redact };
         return { status: 200, contentType: 'text/event-stream; charset=utf-8', body: anthropicSse(result), redact: result.redact };
+      },
+
+      async countTokens(request, call) {
+        const model = upstreamId(request.body, call);
+        if (request.protocol !== 'messages' || !claudeOnInvoke(model)) return undefined;
+        return countClaudeTokens(postJson, model, request, bedrockBetas(request.headers.get('anthropic-beta'), allowedBetas), call);
       },
 
       streamBatches,
@@ -138,6 +145,11 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
 
     close: () => client.close(),
   };
+}
+
+/** The upstream model id of a passthrough body (the deployment's), else the catalog entry's. */
+function upstreamId(body: Record<string, unknown>, call: CallContext): string {
+  return typeof body.model === 'string' ? body.model : (call.model.upstreamModel ?? call.model.id);
 }
 
 /** A stream request answered with JSON (an error a proxy sent with a 200) fails before anything is streamed. */
