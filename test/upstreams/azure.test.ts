@@ -7,7 +7,8 @@ import { REFRESH_BEFORE_EXPIRY_MS } from '../../src/providers/http/access-tokens
 import { azureEndpoint, createAzureProvider } from '../../src/providers/azure/azure-provider.js';
 import { entraTokens } from '../../src/providers/azure/entra-tokens.js';
 import { AZURE_DEPLOYMENTS, startFakeAzure } from '../fakes/fake-azure.js';
-import { startFakeAzureAudio } from '../fakes/fake-azure-audio.js';
+import { FAKE_AZURE_SPEECH, startFakeAzureMedia } from '../fakes/fake-azure-media.js';
+import { FAKE_PNG_B64 } from '../fakes/fake-openai-media.js';
 import { FAKE_TRANSCRIPT } from '../fakes/fake-openai-transcriptions.js';
 import type { MediaServer } from '../fakes/media-server.js';
 import { COGNITIVE_SERVICES_SCOPE, type FakeEntra, startFakeEntra } from '../fakes/fake-azure-entra.js';
@@ -144,14 +145,14 @@ describe.each(AZURE_STYLES)('client.embeddings.create × Azure %s', (style) => {
   });
 });
 
-describe('client.audio.transcriptions.create × Azure deployments and v1', () => {
+describe('media × Azure deployments and v1: transcriptions, speech, images', () => {
   let audio: MediaServer;
   let gateway: Gateway;
   let served: Served;
   let openai: OpenAI;
 
   beforeAll(async () => {
-    audio = await startFakeAzureAudio();
+    audio = await startFakeAzureMedia();
     gateway = createGateway({
       keys: [{ key: 'sk-test' }],
       providers: {
@@ -161,6 +162,8 @@ describe('client.audio.transcriptions.create × Azure deployments and v1', () =>
       models: [
         { id: 'az-whisper', provider: 'az', upstreamModel: 'whisper-prod', kind: 'transcription' },
         { id: 'azv1-transcribe', provider: 'azv1', upstreamModel: 'transcribe-prod', kind: 'transcription' },
+        { id: 'az-tts', provider: 'az', upstreamModel: 'tts-prod', kind: 'speech' },
+        { id: 'azv1-image', provider: 'azv1', upstreamModel: 'image-prod', kind: 'image' },
       ],
       logger: false,
     });
@@ -206,6 +209,17 @@ describe('client.audio.transcriptions.create × Azure deployments and v1', () =>
     const received = audio.requests.at(-1)!;
     expect(received.url).toBe('/openai/v1/audio/transcriptions');
     expect(received.parts!.find((part) => part.name === 'model')?.value).toBe('transcribe-prod');
+  });
+  it('speech on a deployment URL and images on v1, each at its deployment', async () => {
+    const speech = await openai.audio.speech.create({ model: 'az-tts', input: 'Hello', voice: 'en_female_anna_v1' });
+    expect(Buffer.from(await speech.arrayBuffer())).toEqual(FAKE_AZURE_SPEECH);
+    expect(audio.requests.at(-1)!.url).toBe(`/openai/deployments/tts-prod/audio/speech?api-version=${API_VERSION}`);
+
+    const image = await openai.images.generate({ model: 'azv1-image', prompt: 'A red square' });
+    expect(image.data![0]!.b64_json).toBe(FAKE_PNG_B64);
+    const received = audio.requests.at(-1)!;
+    expect(received.url).toBe('/openai/v1/images/generations');
+    expect(received.json).toMatchObject({ model: 'image-prod', prompt: 'A red square' });
   });
 });
 
