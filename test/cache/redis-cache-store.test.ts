@@ -55,7 +55,7 @@ async function ask(gateway: Gateway, prompt: string, stream = false): Promise<{ 
 
 /** The write happens after the answer: waits until Redis holds `count` entries under the prefix. */
 async function entries(count: number): Promise<string[]> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     const keys = await client.keys(`${prefix}cache:*`);
     if (keys.length >= count) return keys;
     await new Promise((resolve) => setTimeout(resolve, 5));
