@@ -25,12 +25,14 @@ export type RouteName =
   | 'video-content'
   | 'speech'
   | 'embeddings'
+  | 'transcriptions'
   | 'gemini'
   | 'gemini-stream'
   | 'gemini-embed'
   | 'gemini-count'
   | 'gemini-models'
   | 'gemini-model-get'
+  | 'usage'
   | 'unrouted';
 
 /**
@@ -39,7 +41,7 @@ export type RouteName =
  */
 export type Piece = string | { repeat: string; times: number } | { hex: string } | { fixture: FixtureName };
 
-export type FixtureName = 'png16' | 'mask16' | 'notPng';
+export type FixtureName = 'png16' | 'mask16' | 'notPng' | 'wav';
 
 export type BodySpec =
   /** A JSON value, serialized with `JSON.stringify`. */

@@ -35,12 +35,14 @@ export const fuzzRoutes: readonly FuzzRoute[] = [
   { name: 'video-content', method: 'GET', path: '/v1/videos/{completed}/content', style: 'openai', body: 'none' },
   { name: 'speech', method: 'POST', path: '/v1/audio/speech', style: 'openai', body: 'json' },
   { name: 'embeddings', method: 'POST', path: '/v1/embeddings', style: 'openai', body: 'json' },
+  { name: 'transcriptions', method: 'POST', path: '/v1/audio/transcriptions', style: 'openai', body: 'multipart' },
   { name: 'gemini', method: 'POST', path: '/v1beta/models/local-chat:generateContent', style: 'gemini', body: 'json' },
   { name: 'gemini-stream', method: 'POST', path: '/v1beta/models/local-chat:streamGenerateContent?alt=sse', style: 'gemini', body: 'json' },
   { name: 'gemini-embed', method: 'POST', path: '/v1beta/models/local-embedding:batchEmbedContents', style: 'gemini', body: 'json' },
   { name: 'gemini-count', method: 'POST', path: '/v1beta/models/local-chat:countTokens', style: 'gemini', body: 'json' },
   { name: 'gemini-models', method: 'GET', path: '/v1beta/models', style: 'gemini', body: 'none' },
   { name: 'gemini-model-get', method: 'GET', path: '/v1beta/models/local-chat', style: 'gemini', body: 'none' },
+  { name: 'usage', method: 'GET', path: '/v1/usage', style: 'openai', body: 'none' },
   { name: 'unrouted', method: 'GET', path: '/v1/nothing-here', style: 'openai', body: 'none' },
 ];
 
@@ -382,7 +384,13 @@ export const validBodies: Partial<Record<RouteName, readonly Record<string, unkn
   'gemini-embed': [
     {
       requests: [
-        { model: 'models/local-embedding', content: { role: 'user', parts: [{ text: 'a cat' }, { text: 'on a mat' }] }, taskType: 'RETRIEVAL_DOCUMENT', title: 'Cats', outputDimensionality: 8 },
+        {
+          model: 'models/local-embedding',
+          content: { role: 'user', parts: [{ text: 'a cat' }, { text: 'on a mat' }] },
+          taskType: 'RETRIEVAL_DOCUMENT',
+          title: 'Cats',
+          outputDimensionality: 8,
+        },
         { content: { parts: [{ text: 'a dog' }] }, outputDimensionality: 8 },
       ],
     },
@@ -442,4 +450,19 @@ export const validEditForm: readonly MultipartPart[] = [
   { name: 'partial_images', value: '1' },
   { name: 'image', filename: 'cat.png', contentType: 'image/png', value: { fixture: 'png16' } },
   { name: 'mask', filename: 'mask.png', contentType: 'image/png', value: { fixture: 'mask16' } },
+];
+
+/** The valid transcription form the multipart mutations start from (every field, timestamps asked). */
+export const validTranscriptionForm: readonly MultipartPart[] = [
+  { name: 'model', value: 'local-transcription' },
+  { name: 'language', value: 'en' },
+  { name: 'prompt', value: 'Two words.' },
+  { name: 'response_format', value: 'verbose_json' },
+  { name: 'temperature', value: '0.2' },
+  { name: 'timestamp_granularities[]', value: 'word' },
+  { name: 'timestamp_granularities[]', value: 'segment' },
+  { name: 'chunking_strategy[type]', value: 'server_vad' },
+  { name: 'chunking_strategy[silence_duration_ms]', value: '500' },
+  { name: 'stream', value: 'false' },
+  { name: 'file', filename: 'hum.wav', contentType: 'audio/wav', value: { fixture: 'wav' } },
 ];

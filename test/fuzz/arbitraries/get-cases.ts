@@ -144,7 +144,25 @@ const inputItemCases: fc.Arbitrary<FuzzCase> = fc
     };
   });
 
+/** The caller's own spend, with good and bad `start` and `end` dates. */
+const usageCases: fc.Arbitrary<FuzzCase> = fc
+  .tuple(
+    fc.constantFrom('', '2026-11-01', '2026-02-30', '26-11-01', '2026-11-01T00:00:00Z', '%00', '9999-12-31', 'x'),
+    fc.constantFrom('', '2026-11-30', '2025-01-01', '2026-13-01', ' 2026-11-30'),
+    query,
+  )
+  .map(([start, end, suffix]): FuzzCase => {
+    const dates = [start && `start=${start}`, end && `end=${end}`].filter(Boolean).join('&');
+    const target = `/v1/usage${dates ? `?${dates}` : ''}${dates && suffix.startsWith('?') ? `&${suffix.slice(1)}` : dates ? '' : suffix}`;
+    return { name: `usage: GET ${target}`, route: 'usage', target };
+  });
+
 /** Cases for the GET (and DELETE) routes: odd ids, queries, `Range` headers, paging. */
 export function getCases(): fc.Arbitrary<FuzzCase> {
-  return fc.oneof({ weight: 3, arbitrary: idCases() }, { weight: 1, arbitrary: listingCases }, { weight: 2, arbitrary: inputItemCases });
+  return fc.oneof(
+    { weight: 3, arbitrary: idCases() },
+    { weight: 1, arbitrary: listingCases },
+    { weight: 2, arbitrary: inputItemCases },
+    { weight: 1, arbitrary: usageCases },
+  );
 }
