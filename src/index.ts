@@ -36,6 +36,8 @@ export { createAnthropicProvider, type AnthropicProviderOptions } from './provid
 export { createGeminiProvider, type GeminiProviderOptions } from './providers/gemini/gemini-provider.js';
 export { createVertexProvider, type VertexProviderOptions } from './providers/vertex/vertex-provider.js';
 export type { ServiceAccountKey } from './providers/vertex/service-account.js';
+export { createAzureProvider, type AzureProviderOptions } from './providers/azure/azure-provider.js';
+export type { EntraCredentials } from './providers/azure/entra-tokens.js';
 export type { UpstreamTimeouts } from './providers/http/upstream-client.js';
 export type { AttemptEvent, RequestObserver, EventError } from './policy/events.js';
 export type { PolicyOptions } from './policy/policy-options.js';
