@@ -168,8 +168,9 @@ describe('Converse request encoder', () => {
     expect(encode({ tools: [{ name: 'f' }], toolChoice: { type: 'none' } }).toolConfig).toBeUndefined();
   });
 
-  it('signed reasoning goes back with its signature, redacted as it came, unsigned or foreign reasoning not at all', () => {
+  it('signed reasoning goes back to Claude with its signature, redacted as it came, unsigned or foreign reasoning not at all', () => {
     const body = encode({
+      model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
         {
@@ -189,6 +190,20 @@ describe('Converse request encoder', () => {
       { reasoningContent: { redactedContent: 'b64data' } },
       { text: 'Hello.' },
     ]);
+    // Another model never gets Claude's signed reasoning.
+    const nova = encode({
+      messages: [
+        ...base().messages,
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'Hmm.', signature: 'sig-1' },
+            { type: 'text', text: 'Hi.' },
+          ],
+        },
+      ],
+    });
+    expect(nova.messages[1].content).toEqual([{ text: 'Hi.' }]);
   });
 
   it('additionalModelRequestFields: Claude’s thinking budget and top_k, Nova’s topK and reasoning effort; top_k elsewhere is a 400', () => {

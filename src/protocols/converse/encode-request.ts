@@ -33,8 +33,8 @@ const EFFORT_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, mediu
  * - System text, wherever it was, joins `system`; tool results are `toolResult` blocks of a user
  *   turn; neighbouring turns of one role are merged (Converse wants them alternating).
  * - A part marked for caching is followed by a `cachePoint` block.
- * - Only signed reasoning goes back (`reasoningContent` with its signature, or redacted
- *   content); other vendors' opaque reasoning and unsigned text are dropped.
+ * - Only signed reasoning goes back, to Claude (`reasoningContent` with its signature, or
+ *   redacted content); other vendors' opaque reasoning and unsigned text are dropped.
  * - What Converse has no field for goes in `additionalModelRequestFields`, in the model
  *   vendor's own words: `top_k` and Claude's `thinking` budget; Nova's `topK` and reasoning
  *   effort. A model without such a field answers 400 naming the client's field.
@@ -44,6 +44,8 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
   if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
   const family = bedrockFamily(ir.model);
 
+  // Only Claude signs its reasoning and takes it back; an application profile (family unknown) may be Claude.
+  const signsReasoning = family === 'anthropic' || family === undefined;
   const system: Block[] = [];
   const pushSystem = (parts: { text: string; cacheControl?: CacheControl | undefined }[]) => {
     for (const part of parts) if (part.text !== '') system.push(...cached({ text: part.text }, part.cacheControl));
@@ -62,7 +64,10 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
         break;
       case 'assistant':
         for (const part of message.content) if (part.type === 'tool_call') callNames.set(anthropicToolId(part.id), part.name);
-        turns.push({ role: 'assistant', content: message.content.flatMap((part, at) => assistantBlocks(part, `messages[${index}].content[${at}]`)) });
+        turns.push({
+          role: 'assistant',
+          content: message.content.flatMap((part, at) => assistantBlocks(part, `messages[${index}].content[${at}]`, signsReasoning)),
+        });
         break;
       case 'tool':
         turns.push({ role: 'user', content: [toolResult(message, callNames, `messages[${index}]`)] });
@@ -204,7 +209,7 @@ function sniffImageType(data: string): string | undefined {
   return undefined;
 }
 
-function assistantBlocks(part: IRAssistantPart, param: string): Block[] {
+function assistantBlocks(part: IRAssistantPart, param: string, signsReasoning: boolean): Block[] {
   switch (part.type) {
     case 'text':
       return part.text === '' ? [] : cached({ text: part.text }, part.cacheControl);
@@ -216,7 +221,8 @@ function assistantBlocks(part: IRAssistantPart, param: string): Block[] {
         part.cacheControl,
       );
     case 'reasoning':
-      // Bedrock takes back only what it signed: a forged block would be a 400.
+      // Bedrock takes back only what it signed (a forged block would be a 400), and only Claude signs.
+      if (!signsReasoning) return [];
       if (part.redacted !== undefined) return [{ reasoningContent: { redactedContent: part.redacted } }];
       if (part.signature) return [{ reasoningContent: { reasoningText: { text: part.text, signature: part.signature } } }];
       return [];

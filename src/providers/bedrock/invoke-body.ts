@@ -11,5 +11,5 @@ export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
  */
 export function invokeBody(body: Record<string, unknown>, betas: readonly string[]): Json {
   const { model: _model, stream: _stream, ...rest } = body;
-  return { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest, ...(betas.length > 0 ? { anthropic_beta: betas } : {}) };
+  return { ...rest, anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...(betas.length > 0 ? { anthropic_beta: betas } : {}) };
 }
