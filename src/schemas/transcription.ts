@@ -48,7 +48,8 @@ export const transcriptionFieldsSchema = looseObj(
     stream: v.optional(boolField()),
     timestamp_granularities: v.optional(v.array(oneOf(['word', 'segment']), 'a list of granularities')),
     include: v.optional(v.array(oneOf(['logprobs']), 'a list of fields to include')),
-    chunking_strategy: v.optional(v.union([v.literal('auto'), vadSchema], "'auto' or an object with type 'server_vad'")),
+    // Chosen by the input's type, so a bad threshold is named as such (a union would only say "neither").
+    chunking_strategy: v.optional(v.lazy((input) => (typeof input === 'string' ? v.literal('auto', "'auto' or an object with type 'server_vad'") : vadSchema))),
   },
   'a multipart form',
 );

@@ -36,6 +36,7 @@ const generators: { name: string; weight: number; cases: fc.Arbitrary<FuzzCase> 
   { name: 'gemini embed body', weight: 0.5, cases: jsonRouteCases('gemini-embed') },
   { name: 'gemini countTokens body', weight: 0.5, cases: jsonRouteCases('gemini-count') },
   { name: 'edits multipart', weight: 2, cases: multipartCases() },
+  { name: 'transcriptions multipart', weight: 1, cases: multipartCases('transcriptions') },
   { name: 'request heads', weight: 2, cases: wireCases() },
   { name: 'ids, queries, paging, ranges', weight: 1.5, cases: getCases() },
 ];

@@ -405,7 +405,7 @@ describe('transcriptions: refused requests (400, 403, 413 naming the field)', ()
       fields: { model: 'local-transcription', 'chunking_strategy[type]': 'client_vad' },
       file: new Uint8Array(4),
       status: 400,
-      param: 'chunking_strategy',
+      param: 'chunking_strategy.type',
     },
     { name: 'a speech model', fields: { model: 'local-speech' }, file: new Uint8Array(4), status: 400, param: 'model' },
     { name: 'an unknown model', fields: { model: 'nope' }, file: new Uint8Array(4), status: 400, param: 'model' },

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { FuzzCase, MultipartPart, MultipartSpec, Piece } from '../cases.js';
 import { bodyBytes, DEFAULT_BOUNDARY } from '../materialize.js';
-import { validEditForm } from '../routes.js';
+import { validEditForm, validTranscriptionForm } from '../routes.js';
 import { FUZZ_LIMITS } from '../settings.js';
 
 /** Field values of the edit form that are wrong in type, range or encoding. */
@@ -35,6 +35,13 @@ const oddFieldValue: fc.Arbitrary<Piece | Piece[]> = fc.oneof(
     '\u0000',
     '\ud800',
     'é',
+    'verbose_json',
+    'srt',
+    'word',
+    'segment',
+    'server_vad',
+    'local-transcription',
+    '{"type":"server_vad","threshold":2}',
   ),
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.constantFrom('ff', 'c328', 'eda080', '00').map((hex): Piece => ({ hex })),
@@ -59,6 +66,14 @@ const fieldNames = [
   'image[x]',
   'mask',
   'user',
+  'file',
+  'language',
+  'temperature',
+  'timestamp_granularities[]',
+  'include[]',
+  'chunking_strategy',
+  'chunking_strategy[type]',
+  'chunking_strategy[threshold]',
   '__proto__',
   'constructor',
   '',
@@ -86,7 +101,19 @@ const oddDisposition = fc.constantFrom<string | null>(
 );
 
 const filePayload = fc.oneof(
-  fc.constantFrom<Piece | Piece[]>({ fixture: 'png16' }, { fixture: 'mask16' }, { fixture: 'notPng' }, '', { hex: '89504e470d0a1a0a' }),
+  fc.constantFrom<Piece | Piece[]>(
+    { fixture: 'png16' },
+    { fixture: 'mask16' },
+    { fixture: 'notPng' },
+    { fixture: 'wav' },
+    '',
+    { hex: '89504e470d0a1a0a' },
+    // Audio heads with nothing after them: RIFF/WAVE, Ogg, an MPEG frame sync, ID3.
+    { hex: '52494646ffffffff57415645' },
+    { hex: '4f67675300020000' },
+    { hex: 'fffb9064' },
+    { hex: '494433040000' },
+  ),
   // Past the fuzz gateway's upload limit: 413.
   fc.integer({ min: 1, max: 4 }).map((extra): Piece => ({ repeat: 'A', times: FUZZ_LIMITS.uploadFileBytes + extra * 1000 })),
 );
@@ -193,13 +220,16 @@ function describe(change: FormChange | Envelope): string {
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
-/** Cases for `/v1/images/edits`: the valid form changed part by part, then its envelope damaged. */
-export function multipartCases(): fc.Arbitrary<FuzzCase> {
+/** The multipart routes and the valid form each starts from. */
+const validForms = { edits: validEditForm, transcriptions: validTranscriptionForm } as const;
+
+/** Cases for `/v1/images/edits` or `/v1/audio/transcriptions`: the valid form changed part by part, then its envelope damaged. */
+export function multipartCases(route: keyof typeof validForms = 'edits'): fc.Arbitrary<FuzzCase> {
   return fc.tuple(fc.array(formChange, { minLength: 1, maxLength: 3 }), envelope).map(([changes, damage]): FuzzCase => {
-    let parts = [...validEditForm];
+    let parts = [...validForms[route]];
     for (const change of changes) parts = applyChange(parts, change);
     const multipart: MultipartSpec = { parts };
-    const testCase: FuzzCase = { name: `edits: ${[...changes, damage].map(describe).join('; ')}`, route: 'edits', body: { multipart } };
+    const testCase: FuzzCase = { name: `${route}: ${[...changes, damage].map(describe).join('; ')}`, route, body: { multipart } };
     if (damage.kind === 'content-type') testCase.headers = { 'content-type': damage.value };
     if (damage.kind === 'body-boundary') {
       // The header keeps announcing the usual boundary; the body uses another.

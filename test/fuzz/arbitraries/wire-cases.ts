@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import type { BodySpec, FuzzCase, RouteName } from '../cases.js';
 import { bodyBytes } from '../materialize.js';
-import { fuzzRoutes, validBodies, validEditForm } from '../routes.js';
+import { fuzzRoutes, validBodies, validEditForm, validTranscriptionForm } from '../routes.js';
 import { FUZZ_KEY } from '../settings.js';
 
 /** A route's usual valid body, so that only the request head is at fault. */
 function validBody(route: RouteName): BodySpec | undefined {
   if (route === 'edits') return { multipart: { parts: [...validEditForm] } };
+  if (route === 'transcriptions') return { multipart: { parts: [...validTranscriptionForm] } };
   const bases = validBodies[route === 'responses-alias' ? 'responses' : route];
   return bases ? { json: bases[0] } : undefined;
 }
