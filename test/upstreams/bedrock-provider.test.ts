@@ -68,6 +68,27 @@ describe('SigV4', () => {
     expect(received.headers['x-amz-content-sha256']).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('a body with a long inline image (sent in pieces, never joined) is signed over the exact bytes sent', async () => {
+    const { openai } = await clients(signedBy);
+    // A PNG signature, then 600 KB: well past the size at which strings are outlined and sent as pieces.
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(600_000, 7)]).toString('base64');
+    await openai.chat.completions.create({
+      model: 'nova',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is it?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+          ],
+        },
+      ],
+    });
+    const received = fake.last();
+    expect(received.raw.byteLength).toBeGreaterThan(800_000);
+    expect(received.body.messages[0].content[1]).toEqual({ image: { format: 'png', source: { bytes: png } } });
+  });
+
   it('a wrong secret is refused by Bedrock, and the client gets the gateway’s 502, not a 403 about its own key', async () => {
     const { openai } = await clients({ ...signedBy, secretAccessKey: 'wrong/secret/KEY/000000000000000000000000' });
     const error = (await ask(openai).catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;

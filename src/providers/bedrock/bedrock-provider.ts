@@ -6,6 +6,7 @@ import { eventsOf } from '../../protocols/event-batches.js';
 import type { IRRequest, IRStreamEvent, TextProtocol } from '../../protocols/ir.js';
 import { messagesUpstream } from '../../protocols/messages/index.js';
 import { parseAnswer } from '../http/get-json.js';
+import { stringifyBody } from '../http/stringify-body.js';
 import { readText, UpstreamClient, type UpstreamResult, type UpstreamTimeouts } from '../http/upstream-client.js';
 import type { CallContext, Provider } from '../provider.js';
 import { countClaudeTokens } from './bedrock-count-tokens.js';
@@ -15,6 +16,7 @@ import { BEDROCK_BETAS, bedrockBetas } from './betas.js';
 import { anthropicEventOf, anthropicSse } from './claude-chunks.js';
 import { eventStreamIR } from './event-stream.js';
 import { invokeBody } from './invoke-body.js';
+import { payloadHash } from './payload-hash.js';
 import { type AwsCredentialSource, BedrockSigner, configuredCredentials } from './sigv4.js';
 
 export interface BedrockProviderOptions {
@@ -76,11 +78,12 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
   /** Model ids with `:` (`…-v1:0`) and ARNs with `/` are one path segment, encoded. */
   const path = (model: string, action: string) => `/model/${encodeURIComponent(model)}/${action}`;
 
-  /** POSTs `body` signed over its exact text; an error status is thrown as a `GatewayError`. */
+  /** POSTs `body` signed over its exact bytes; an error status is thrown as a `GatewayError`. */
   const post = async (route: string, body: Json, call: CallContext, stream: boolean): Promise<UpstreamResult> => {
-    const text = JSON.stringify(body);
-    const signed = await signer.headers(new URL(base + route), text);
-    const result = await client.post(route, text, {
+    // Serialized once, long strings (inline images) outlined; hashed and sent as the same pieces.
+    const wire = await stringifyBody(body);
+    const signed = await signer.headers(new URL(base + route), await payloadHash(wire));
+    const result = await client.post(route, wire, {
       signal: call.signal,
       idleTimeoutMs: call.idleTimeoutMs,
       headers: { ...signed, accept: stream ? EVENT_STREAM : 'application/json' },

@@ -28,8 +28,12 @@ export class BedrockSigner {
     this.signer = new SignatureV4({ service: 'bedrock', region, credentials: identity, sha256: Sha256 });
   }
 
-  /** The headers that authenticate a POST of `body` to `url`: `authorization`, `x-amz-date`, and the session token when there is one. */
-  async headers(url: URL, body: string | Uint8Array): Promise<Record<string, string>> {
+  /**
+   * The headers that authenticate a POST to `url` of the body whose SHA-256 is `bodyHash` (hex,
+   * `payload-hash.ts`): `authorization`, `x-amz-date`, `x-amz-content-sha256` (which the signer
+   * signs instead of hashing a body itself), and the session token when there is one.
+   */
+  async headers(url: URL, bodyHash: string): Promise<Record<string, string>> {
     const signed = await this.signer.sign({
       method: 'POST',
       protocol: url.protocol,
@@ -37,8 +41,7 @@ export class BedrockSigner {
       ...(url.port ? { port: Number(url.port) } : {}),
       path: url.pathname,
       query: {},
-      headers: { host: url.host, 'content-type': 'application/json' },
-      body,
+      headers: { host: url.host, 'content-type': 'application/json', 'x-amz-content-sha256': bodyHash },
     });
     const { host: _host, ...headers } = signed.headers;
     return headers;
