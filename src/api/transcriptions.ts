@@ -32,6 +32,7 @@ export async function createTranscription(context: RouteContext): Promise<Respon
     fieldBytes: FIELD_BYTES,
     fields: FIELDS,
     timeoutMs: options.limits.requestBodyTimeoutMs,
+    fileField: 'file',
   });
   const fields = validateTranscriptionFields(entries);
   // The file as read (not spread: `data` would join its chunks, a copy for nothing).

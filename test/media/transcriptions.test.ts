@@ -427,6 +427,14 @@ describe('transcriptions: refused requests (400, 403, 413 naming the field)', ()
     expect(typeof json.error.message).toBe('string');
   });
 
+  it('more files than limits.uploadFiles → 413 naming file', async () => {
+    const form = formWith({ model: 'local-transcription' }, new Uint8Array(4));
+    for (let i = 0; i < 16; i++) form.append('file', new Blob([Buffer.from('RIFF')]), `${i}.wav`);
+    const { status, json } = await postForm(form);
+    expect(status).toBe(413);
+    expect(json.error).toMatchObject({ param: 'file', code: 'request_too_large' });
+  });
+
   it('a key without the model in its scope gets a 403, through the SDK', async () => {
     const scoped = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: CHAT_ONLY_KEY, maxRetries: 0 });
     const error = await scoped.audio.transcriptions
