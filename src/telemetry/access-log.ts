@@ -38,6 +38,7 @@ function requestFields(event: UsageEvent): Record<string, unknown> {
     priceSource: event.priceSource,
     ...(event.finishReason ? { finishReason: event.finishReason } : {}),
     ...(event.cancelled ? { cancelled: true } : {}),
+    ...(event.cached ? { cached: true } : {}),
     ...(event.error ? { error: event.error } : {}),
   };
 }

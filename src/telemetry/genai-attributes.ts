@@ -57,6 +57,8 @@ export function requestAttributes(event: UsageEvent, providerName: string, metho
   if (output) attributes['gen_ai.output.type'] = output;
   // The conventions: set only for a streaming request; unset means not streaming.
   if (event.stream) attributes['gen_ai.request.stream'] = true;
+  // A response-cache hit: no upstream was called.
+  if (event.cached) attributes['infergate.cached'] = true;
   if (event.responseId) attributes['gen_ai.response.id'] = event.responseId;
   if (event.finishReason) attributes['gen_ai.response.finish_reasons'] = [event.finishReason];
   if (event.ttftMs !== undefined) {
