@@ -79,6 +79,8 @@ export async function startAzureHarness(): Promise<AzureHarness> {
       { id: AZURE_MODELS.v1.chat, provider: 'azv1', upstreamModel: AZURE_DEPLOYMENTS.chat },
       { id: AZURE_MODELS.dated.embedding, provider: 'az', upstreamModel: AZURE_DEPLOYMENTS.embedding, kind: 'embedding' },
       { id: AZURE_MODELS.v1.embedding, provider: 'azv1', upstreamModel: AZURE_DEPLOYMENTS.embedding, kind: 'embedding' },
+      // Any deployment by name: `azure/<deployment>`.
+      { id: 'azure/*', provider: 'az' },
     ],
     logger: false,
     hooks: { onUsage: (event) => void usage.push(event) },

@@ -106,6 +106,19 @@ describe('Azure’s quirks through the gateway', () => {
     expect(h.fake.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/openai/v1/responses/${created.id}` });
   });
 
+  it('a wildcard entry serves any deployment by name, passed through and translated', async () => {
+    h.fake.reply({ text: ['Via chat'] }, { text: ['Via messages'] });
+    const model = `azure/${AZURE_DEPLOYMENTS.chat}`;
+    const chat = await h.openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(chat.choices[0]!.message.content).toBe('Via chat');
+    const messages = await h.anthropic.messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(messages.content).toEqual([expect.objectContaining({ type: 'text', text: 'Via messages' })]);
+    expect(h.fake.accepted().map((request) => request.url)).toEqual([
+      `/openai/deployments/${AZURE_DEPLOYMENTS.chat}/chat/completions?api-version=${API_VERSION}`,
+      `/openai/deployments/${AZURE_DEPLOYMENTS.chat}/chat/completions?api-version=${API_VERSION}`,
+    ]);
+  });
+
   it('the content filter’s refusal is a 400 with code content_filter and param prompt', async () => {
     h.fake.reply({
       error: {
