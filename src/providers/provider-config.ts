@@ -119,6 +119,13 @@ const BedrockProviderSchema = strictObject({
   /** Client `anthropic-beta` values forwarded to Claude: an allowlist (default: the ones Bedrock takes) or "all". */
   betas: v.optional(v.union([v.literal('all'), v.array(text)], 'expected "all" or an array of strings')),
   claudeVia: v.optional(v.picklist(['invoke', 'converse'], 'expected "invoke" or "converse"')),
+  guardrail: v.optional(
+    strictObject({
+      identifier: text,
+      version: text,
+      trace: v.optional(v.picklist(['enabled', 'disabled', 'enabled_full'], 'expected "enabled", "disabled" or "enabled_full"')),
+    }),
+  ),
   defaultMaxTokens: v.optional(positiveInteger),
   headers: v.optional(headers),
   timeouts: v.optional(timeouts),

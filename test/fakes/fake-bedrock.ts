@@ -523,6 +523,17 @@ function checkConverse(body: Json): void {
     });
   }
   checkInference(body.inferenceConfig);
+  if (body.guardrailConfig !== undefined) {
+    const config = body.guardrailConfig;
+    if (!isObject(config) || typeof config.guardrailIdentifier !== 'string' || typeof config.guardrailVersion !== 'string') {
+      throw validation(
+        "1 validation error detected: Value null at 'guardrailConfig.guardrailIdentifier' failed to satisfy constraint: Member must not be null",
+      );
+    }
+    if (config.trace !== undefined && !['enabled', 'disabled', 'enabled_full'].includes(config.trace)) {
+      throw validation(`1 validation error detected: Value '${config.trace}' at 'guardrailConfig.trace' failed to satisfy constraint`);
+    }
+  }
   if (toolBlocks && body.toolConfig === undefined) throw validation('The toolConfig field must be defined when using toolUse and toolResult content blocks.');
   if (body.toolConfig !== undefined) checkToolConfig(body.toolConfig);
 }

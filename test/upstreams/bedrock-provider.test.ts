@@ -224,6 +224,20 @@ describe('Claude on Bedrock', () => {
   });
 });
 
+describe('guardrails', () => {
+  it('a configured guardrail is Converse’s guardrailConfig and the invoke headers', async () => {
+    const { openai, anthropic } = await clients({ ...signedBy, guardrail: { identifier: 'gr-abc123', version: '2', trace: 'enabled' } });
+    await ask(openai);
+    expect(fake.last().body.guardrailConfig).toEqual({ guardrailIdentifier: 'gr-abc123', guardrailVersion: '2', trace: 'enabled' });
+    await anthropic.messages.create({ model: 'claude-bedrock', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(fake.last().headers).toMatchObject({
+      'x-amzn-bedrock-guardrailidentifier': 'gr-abc123',
+      'x-amzn-bedrock-guardrailversion': '2',
+      'x-amzn-bedrock-trace': 'ENABLED',
+    });
+  });
+});
+
 describe('token counting', () => {
   it('a Messages client’s count on Claude is Bedrock’s CountTokens on the bare model id; on other models the gateway counts', async () => {
     const { anthropic } = await clients(signedBy);
@@ -255,6 +269,7 @@ describe('config file', () => {
       ...BEDROCK_CREDENTIALS,
       baseURL: fake.url,
       betas: ['context-1m-2025-08-07'],
+      guardrail: { identifier: 'gr-abc123', version: 'DRAFT' },
       defaultMaxTokens: 1024,
     });
     const provider = createProvider('aws', config);

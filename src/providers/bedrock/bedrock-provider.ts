@@ -40,11 +40,25 @@ export interface BedrockProviderOptions {
    * every Messages feature (Messages clients pass through), or `converse` like every other model.
    */
   claudeVia?: 'invoke' | 'converse' | undefined;
+  /**
+   * A Bedrock guardrail applied to every text call: Converse's `guardrailConfig`, the
+   * `X-Amzn-Bedrock-Guardrail*` headers on `invoke`. What it blocks ends as a content filter.
+   */
+  guardrail?: BedrockGuardrail | undefined;
   /** `max_tokens` for translated Claude requests that set none (Claude requires it). Default 4096. */
   defaultMaxTokens?: number | undefined;
   headers?: Record<string, string> | undefined;
   timeouts?: UpstreamTimeouts | undefined;
   dispatcher?: Dispatcher | undefined;
+}
+
+export interface BedrockGuardrail {
+  /** The guardrail's id or ARN. */
+  identifier: string;
+  /** Its version, e.g. `1` or `DRAFT`. */
+  version: string;
+  /** Whether Bedrock adds the guardrail's trace to answers. Default: Bedrock's (disabled). */
+  trace?: 'enabled' | 'disabled' | 'enabled_full' | undefined;
 }
 
 const EVENT_STREAM = 'application/vnd.amazon.eventstream';
@@ -79,33 +93,55 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
   const path = (model: string, action: string) => `/model/${encodeURIComponent(model)}/${action}`;
 
   /** POSTs `body` signed over its exact bytes; an error status is thrown as a `GatewayError`. */
-  const post = async (route: string, body: Json, call: CallContext, stream: boolean): Promise<UpstreamResult> => {
+  const post = async (route: string, body: Json, call: CallContext, stream: boolean, extra: Record<string, string> = {}): Promise<UpstreamResult> => {
     // Serialized once, long strings (inline images) outlined; hashed and sent as the same pieces.
     const wire = await stringifyBody(body);
     const signed = await signer.headers(new URL(base + route), await payloadHash(wire));
     const result = await client.post(route, wire, {
       signal: call.signal,
       idleTimeoutMs: call.idleTimeoutMs,
-      headers: { ...signed, accept: stream ? EVENT_STREAM : 'application/json' },
+      headers: { ...extra, ...signed, accept: stream ? EVENT_STREAM : 'application/json' },
     });
     if (result.status >= 400) throw await bedrockError(result);
     if (stream) await expectEventStream(result);
     return result;
   };
-  const postJson = async (route: string, body: Json, call: CallContext) => {
-    const result = await post(route, body, call, false);
+  const postJson = async (route: string, body: Json, call: CallContext, extra: Record<string, string> = {}) => {
+    const result = await post(route, body, call, false, extra);
     return { json: parseAnswer(await readText(result.body), result.redact), headers: result.headers };
   };
+
+  const guardrail = options.guardrail;
+  /** Converse's `guardrailConfig`, added to every Converse body when a guardrail is configured. */
+  const guarded = (body: Json): Json =>
+    guardrail
+      ? {
+          ...body,
+          guardrailConfig: {
+            guardrailIdentifier: guardrail.identifier,
+            guardrailVersion: guardrail.version,
+            ...(guardrail.trace ? { trace: guardrail.trace } : {}),
+          },
+        }
+      : body;
+  /** The same guardrail on `invoke`, in headers. */
+  const guardrailHeaders: Record<string, string> = guardrail
+    ? {
+        'x-amzn-bedrock-guardrailidentifier': guardrail.identifier,
+        'x-amzn-bedrock-guardrailversion': guardrail.version,
+        ...(guardrail.trace ? { 'x-amzn-bedrock-trace': guardrail.trace.toUpperCase() } : {}),
+      }
+    : {};
 
   const claudeBody = (ir: IRRequest) => invokeBody(messagesUpstream.encodeRequest({ ...ir, stream: false }, encodeOptions), []);
 
   async function* streamBatches(ir: IRRequest, call: CallContext): AsyncGenerator<readonly IRStreamEvent[]> {
     if (claudeOnInvoke(ir.model)) {
-      const result = await post(path(ir.model, 'invoke-with-response-stream'), claudeBody(ir), call, true);
+      const result = await post(path(ir.model, 'invoke-with-response-stream'), claudeBody(ir), call, true, guardrailHeaders);
       yield* eventStreamIR(result, messagesUpstream.streamDecoder(), anthropicEventOf);
       return;
     }
-    const result = await post(path(ir.model, 'converse-stream'), converseUpstream.encodeRequest(ir, encodeOptions), call, true);
+    const result = await post(path(ir.model, 'converse-stream'), guarded(converseUpstream.encodeRequest(ir, encodeOptions)), call, true);
     yield* eventStreamIR(result, converseUpstream.streamDecoder());
   }
 
@@ -120,7 +156,13 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
         const model = upstreamId(body, call);
         const streaming = body.stream === true;
         const betas = bedrockBetas(headers.get('anthropic-beta'), allowedBetas);
-        const result = await post(path(model, streaming ? 'invoke-with-response-stream' : 'invoke'), invokeBody(body, betas), call, streaming);
+        const result = await post(
+          path(model, streaming ? 'invoke-with-response-stream' : 'invoke'),
+          invokeBody(body, betas),
+          call,
+          streaming,
+          guardrailHeaders,
+        );
         if (!streaming) return { status: result.status, contentType: 'application/json', body: result.body, redact: result.redact };
         return { status: 200, contentType: 'text/event-stream; charset=utf-8', body: anthropicSse(result), redact: result.redact };
       },
@@ -138,8 +180,9 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
       },
 
       async generate(ir, call) {
-        if (claudeOnInvoke(ir.model)) return messagesUpstream.decodeResponse((await postJson(path(ir.model, 'invoke'), claudeBody(ir), call)).json);
-        const { json } = await postJson(path(ir.model, 'converse'), converseUpstream.encodeRequest(ir, encodeOptions), call);
+        if (claudeOnInvoke(ir.model))
+          return messagesUpstream.decodeResponse((await postJson(path(ir.model, 'invoke'), claudeBody(ir), call, guardrailHeaders)).json);
+        const { json } = await postJson(path(ir.model, 'converse'), guarded(converseUpstream.encodeRequest(ir, encodeOptions)), call);
         return converseUpstream.decodeResponse(json);
       },
     },
