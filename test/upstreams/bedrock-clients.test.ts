@@ -266,6 +266,8 @@ describe('openai and @anthropic-ai/sdk clients × Amazon Bedrock', () => {
     if (family === 'nova') {
       expect(received.body.system).toEqual([{ text: 'Be brief.' }]);
       expect(received.body.messages).toEqual([{ role: 'user', content: [{ text: 'Hi' }] }]);
+      // Converse gets no made-up max tokens: only the client's (the Messages client's 64).
+      expect(received.body.inferenceConfig?.maxTokens).toBe(client === 'messages' ? 64 : undefined);
     } else {
       expect(received.body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31', messages: [{ role: 'user' }] });
       expect(received.body).not.toHaveProperty('model');

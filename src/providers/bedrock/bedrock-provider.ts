@@ -45,7 +45,7 @@ export interface BedrockProviderOptions {
    * `X-Amzn-Bedrock-Guardrail*` headers on `invoke`. What it blocks ends as a content filter.
    */
   guardrail?: BedrockGuardrail | undefined;
-  /** `max_tokens` for translated Claude requests that set none (Claude requires it). Default 4096. */
+  /** `max_tokens` for translated requests that set none: Claude's (which requires it; default 4096), and Converse's when set. */
   defaultMaxTokens?: number | undefined;
   headers?: Record<string, string> | undefined;
   timeouts?: UpstreamTimeouts | undefined;
@@ -87,7 +87,10 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
   });
   const allowedBetas = options.betas === 'all' ? undefined : new Set(options.betas ?? BEDROCK_BETAS);
   const claudeOnInvoke = (model: string) => options.claudeVia !== 'converse' && isBedrockClaude(model);
-  const encodeOptions = { defaultMaxTokens: options.defaultMaxTokens ?? 4096 };
+  // Claude's body requires `max_tokens`; Converse does not, and each model has its own default
+  // and ceiling (a fixed 4096 would be a 400 on small Llamas), so it gets one only when configured.
+  const messagesOptions = { defaultMaxTokens: options.defaultMaxTokens ?? 4096 };
+  const converseOptions = options.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: options.defaultMaxTokens };
 
   /** Model ids with `:` (`…-v1:0`) and ARNs with `/` are one path segment, encoded. */
   const path = (model: string, action: string) => `/model/${encodeURIComponent(model)}/${action}`;
@@ -133,7 +136,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
       }
     : {};
 
-  const claudeBody = (ir: IRRequest) => invokeBody(messagesUpstream.encodeRequest({ ...ir, stream: false }, encodeOptions), []);
+  const claudeBody = (ir: IRRequest) => invokeBody(messagesUpstream.encodeRequest({ ...ir, stream: false }, messagesOptions), []);
 
   async function* streamBatches(ir: IRRequest, call: CallContext): AsyncGenerator<readonly IRStreamEvent[]> {
     if (claudeOnInvoke(ir.model)) {
@@ -141,7 +144,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
       yield* eventStreamIR(result, messagesUpstream.streamDecoder(), anthropicEventOf);
       return;
     }
-    const result = await post(path(ir.model, 'converse-stream'), guarded(converseUpstream.encodeRequest(ir, encodeOptions)), call, true);
+    const result = await post(path(ir.model, 'converse-stream'), guarded(converseUpstream.encodeRequest(ir, converseOptions)), call, true);
     yield* eventStreamIR(result, converseUpstream.streamDecoder());
   }
 
@@ -182,7 +185,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
       async generate(ir, call) {
         if (claudeOnInvoke(ir.model))
           return messagesUpstream.decodeResponse((await postJson(path(ir.model, 'invoke'), claudeBody(ir), call, guardrailHeaders)).json);
-        const { json } = await postJson(path(ir.model, 'converse'), guarded(converseUpstream.encodeRequest(ir, encodeOptions)), call);
+        const { json } = await postJson(path(ir.model, 'converse'), guarded(converseUpstream.encodeRequest(ir, converseOptions)), call);
         return converseUpstream.decodeResponse(json);
       },
     },
