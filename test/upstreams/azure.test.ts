@@ -119,6 +119,34 @@ describe('Azure’s quirks through the gateway', () => {
     ]);
   });
 
+  it('asynchronous content filtering: annotation chunks (id "", no delta) in a translated stream are left out', async () => {
+    const safe = { hate: { filtered: false, severity: 'safe' } };
+    const chunk = (fields: Json) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-Az1', object: 'chat.completion.chunk', created: 1753120000, model: 'gpt-4o', ...fields })}`;
+    const annotation = (offset: number) =>
+      `data: ${JSON.stringify({ id: '', object: '', created: 0, model: '', choices: [{ index: 0, finish_reason: null, content_filter_results: safe, content_filter_offsets: { check_offset: offset, start_offset: offset, end_offset: offset + 5 } }] })}`;
+    h.fake.reply({
+      raw: [
+        annotation(0),
+        chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }] }),
+        annotation(3),
+        chunk({ choices: [{ index: 0, delta: { content: 'lo' }, finish_reason: null }] }),
+        chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+        annotation(5),
+        'data: [DONE]',
+      ].join('\n\n'),
+    });
+    const run = h.openai.responses.stream({ model: AZURE_MODELS.dated.chat, input: 'Hi', store: false });
+    const deltas: string[] = [];
+    run.on('response.output_text.delta', (event) => deltas.push(event.delta));
+    const final = await run.finalResponse();
+    expect(deltas).toEqual(['Hel', 'lo']);
+    expect(final.output_text).toBe('Hello');
+    expect(final.status).toBe('completed');
+    // Read as chunks, the annotations would have opened the answer at created 0.
+    expect(final.created_at).toBe(1753120000);
+  });
+
   it('the content filter’s refusal is a 400 with code content_filter and param prompt', async () => {
     h.fake.reply({
       error: {
