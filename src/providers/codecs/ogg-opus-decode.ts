@@ -75,7 +75,8 @@ function oggPackets(bytes: Uint8Array): { packets: Uint8Array[]; lastGranule: nu
     const end = bodyStart + lacing.reduce((sum, value) => sum + value, 0);
     // A file cut short (an upload that stopped) is read up to its last whole page.
     if (end > bytes.length) break;
-    const page = bytes.slice(offset, end);
+    // A copy (a Buffer's `slice` is a view): the CRC field is zeroed in it to check the page.
+    const page = new Uint8Array(bytes.subarray(offset, end));
     const crc = view.getUint32(offset + 22, true);
     page.fill(0, 22, 26);
     if (oggCrc(page) !== crc) throw new Error(`the Ogg page at byte ${offset} fails its CRC check`);
