@@ -44,6 +44,14 @@ beforeAll(async () => {
       { id: 'oai-whisper', provider: 'oai', upstreamModel: 'whisper-1', kind: 'transcription' },
       { id: 'oai-diarize', provider: 'oai', upstreamModel: 'gpt-4o-transcribe-diarize', kind: 'transcription' },
       { id: 'custom-transcribe', provider: 'custom', kind: 'transcription' },
+      {
+        id: 'transcribe-fallback',
+        kind: 'transcription',
+        deployments: [
+          { provider: 'oai', upstreamModel: 'whisper-1', weight: 1e9, id: 'oai-first' },
+          { provider: 'local', upstreamModel: 'local-transcription', weight: 1, id: 'local-second' },
+        ],
+      },
     ],
     limits: { uploadFileBytes: UPLOAD_LIMIT },
     hooks: { onUsage: (event) => void events.push(event) },
@@ -345,6 +353,14 @@ describe('transcriptions: the openai upstream (strict fake)', () => {
     expect(deltas).toEqual(['The']);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(await lastEvent()).toMatchObject({ model: 'oai-transcribe', stream: true, status: 'error', error: { status: 502 } });
+  });
+
+  it('an upstream that fails before answering falls back to the next deployment', async () => {
+    const { bytes } = await spoken('wav');
+    openaiFake.failNext = { status: 503, body: { error: { message: 'The server is overloaded.', type: 'server_error' } } };
+    const answer = await client.audio.transcriptions.create({ model: 'transcribe-fallback', file: await toFile(bytes, 'speech.wav') });
+    expect(answer.text).toBe('Lalal lalal. Lala la lal lalal lalal lalalala lalala.');
+    expect(await lastEvent()).toMatchObject({ model: 'transcribe-fallback', deployment: 'local-second', attempts: 2, status: 'ok' });
   });
 
   it('an upstream 429 reaches the client as a 429', async () => {
