@@ -20,6 +20,7 @@ export type {
   SpeechCapability,
   VideoCapability,
   EmbeddingCapability,
+  TranscriptionCapability,
   CallContext,
   PassthroughRequest,
   UpstreamReply,
@@ -31,6 +32,7 @@ export type * from './protocols/ir.js';
 export { createOpenAIProvider, type OpenAIProviderOptions } from './providers/openai/openai-provider.js';
 export { createArkProvider, type ArkProviderOptions, type ArkSpeechOptions } from './providers/ark/ark-provider.js';
 export type * from './providers/media.js';
+export type { TranscriptionFields, TranscriptionFormat } from './schemas/transcription.js';
 export { dimensionsUnsupported, embeddingInputs, textInputs } from './providers/embedding-inputs.js';
 export { createAnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic/anthropic-provider.js';
 export { createGeminiProvider, type GeminiProviderOptions } from './providers/gemini/gemini-provider.js';
