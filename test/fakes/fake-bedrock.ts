@@ -458,6 +458,7 @@ const CONVERSE_FIELDS = new Set([
   'additionalModelResponseFieldPaths',
   'requestMetadata',
   'performanceConfig',
+  'outputConfig',
 ]);
 const BLOCK_KINDS = new Set([
   'text',
@@ -532,6 +533,18 @@ function checkConverse(body: Json): void {
     }
     if (config.trace !== undefined && !['enabled', 'disabled', 'enabled_full'].includes(config.trace)) {
       throw validation(`1 validation error detected: Value '${config.trace}' at 'guardrailConfig.trace' failed to satisfy constraint`);
+    }
+  }
+  if (body.outputConfig !== undefined) {
+    const format = body.outputConfig?.textFormat;
+    const schema = format?.structure?.jsonSchema?.schema;
+    if (format?.type !== 'json_schema' || typeof schema !== 'string') {
+      throw validation("1 validation error detected: Value at 'outputConfig.textFormat' failed to satisfy constraint");
+    }
+    try {
+      JSON.parse(schema);
+    } catch {
+      throw validation('The JSON schema at outputConfig.textFormat.structure.jsonSchema.schema is not valid JSON.');
     }
   }
   if (toolBlocks && body.toolConfig === undefined) throw validation('The toolConfig field must be defined when using toolUse and toolResult content blocks.');

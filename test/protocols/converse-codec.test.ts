@@ -223,6 +223,11 @@ describe('Converse request encoder', () => {
     });
     expect(thrown(() => encode({ model: 'meta.llama3-3-70b-instruct-v1:0', topK: 40 })).param).toBe('top_k');
     expect(thrown(() => encode({ responseFormat: { type: 'json_object' } })).param).toBe('response_format');
+    expect(
+      encode({ responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { n: { type: 'integer' } } } } }).outputConfig,
+    ).toEqual({
+      textFormat: { type: 'json_schema', structure: { jsonSchema: { name: 'answer', schema: '{"type":"object","properties":{"n":{"type":"integer"}}}' } } },
+    });
     expect(thrown(() => encode({ passthrough: { n: 2 } })).param).toBe('n');
   });
 

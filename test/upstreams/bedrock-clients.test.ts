@@ -382,6 +382,21 @@ describe('Bedrock Converse strictness reaches the client', () => {
     expect(fake.requests.at(-1)!.rejected?.message).toContain("'inferenceConfig.temperature'");
   });
 
+  it('a JSON schema response format is Converse’s structured output, the schema as JSON text', async () => {
+    fake.reply({ text: ['{"n":4}'] });
+    const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
+    const answer = await openai.chat.completions.create({
+      model: 'nova',
+      messages: [{ role: 'user', content: '2 + 2?' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'sum', schema, strict: true } },
+    });
+    expect(JSON.parse(answer.choices[0]!.message.content!)).toEqual({ n: 4 });
+    const textFormat = fake.last().body.outputConfig.textFormat;
+    expect(textFormat.type).toBe('json_schema');
+    expect(textFormat.structure.jsonSchema.name).toBe('sum');
+    expect(JSON.parse(textFormat.structure.jsonSchema.schema)).toEqual(schema);
+  });
+
   it('a tool result that answers no call is refused by the gateway before Bedrock, naming the message', async () => {
     const error = await openai.chat.completions
       .create({

@@ -38,6 +38,8 @@ const EFFORT_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, mediu
  * - What Converse has no field for goes in `additionalModelRequestFields`, in the model
  *   vendor's own words: `top_k` and Claude's `thinking` budget; Nova's `topK` and reasoning
  *   effort. A model without such a field answers 400 naming the client's field.
+ * - A JSON schema response format is `outputConfig.textFormat` (structured output); JSON object
+ *   mode, which Converse lacks, is a 400.
  */
 export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOptions = {}): Json {
   const n = ir.passthrough.n;
@@ -107,8 +109,18 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
   const toolConfig = encodeToolConfig(ir, callNames);
   if (toolConfig) body.toolConfig = toolConfig;
 
-  if (ir.responseFormat && ir.responseFormat.type !== 'text') {
-    throw invalidRequest('Structured output (response_format) is not supported by this model through Bedrock Converse.', 'response_format');
+  const format = ir.responseFormat;
+  if (format?.type === 'json_schema') {
+    // Converse takes the schema as JSON text.
+    const jsonSchema = {
+      schema: JSON.stringify(format.schema ?? { type: 'object' }),
+      ...(format.name ? { name: format.name } : {}),
+      ...(format.description ? { description: format.description } : {}),
+    };
+    body.outputConfig = { textFormat: { type: 'json_schema', structure: { jsonSchema } } };
+  } else if (format?.type === 'json_object') {
+    // Converse has no "any JSON" mode; dropping it would change the answer's format.
+    throw invalidRequest('JSON object mode is not supported by this model; use a JSON schema response format instead.', 'response_format');
   }
   return body;
 }
