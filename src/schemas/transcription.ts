@@ -73,7 +73,7 @@ const LISTS: Record<string, 'timestamp_granularities' | 'include'> = {
 export function collectTranscriptionFields(entries: readonly (readonly [string, string])[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of entries) {
-    const list = LISTS[name];
+    const list = Object.hasOwn(LISTS, name) ? LISTS[name] : undefined;
     if (list) {
       ((out[list] ??= []) as string[]).push(value);
       continue;
