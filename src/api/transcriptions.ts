@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import type { IRUsage } from '../protocols/ir.js';
 import type { TranscriptionOutput, TranscriptionStreamEvent } from '../providers/media.js';
-import { checkTranscriptionFile, validateTranscriptionFields } from '../schemas/transcription.js';
+import { checkTranscriptionFile, type TranscriptionFields, validateTranscriptionFields } from '../schemas/transcription.js';
 import { runMediaCall, upstreamModel } from './media-call.js';
 import { formatTranscript, TRANSCRIPT_TEXT_TYPE, transcriptEvents } from './transcript-formats.js';
 
@@ -50,13 +50,7 @@ export async function createTranscription(context: RouteContext): Promise<Respon
   return transcriptionResponse(result, stream, fields, options.logger, ledger);
 }
 
-function transcriptionResponse(
-  output: TranscriptionOutput,
-  stream: boolean,
-  fields: Parameters<typeof formatTranscript>[1],
-  logger: Logger,
-  ledger: RequestLedger,
-): Response {
+function transcriptionResponse(output: TranscriptionOutput, stream: boolean, fields: TranscriptionFields, logger: Logger, ledger: RequestLedger): Response {
   if (output.type === 'stream') return sseResponse(frames(output.events, logger, ledger), ledger.headers);
   if (output.type === 'body') {
     // The upstream's answer in the asked format; a JSON one is read for its usage.
