@@ -585,7 +585,7 @@ function checkBlock(block: Json, at: string): void {
     if (status !== undefined && status !== 'success' && status !== 'error')
       throw validation(`1 validation error detected: Value '${status}' at '${at}.member.toolResult.status' failed to satisfy constraint`);
     content.forEach((part: Json, p: number) => {
-      if ('text' in part && (typeof part.text !== 'string' || part.text === ''))
+      if ('text' in part && (typeof part.text !== 'string' || part.text.trim() === ''))
         throw validation(`The text field in the ToolResultContentBlock object at ${at}.toolResult.content.${p} is blank.`);
     });
   }

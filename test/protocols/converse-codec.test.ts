@@ -42,6 +42,7 @@ describe('Converse request encoder', () => {
           content: [
             { type: 'text', text: 'Hi' },
             { type: 'text', text: '' },
+            { type: 'text', text: ' \n' },
           ],
         },
         { role: 'user', content: [{ type: 'text', text: 'again', cacheControl: { type: 'ephemeral' } }] },
@@ -128,7 +129,7 @@ describe('Converse request encoder', () => {
         role: 'user',
         content: [
           { toolResult: { toolUseId: 'tooluse_A1', content: [{ text: '18°C' }] } },
-          { toolResult: { toolUseId: oddId, content: [{ text: ' ' }], status: 'error' } },
+          { toolResult: { toolUseId: oddId, content: [{ text: '(no output)' }], status: 'error' } },
           { text: 'Thanks' },
         ],
       },

@@ -24,6 +24,8 @@ const DOCUMENT_FORMATS: Record<string, string> = {
   'text/plain': 'txt',
   'text/markdown': 'md',
 };
+/** What a tool result with no content says (Converse takes no empty result). */
+const EMPTY_RESULT = '(no output)';
 /** Claude's thinking budgets for an effort without an explicit budget (as the Messages encoder). */
 const EFFORT_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 4096, high: 16384, xhigh: 32768, max: 32768 };
 
@@ -50,7 +52,7 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
   const signsReasoning = family === 'anthropic' || family === undefined;
   const system: Block[] = [];
   const pushSystem = (parts: { text: string; cacheControl?: CacheControl | undefined }[]) => {
-    for (const part of parts) if (part.text !== '') system.push(...cached({ text: part.text }, part.cacheControl));
+    for (const part of parts) if (!blank(part.text)) system.push(...cached({ text: part.text }, part.cacheControl));
   };
   pushSystem(ir.system);
 
@@ -125,6 +127,10 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
   return body;
 }
 
+function blank(text: string): boolean {
+  return text.trim() === '';
+}
+
 function cached(block: Block, cacheControl: CacheControl | undefined): Block[] {
   return cacheControl ? [block, { cachePoint: { type: 'default' } }] : [block];
 }
@@ -132,8 +138,8 @@ function cached(block: Block, cacheControl: CacheControl | undefined): Block[] {
 function contentBlocks(part: IRContentPart, param: string): Block[] {
   switch (part.type) {
     case 'text':
-      // Converse refuses empty text blocks.
-      return part.text === '' ? [] : cached({ text: part.text }, part.cacheControl);
+      // Converse refuses empty and blank text blocks.
+      return blank(part.text) ? [] : cached({ text: part.text }, part.cacheControl);
     case 'image':
       return cached({ image: imageBlock(part, param) }, part.cacheControl);
     case 'file':
@@ -224,9 +230,9 @@ function sniffImageType(data: string): string | undefined {
 function assistantBlocks(part: IRAssistantPart, param: string, signsReasoning: boolean): Block[] {
   switch (part.type) {
     case 'text':
-      return part.text === '' ? [] : cached({ text: part.text }, part.cacheControl);
+      return blank(part.text) ? [] : cached({ text: part.text }, part.cacheControl);
     case 'refusal':
-      return part.refusal === '' ? [] : [{ text: part.refusal }];
+      return blank(part.refusal) ? [] : [{ text: part.refusal }];
     case 'tool_call':
       return cached(
         { toolUse: { toolUseId: anthropicToolId(part.id), name: part.name, input: callInput(part.arguments, `${param}.arguments`) } },
@@ -257,12 +263,12 @@ function toolResult(message: Extract<IRMessage, { role: 'tool' }>, callNames: Ma
   const content: Json[] = [];
   for (const [at, part] of message.content.entries()) {
     if (part.type === 'text') {
-      if (part.text !== '') content.push({ text: part.text });
+      if (!blank(part.text)) content.push({ text: part.text });
     } else if (part.type === 'image') content.push({ image: imageBlock(part, `${param}.content[${at}]`) });
     else content.push({ document: documentBlock(part, `${param}.content[${at}]`) });
   }
-  // An empty result is still an answer; Converse refuses empty text, not a blank one.
-  if (content.length === 0) content.push({ text: ' ' });
+  // An empty result is still an answer, and Converse refuses empty and blank text: it is said in words.
+  if (content.length === 0) content.push({ text: EMPTY_RESULT });
   return { toolResult: { toolUseId: id, content, ...(message.isError ? { status: 'error' } : {}) } };
 }
 
