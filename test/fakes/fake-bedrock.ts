@@ -40,6 +40,13 @@ export interface FakeBedrock {
   reply(...replies: Reply[]): void;
   accepted(): BedrockRecordedRequest[];
   last(): BedrockRecordedRequest;
+  /** The most requests the fake has had open at once since the last reset. */
+  readonly peakConcurrency: number;
+  /**
+   * Holds the answers to accepted requests until no new request has come for a moment, then
+   * answers them all: whatever a client sends at once is open at once (see `peakConcurrency`).
+   */
+  holdUntilQuiet(on: boolean): void;
   /** The fake's clock for the signature's date check. */
   useClock(now: () => number): void;
   reset(): void;
@@ -71,6 +78,24 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
   const requests: BedrockRecordedRequest[] = [];
   let queue: Reply[] = [];
   let clock = Date.now;
+  let open = 0;
+  let peak = 0;
+  let holding = false;
+  let held: (() => void)[] = [];
+  let quiet: NodeJS.Timeout | undefined;
+  /** Resolves once no request has arrived for 25 ms (when holding), with every request held so far. */
+  const heldUntilQuiet = (): Promise<void> | undefined => {
+    if (!holding) return undefined;
+    return new Promise<void>((resolve) => {
+      held.push(resolve);
+      clearTimeout(quiet);
+      quiet = setTimeout(() => {
+        const release = held;
+        held = [];
+        for (const resume of release) resume();
+      }, 25);
+    });
+  };
   const codec = new EventStreamCodec(toUtf8, fromUtf8);
   const toolId = counter('tooluse_Fake');
   const claude = anthropicProtocol({ models: [CLAUDE] });
@@ -108,7 +133,9 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       closed: new Promise<void>((resolve) => (resolveClosed = resolve)),
     };
     let cut = false;
+    peak = Math.max(peak, ++open);
     res.on('close', () => {
+      open--;
       if (!res.writableFinished && !cut) record.closedEarly = true;
       resolveClosed();
     });
@@ -125,6 +152,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     }
 
     // A token count is not a generation: it takes no scripted reply.
+    await heldUntilQuiet();
     const reply: Reply = route.action === 'count-tokens' ? {} : (queue.shift() ?? { text: ['Hello', ' from', ' Bedrock.'], usage: { input: 12, output: 4 } });
     if (reply.error) return sendError(res, reply.error.status ?? 500, reply.error.type ?? 'InternalServerException', reply.error.message, reply.error.headers);
 
@@ -429,12 +457,20 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       if (!last) throw new Error(`the fake Bedrock accepted no request; rejected: ${requests.map((r) => `${r.path}: ${r.rejected?.message}`).join('; ')}`);
       return last;
     },
+    holdUntilQuiet(on) {
+      holding = on;
+    },
+    get peakConcurrency() {
+      return peak;
+    },
     useClock(now) {
       clock = now;
     },
     reset() {
       requests.length = 0;
       queue = [];
+      peak = open;
+      holding = false;
       clock = Date.now;
     },
     close: () =>

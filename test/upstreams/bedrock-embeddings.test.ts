@@ -62,6 +62,19 @@ describe('Bedrock Titan embeddings', () => {
     expect(calls[0]!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 /);
   });
 
+  it('many inputs: at most 8 Titan calls in flight, the vectors still in input order', async () => {
+    const input = Array.from({ length: 30 }, (_, i) => `input number ${i}`);
+    fake.holdUntilQuiet(true);
+    const answer = await openai.embeddings.create({ model: 'titan', input, encoding_format: 'float', dimensions: 256 });
+    expect(answer.data.map((item) => item.index)).toEqual(input.map((_, i) => i));
+    // Each vector is the one of its own input (the fake's vectors are a function of the text).
+    const single = await openai.embeddings.create({ model: 'titan', input: 'input number 17', encoding_format: 'float', dimensions: 256 });
+    expect(answer.data[17]!.embedding).toEqual(single.data[0]!.embedding);
+    expect(fake.accepted()).toHaveLength(31);
+    // The fake answers only once the calls stop coming, so the gateway's limit is what it saw.
+    expect(fake.peakConcurrency).toBeLessThanOrEqual(8);
+  });
+
   it('dimensions and base64: the shortened vector as little-endian float32', async () => {
     const answer = await openai.embeddings.create({ model: 'titan', input: 'short', dimensions: 256, encoding_format: 'base64' });
     const base64 = answer.data[0]!.embedding as unknown as string;
