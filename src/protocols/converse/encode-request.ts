@@ -1,9 +1,10 @@
 import { invalidRequest } from '../../errors.js';
 import { isRecord, parseJson, type Json } from '../../json.js';
 import type { UpstreamEncodeOptions } from '../codec.js';
-import { parseDataUrl } from '../decode-helpers.js';
-import type { CacheControl, IRAssistantPart, IRContentPart, IRFilePart, IRImagePart, IRMessage, IRRequest, IRToolChoice } from '../ir.js';
+import type { CacheControl, IRAssistantPart, IRContentPart, IRMessage, IRRequest } from '../ir.js';
 import { anthropicToolId } from '../messages/encode-request.js';
+import { documentBlock, imageBlock } from './media-blocks.js';
+import { encodeToolConfig } from './tool-config.js';
 import { bedrockFamily } from './model-family.js';
 
 type Block = Json;
@@ -12,18 +13,6 @@ interface Turn {
   content: Block[];
 }
 
-const IMAGE_FORMATS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
-const DOCUMENT_FORMATS: Record<string, string> = {
-  'application/pdf': 'pdf',
-  'text/csv': 'csv',
-  'application/msword': 'doc',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'application/vnd.ms-excel': 'xls',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
-  'text/html': 'html',
-  'text/plain': 'txt',
-  'text/markdown': 'md',
-};
 /** What a tool result with no content says (Converse takes no empty result). */
 const EMPTY_RESULT = '(no output)';
 /** Claude's thinking budgets for an effort without an explicit budget (as the Messages encoder). */
@@ -147,86 +136,6 @@ function contentBlocks(part: IRContentPart, param: string): Block[] {
   }
 }
 
-function imageBlock(part: IRImagePart, param: string): Json {
-  let data = part.data;
-  let mediaType = part.mediaType;
-  if (data === undefined && part.url !== undefined) {
-    if (part.url.startsWith('s3://')) return { format: imageFormat(mediaType ?? typeFromName(part.url), param), source: { s3Location: { uri: part.url } } };
-    const parsed = parseDataUrl(part.url);
-    if (!parsed) throw invalidRequest('Bedrock does not fetch image URLs: send the image as base64 data (a data URL) or an s3:// URI.', param);
-    ({ data, mediaType } = parsed);
-  }
-  if (data === undefined) throw invalidRequest('An image part has neither a URL nor data.', param);
-  return { format: imageFormat(sniffImageType(data) ?? mediaType, param), source: { bytes: data } };
-}
-
-function imageFormat(mediaType: string | undefined, param: string): string {
-  const format = mediaType ? IMAGE_FORMATS[mediaType.toLowerCase()] : undefined;
-  if (!format) throw invalidRequest(`Image type ${mediaType ?? '(unknown)'} is not supported by this model; use PNG, JPEG, GIF or WebP.`, param);
-  return format;
-}
-
-function documentBlock(part: IRFilePart, param: string): Json {
-  let data = part.data;
-  let mediaType = part.mediaType;
-  if (data === undefined && part.url !== undefined) {
-    const parsed = parseDataUrl(part.url);
-    if (parsed) ({ data, mediaType } = parsed);
-    else if (!part.url.startsWith('s3://')) throw invalidRequest('Bedrock does not fetch file URLs: send the file as base64 data or an s3:// URI.', param);
-  }
-  if (data === undefined && part.url === undefined) {
-    throw invalidRequest('Files must be sent inline (base64 data) for this model; file ids are not supported.', param);
-  }
-  const type = mediaType ?? typeFromName(part.filename ?? part.url ?? '');
-  const format = type ? DOCUMENT_FORMATS[type.toLowerCase()] : undefined;
-  if (!format) throw invalidRequest(`File type ${type ?? '(unknown)'} is not supported by this model; use PDF, CSV, DOC(X), XLS(X), HTML, TXT or MD.`, param);
-  return { format, name: documentName(part.filename), source: data !== undefined ? { bytes: data } : { s3Location: { uri: part.url } } };
-}
-
-/**
- * Converse wants a document name of letters, digits, single spaces, hyphens, parentheses and
- * square brackets: the file name without its extension, cleaned, or `document`.
- */
-function documentName(filename: string | undefined): string {
-  const base = (filename ?? '').replace(/\.[^.]*$/, '');
-  const clean = base
-    .replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return clean === '' ? 'document' : clean.slice(0, 200);
-}
-
-const EXTENSION_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  pdf: 'application/pdf',
-  csv: 'text/csv',
-  doc: 'application/msword',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xls: 'application/vnd.ms-excel',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  html: 'text/html',
-  txt: 'text/plain',
-  md: 'text/markdown',
-};
-
-function typeFromName(name: string): string | undefined {
-  const extension = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(name)?.[1]?.toLowerCase();
-  return extension ? EXTENSION_TYPES[extension] : undefined;
-}
-
-/** The image type from the first base64 characters (magic bytes): Bedrock checks the bytes against `format`. */
-function sniffImageType(data: string): string | undefined {
-  if (data.startsWith('/9j/')) return 'image/jpeg';
-  if (data.startsWith('iVBORw0KGgo')) return 'image/png';
-  if (data.startsWith('R0lGOD')) return 'image/gif';
-  if (data.startsWith('UklGR')) return 'image/webp';
-  return undefined;
-}
-
 function assistantBlocks(part: IRAssistantPart, param: string, signsReasoning: boolean): Block[] {
   switch (part.type) {
     case 'text':
@@ -285,46 +194,6 @@ function mergeTurns(turns: Turn[]): Json[] {
     if (turn.role === 'user') turn.content = [...turn.content.filter((b) => b.toolResult), ...turn.content.filter((b) => !b.toolResult)];
   }
   return merged.map((turn) => ({ role: turn.role, content: turn.content }));
-}
-
-/**
- * `toolConfig`: the tools and the choice. Converse refuses `toolUse` / `toolResult` blocks
- * without a `toolConfig`, so a conversation that replays calls with no tools offered declares the
- * tools it used (their names, any input). Converse has no "none": `tool_choice: none` is sent as
- * no tools when the conversation has no tool blocks, and refused otherwise.
- */
-function encodeToolConfig(ir: IRRequest, used: Map<string, string>): Json | undefined {
-  const tools = (ir.tools ?? []).map((tool) => ({
-    toolSpec: {
-      name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
-      inputSchema: { json: tool.parameters ?? { type: 'object', properties: {} } },
-    },
-  }));
-  if (ir.toolChoice?.type === 'none') {
-    if (used.size === 0) return undefined;
-    throw invalidRequest("tool_choice 'none' is not supported by this model once the conversation has tool calls.", 'tool_choice');
-  }
-  const declared = new Set(tools.map((tool) => tool.toolSpec.name));
-  for (const name of new Set(used.values())) {
-    if (!declared.has(name)) tools.push({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } });
-  }
-  if (tools.length === 0) return undefined;
-  const choice = encodeToolChoice(ir.toolChoice);
-  return choice ? { tools, toolChoice: choice } : { tools };
-}
-
-function encodeToolChoice(choice: IRToolChoice | undefined): Json | undefined {
-  switch (choice?.type) {
-    case 'auto':
-      return { auto: {} };
-    case 'required':
-      return { any: {} };
-    case 'tool':
-      return { tool: { name: choice.name } };
-    default:
-      return undefined;
-  }
 }
 
 function topKField(family: string | undefined, topK: number): Json {
