@@ -218,6 +218,17 @@ describe('Converse request encoder', () => {
     // The budget stays below max_tokens, and temperature goes (Claude refuses it with thinking).
     expect(claude.inferenceConfig).toEqual({ maxTokens: 3000 });
     expect(encode({ model: 'anthropic.claude-3-5-haiku-20241022-v1:0', topK: 40 }).additionalModelRequestFields).toEqual({ top_k: 40 });
+    // A tool turn replayed without its signed reasoning (a Chat client) goes without thinking: Claude would refuse it.
+    const unsignedToolTurn = encode({
+      model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      reasoning: { effort: 'high' },
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+        { role: 'assistant', content: [{ type: 'tool_call', id: 't1', name: 'f', arguments: '{}' }] },
+        { role: 'tool', toolCallId: 't1', content: [{ type: 'text', text: 'sunny' }] },
+      ],
+    });
+    expect(unsignedToolTurn.additionalModelRequestFields).toBeUndefined();
     expect(encode({ topK: 40, reasoning: { effort: 'minimal' } }).additionalModelRequestFields).toEqual({
       inferenceConfig: { topK: 40 },
       reasoningConfig: { type: 'enabled', maxReasoningEffort: 'low' },

@@ -76,7 +76,7 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
   const inference: Json = {};
   const additional: Json = {};
   let maxTokens = ir.maxOutputTokens ?? options.defaultMaxTokens;
-  const budget = family === 'anthropic' ? thinkingBudget(ir.reasoning) : undefined;
+  const budget = family === 'anthropic' && !continuesToolTurnWithoutThinking(messages) ? thinkingBudget(ir.reasoning) : undefined;
   if (budget !== undefined) {
     // As on Anthropic's API: the budget stays below max_tokens, and the answer keeps its allowance.
     maxTokens = maxTokens === undefined || maxTokens <= budget ? (maxTokens ?? 4096) + budget : maxTokens;
@@ -179,6 +179,20 @@ function toolResult(message: Extract<IRMessage, { role: 'tool' }>, callNames: Ma
   // An empty result is still an answer, and Converse refuses empty and blank text: it is said in words.
   if (content.length === 0) content.push({ text: EMPTY_RESULT });
   return { toolResult: { toolUseId: id, content, ...(message.isError ? { status: 'error' } : {}) } };
+}
+
+/**
+ * With thinking on, Claude wants an assistant turn that tool results continue to start with its
+ * signed reasoning. A client that could not keep it (Chat has no place for it) replays the turn
+ * without; a signature cannot be forged, so such a request goes without thinking instead of
+ * failing (as the Messages encoder does).
+ */
+function continuesToolTurnWithoutThinking(messages: Json[]): boolean {
+  const last = messages.at(-1);
+  const previous = messages.at(-2);
+  if (last?.role !== 'user' || previous?.role !== 'assistant') return false;
+  if (!(last.content as Json[]).some((block) => block.toolResult)) return false;
+  return !(previous.content as Json[])[0]?.reasoningContent;
 }
 
 /** Alternating turns: empty turns dropped, neighbours of one role merged, tool results first in a user turn. */
