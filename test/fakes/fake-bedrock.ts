@@ -257,6 +257,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     } else if (action.startsWith('converse')) {
       if (!CONVERSE_MODELS.has(model)) throw validation('The provided model identifier is invalid.');
       checkConverse(body);
+      if (model === CLAUDE) checkClaudeThinking(body);
     } else if (model === CLAUDE) {
       checkClaudeInvoke(request, body, action === 'invoke-with-response-stream');
     } else if (EMBEDDING_MODELS.has(model)) {
@@ -585,6 +586,21 @@ function checkConverse(body: Json): void {
   }
   if (toolBlocks && body.toolConfig === undefined) throw validation('The toolConfig field must be defined when using toolUse and toolResult content blocks.');
   if (body.toolConfig !== undefined) checkToolConfig(body.toolConfig);
+}
+
+/** Claude with thinking on: an assistant turn that tool results continue must start with its signed reasoning. */
+function checkClaudeThinking(body: Json): void {
+  const thinking = body.additionalModelRequestFields?.thinking;
+  if (thinking?.type !== 'enabled') return;
+  const messages = body.messages as Json[];
+  const last = messages.at(-1)!;
+  const previous = messages.at(-2);
+  if (last.role !== 'user' || previous?.role !== 'assistant' || !last.content.some((block: Json) => block.toolResult)) return;
+  if (!previous.content[0]?.reasoningContent) {
+    throw validation(
+      `The model returned the following errors: messages.${messages.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`tool_use\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`,
+    );
+  }
 }
 
 function checkBlock(block: Json, at: string): void {

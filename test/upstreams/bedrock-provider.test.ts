@@ -224,6 +224,30 @@ describe('Claude on Bedrock', () => {
   });
 });
 
+describe('Claude on Converse with thinking', () => {
+  it('a Chat client’s tool loop with reasoning: the second turn, without the signed reasoning Chat cannot keep, goes without thinking', async () => {
+    const { openai } = await clients({ ...signedBy, claudeVia: 'converse' });
+    fake.reply({ reasoning: ['Need the weather.'], toolCalls: [{ name: 'get_weather', args: ['{"city":"Paris"}'] }] }, { text: ['Sunny.'] });
+    const tools: OpenAI.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+    ];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const first = await openai.chat.completions.create({ model: 'claude-bedrock', messages, tools, reasoning_effort: 'high' });
+    const call = first.choices[0]!.message.tool_calls![0]!;
+    expect(fake.last().body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 16384 } });
+
+    const second = await openai.chat.completions.create({
+      model: 'claude-bedrock',
+      tools,
+      reasoning_effort: 'high',
+      messages: [...messages, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: 'sunny' }],
+    });
+    expect(second.choices[0]!.message.content).toBe('Sunny.');
+    // The fake refuses a thinking request whose tool turn lacks signed reasoning: it was accepted, without thinking.
+    expect(fake.last().body.additionalModelRequestFields).toBeUndefined();
+  });
+});
+
 describe('guardrails', () => {
   it('a configured guardrail is Converse’s guardrailConfig and the invoke headers', async () => {
     const { openai, anthropic } = await clients({ ...signedBy, guardrail: { identifier: 'gr-abc123', version: '2', trace: 'enabled' } });
