@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -349,5 +350,37 @@ describe('streams', () => {
       expect(seen).toEqual(['Once']);
       expect(received.closedEarly).toBe(true);
     }
+  });
+});
+
+describe('a Gemini client', () => {
+  it('generateContent and generateContentStream on Nova (Converse) and Claude (translated to Messages on invoke)', async () => {
+    const gateway = createGateway({
+      keys: [{ key: 'sk-test' }],
+      providers: { aws: createBedrockProvider({ baseURL: fake.url, ...signedBy }) },
+      models: [
+        { id: 'nova', provider: 'aws', upstreamModel: NOVA },
+        { id: 'claude-bedrock', provider: 'aws', upstreamModel: CLAUDE },
+      ],
+      logger: false,
+    });
+    const server = await serve(gateway);
+    gateways.push(gateway);
+    served.push(server);
+    const genai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: server.url } });
+
+    fake.reply({ text: ['Bonjour'] }, { text: ['Un', ' deux'] }, { text: ['Salut'] });
+    const json = await genai.models.generateContent({ model: 'nova', contents: 'Hello in French', config: { systemInstruction: 'Be brief.' } });
+    expect(json.text).toBe('Bonjour');
+    expect(fake.last().body).toMatchObject({ system: [{ text: 'Be brief.' }], messages: [{ role: 'user', content: [{ text: 'Hello in French' }] }] });
+
+    let streamed = '';
+    for await (const chunk of await genai.models.generateContentStream({ model: 'nova', contents: 'Count' })) streamed += chunk.text ?? '';
+    expect(streamed).toBe('Un deux');
+    expect(fake.last().path).toBe(`/model/${encodeURIComponent(NOVA)}/converse-stream`);
+
+    expect((await genai.models.generateContent({ model: 'claude-bedrock', contents: 'Hi' })).text).toBe('Salut');
+    expect(fake.last().path).toBe(`/model/${encodeURIComponent(CLAUDE)}/invoke`);
+    expect(fake.last().body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 4096 });
   });
 });
