@@ -135,7 +135,16 @@ const providerTypes = ['local', 'openai', 'anthropic', 'ark', 'gemini', 'vertex'
 
 export const ProviderConfigSchema = v.variant(
   'type',
-  [LocalProviderSchema, OpenAIProviderSchema, AnthropicProviderSchema, ArkProviderSchema, GeminiProviderSchema, VertexProviderSchema, AzureProviderSchema, BedrockProviderSchema],
+  [
+    LocalProviderSchema,
+    OpenAIProviderSchema,
+    AnthropicProviderSchema,
+    ArkProviderSchema,
+    GeminiProviderSchema,
+    VertexProviderSchema,
+    AzureProviderSchema,
+    BedrockProviderSchema,
+  ],
   (issue) => (issue.expected === 'Object' ? 'expected an object' : `expected one of ${providerTypes.map((type) => `"${type}"`).join(', ')}`),
 );
 
