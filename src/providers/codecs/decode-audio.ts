@@ -20,7 +20,9 @@ export async function decodeAudio(bytes: Uint8Array): Promise<DecodedAudio> {
 }
 
 async function decodeMpeg(bytes: Uint8Array): Promise<DecodedAudio> {
-  const { MPEGDecoder } = await import('mpg123-decoder');
+  // Left to the runtime, not a host's bundler: mpg123-decoder also ships a Web Worker variant
+  // whose dynamic imports Next.js (Turbopack) and webpack cannot resolve, which broke every route.
+  const { MPEGDecoder }: typeof import('mpg123-decoder') = await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ 'mpg123-decoder');
   const decoder = new MPEGDecoder();
   await decoder.ready;
   try {
