@@ -20,9 +20,10 @@ export const TITAN_V2 = 'amazon.titan-embed-text-v2:0';
 export const TITAN_V1 = 'amazon.titan-embed-text-v1';
 export const COHERE_EN = 'cohere.embed-english-v3';
 export const COHERE_MULTI = 'cohere.embed-multilingual-v3';
+export const COHERE_V4 = 'cohere.embed-v4:0';
 
 const CONVERSE_MODELS = new Set([NOVA, LLAMA, CLAUDE]);
-const EMBEDDING_MODELS = new Set([TITAN_V2, TITAN_V1, COHERE_EN, COHERE_MULTI]);
+const EMBEDDING_MODELS = new Set([TITAN_V2, TITAN_V1, COHERE_EN, COHERE_MULTI, COHERE_V4]);
 /** The betas Bedrock's Claude takes; any other is "invalid beta flag". */
 const BETAS = new Set(['interleaved-thinking-2025-05-14', 'token-efficient-tools-2025-02-19', 'context-1m-2025-08-07', 'output-128k-2025-02-19']);
 
@@ -387,11 +388,14 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       return;
     }
     for (const key of Object.keys(body)) {
-      if (!['texts', 'input_type', 'truncate', 'embedding_types', 'images'].includes(key))
+      const allowed = ['texts', 'input_type', 'truncate', 'embedding_types', 'images', ...(model === COHERE_V4 ? ['output_dimension', 'max_tokens'] : [])];
+      if (!allowed.includes(key))
         throw validation(`Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`);
     }
     if (!Array.isArray(body.texts) || body.texts.length === 0 || body.texts.length > 96)
       throw validation('Malformed input request: #/texts: expected maxItems: 96');
+    if (body.output_dimension !== undefined && ![256, 512, 1024, 1536].includes(body.output_dimension))
+      throw validation(`Malformed input request: #/output_dimension: ${body.output_dimension} is not a valid enum value`);
     if (!['search_document', 'search_query', 'classification', 'clustering'].includes(body.input_type))
       throw validation('Malformed input request: #/input_type: required key [input_type] not found');
   }
@@ -402,7 +406,8 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       return { json: { embedding: vectorOf(body.inputText, size, model === TITAN_V2), inputTextTokenCount: wordCount(body.inputText) }, headers: {} };
     }
     const texts = body.texts as string[];
-    const embeddings = texts.map((text) => vectorOf(text, 1024, false));
+    const size = model === COHERE_V4 ? (body.output_dimension ?? 1536) : 1024;
+    const embeddings = texts.map((text) => vectorOf(text, size, false));
     const tokens = texts.reduce((sum, text) => sum + wordCount(text), 0);
     return {
       json: { id: 'emb-fake', response_type: 'embeddings_by_type', texts, embeddings: body.embedding_types ? { float: embeddings } : embeddings },

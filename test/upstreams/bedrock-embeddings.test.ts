@@ -2,7 +2,17 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type UsageEvent } from '../../src/index.js';
 import { createBedrockProvider } from '../../src/providers/bedrock/bedrock-provider.js';
-import { BEDROCK_CREDENTIALS, BEDROCK_REGION, COHERE_EN, COHERE_MULTI, type FakeBedrock, startFakeBedrock, TITAN_V1, TITAN_V2 } from '../fakes/fake-bedrock.js';
+import {
+  BEDROCK_CREDENTIALS,
+  BEDROCK_REGION,
+  COHERE_EN,
+  COHERE_MULTI,
+  COHERE_V4,
+  type FakeBedrock,
+  startFakeBedrock,
+  TITAN_V1,
+  TITAN_V2,
+} from '../fakes/fake-bedrock.js';
 import { serve, type Served } from '../helpers/serve.js';
 
 /**
@@ -27,6 +37,7 @@ beforeAll(async () => {
       { id: 'titan-v1', provider: 'aws', upstreamModel: TITAN_V1, kind: 'embedding' },
       { id: 'cohere', provider: 'aws', upstreamModel: COHERE_EN, kind: 'embedding' },
       { id: 'cohere-multi', provider: 'aws', upstreamModel: COHERE_MULTI, kind: 'embedding' },
+      { id: 'cohere-v4', provider: 'aws', upstreamModel: COHERE_V4, kind: 'embedding' },
     ],
     hooks: { onUsage: (event) => void events.push(event) },
     logger: false,
@@ -145,6 +156,16 @@ describe('Bedrock Cohere embeddings', () => {
       typeof OpenAI.APIError
     >;
     expect(error.status).toBe(400);
+    expect(error.param).toBe('dimensions');
+  });
+
+  it('Embed v4 shortens its vectors: dimensions as output_dimension', async () => {
+    const answer = await openai.embeddings.create({ model: 'cohere-v4', input: ['a', 'b'], dimensions: 512, encoding_format: 'float' });
+    expect(answer.data.map((item) => item.embedding.length)).toEqual([512, 512]);
+    expect(fake.last().body).toMatchObject({ output_dimension: 512, input_type: 'search_document' });
+    const error = (await openai.embeddings.create({ model: 'cohere-v4', input: 'x', dimensions: 300 }).catch((caught: unknown) => caught)) as InstanceType<
+      typeof OpenAI.APIError
+    >;
     expect(error.param).toBe('dimensions');
   });
 });

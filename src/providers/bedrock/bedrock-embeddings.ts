@@ -10,6 +10,7 @@ export type InvokeJson = (model: string, body: Json, call: CallContext) => Promi
 /** Most texts one Cohere embed call takes (Bedrock's limit). */
 const COHERE_BATCH = 96;
 const TITAN_V2_DIMENSIONS = new Set([256, 512, 1024]);
+const COHERE_V4_DIMENSIONS = new Set([256, 512, 1024, 1536]);
 /** Titan calls in flight for one request: 2048 inputs must not be 2048 calls at once (Bedrock would throttle). */
 const TITAN_CONCURRENCY = 8;
 
@@ -18,9 +19,10 @@ const TITAN_CONCURRENCY = 8;
  * - Titan Text Embeddings (`amazon.titan-embed-text-v2:0`, `-v1`): one text per call (the texts
  *   of a request go in parallel calls, 8 at a time), `dimensions` 256, 512 or 1024 on v2 (v1 has a fixed
  *   length), vectors normalized as OpenAI's are; tokens from `inputTextTokenCount`.
- * - Cohere Embed (`cohere.embed-english-v3`, `cohere.embed-multilingual-v3`): up to 96 texts a
- *   call, `input_type: search_document` (the client's `input_type` when it sends one), float
- *   vectors; tokens from the `x-amzn-bedrock-input-token-count` header. Fixed length.
+ * - Cohere Embed (`cohere.embed-english-v3`, `cohere.embed-multilingual-v3`, `cohere.embed-v4:0`):
+ *   up to 96 texts a call, `input_type: search_document` (the client's `input_type` when it sends
+ *   one), float vectors; tokens from the `x-amzn-bedrock-input-token-count` header. v3 has a fixed
+ *   length; v4 takes `dimensions` 256, 512, 1024 or 1536 (`output_dimension`).
  * Text only: token arrays are a 400 naming `input`.
  */
 export function bedrockEmbeddings(invoke: InvokeJson): EmbeddingCapability {
@@ -55,11 +57,21 @@ async function titan(invoke: InvokeJson, model: string, texts: string[], dimensi
 }
 
 async function cohere(invoke: InvokeJson, model: string, texts: string[], request: Json, call: CallContext) {
-  if (request.dimensions !== undefined) throw dimensionsUnsupported(call.model);
+  // Embed v4 shortens its vectors (`output_dimension`); v3's have a fixed length.
+  const v4 = /cohere\.embed-v4/.test(model);
+  const dimensions = request.dimensions as number | undefined;
+  if (dimensions !== undefined) {
+    if (!v4) throw dimensionsUnsupported(call.model);
+    if (!COHERE_V4_DIMENSIONS.has(dimensions))
+      throw invalidRequest('`dimensions` must be 256, 512, 1024 or 1536 for this model.', 'dimensions', 'invalid_value');
+  }
+  const shortened = dimensions !== undefined ? { output_dimension: dimensions } : {};
   const inputType = typeof request.input_type === 'string' ? request.input_type : 'search_document';
   const batches: string[][] = [];
   for (let start = 0; start < texts.length; start += COHERE_BATCH) batches.push(texts.slice(start, start + COHERE_BATCH));
-  const answers = await Promise.all(batches.map((batch) => invoke(model, { texts: batch, input_type: inputType, embedding_types: ['float'] }, call)));
+  const answers = await Promise.all(
+    batches.map((batch) => invoke(model, { texts: batch, input_type: inputType, embedding_types: ['float'], ...shortened }, call)),
+  );
   const data: EmbeddingVector[] = [];
   let tokens = 0;
   answers.forEach(({ json, headers }, batch) => {
