@@ -39,6 +39,8 @@ export { createGeminiProvider, type GeminiProviderOptions } from './providers/ge
 export { createVertexProvider, type VertexProviderOptions } from './providers/vertex/vertex-provider.js';
 export type { ServiceAccountKey } from './providers/vertex/service-account.js';
 export { createAzureProvider, type AzureProviderOptions } from './providers/azure/azure-provider.js';
+export { createBedrockProvider, type BedrockGuardrail, type BedrockProviderOptions } from './providers/bedrock/bedrock-provider.js';
+export type { AwsCredentials, AwsCredentialSource } from './providers/bedrock/sigv4.js';
 export type { EntraCredentials } from './providers/azure/entra-tokens.js';
 export type { UpstreamTimeouts } from './providers/http/upstream-client.js';
 export type { AttemptEvent, RequestObserver, EventError } from './policy/events.js';
