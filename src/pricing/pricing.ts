@@ -48,6 +48,14 @@ const LOCAL_PRICE: PriceTable = {
   audioSecond: 0,
 };
 
+/**
+ * Catalog answers are kept this long per model and upstream: a lookup costs ~10 µs (20 µs for a
+ * model the catalog lacks), paid on every usage event and budget check otherwise; prices change
+ * by the day, not by the minute.
+ */
+const CATALOG_MEMO_MS = 10 * 60_000;
+const CATALOG_MEMO_SIZE = 10_000;
+
 /** Models logged as unpriced are remembered up to this many (ids can come from wildcard models). */
 const UNPRICED_MEMORY = 10_000;
 
@@ -59,6 +67,7 @@ export class Pricing {
   private readonly catalog: PriceCatalog | undefined;
   private readonly now: () => Date;
   private readonly loggedUnpriced = new Set<string>();
+  private readonly catalogMemo = new Map<string, { price: { table: PriceTable; source: PriceSource } | undefined; until: number }>();
 
   constructor(private readonly options: PricingOptions) {
     this.catalog = options.catalog === false ? undefined : (options.catalog ?? genaiPricesCatalog);
@@ -76,18 +85,37 @@ export class Pricing {
     const providerType = this.options.providerType(target.provider);
     if (providerType === 'local') return { table: LOCAL_PRICE, source: 'local' };
     if (!this.catalog) return undefined;
-    const query = { providerType, upstreamModel: target.upstreamModel, model: target.model, at: this.now() };
+    const memoKey = `${target.model}\0${target.provider}\0${target.upstreamModel}`;
+    const now = this.now();
+    const memo = this.catalogMemo.get(memoKey);
+    if (memo && memo.until > now.getTime()) return memo.price;
+    const { price, failed } = this.catalogLookup(target, providerType, now);
+    // A failure is not remembered: the next request asks again.
+    if (!failed) {
+      if (this.catalogMemo.size >= CATALOG_MEMO_SIZE) this.catalogMemo.delete(this.catalogMemo.keys().next().value!);
+      this.catalogMemo.set(memoKey, { price, until: now.getTime() + CATALOG_MEMO_MS });
+    }
+    return price;
+  }
+
+  private catalogLookup(
+    target: Pick<PricedUsage, 'model' | 'provider' | 'upstreamModel'>,
+    providerType: string | undefined,
+    at: Date,
+  ): { price: { table: PriceTable; source: PriceSource } | undefined; failed: boolean } {
+    const catalog = this.catalog!;
+    const query = { providerType, upstreamModel: target.upstreamModel, model: target.model, at };
     try {
-      const table = this.catalog.lookup(query);
-      return table ? { table, source: this.catalog.name } : undefined;
+      const table = catalog.lookup(query);
+      return { price: table ? { table, source: catalog.name } : undefined, failed: false };
     } catch (error) {
       this.options.logger.error('price catalog failed; the model counts as unpriced', {
-        catalog: this.catalog.name,
+        catalog: catalog.name,
         model: target.model,
         upstreamModel: target.upstreamModel,
         message: error instanceof Error ? error.message : String(error),
       });
-      return undefined;
+      return { price: undefined, failed: true };
     }
   }
 
