@@ -56,6 +56,18 @@ describe('parseConfig', () => {
     expect(config.models.map((model) => model.id)).toContain('gpt-x');
   });
 
+  it("accepts the README's configuration essentials (the Vertex key file, which is not here, swapped for a token)", async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration essentials'));
+    const file = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!);
+    const { credentials: _file, ...vertex } = file.providers.vtx;
+    file.providers.vtx = { ...vertex, accessToken: 'ya29.test' };
+    const config = parseConfig(file, 'README.md');
+    expect(Object.keys(config.providers)).toEqual(['oai', 'claude', 'vllm', 'gem', 'vtx', 'aws', 'az', 'azv1']);
+    expect(config.models.map((model) => model.id)).toContain('openai/*');
+    await Promise.all(Object.values(config.providers).map((provider) => provider.close?.()));
+  });
+
   it('defaults to the local provider and its models', () => {
     const config = parseConfig(minimal);
     expect(Object.keys(config.providers)).toEqual(['local']);
