@@ -4,7 +4,7 @@ import { jsonResponse, jsonTextResponse } from '../http/json-response.js';
 import { readMultipartBody } from '../http/read-multipart.js';
 import type { RouteContext } from '../http/route.js';
 import { sseResponse } from '../http/sse-response.js';
-import { isRecord } from '../json.js';
+import { isRecord, parseJson } from '../json.js';
 import type { Logger } from '../logger.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import type { IRUsage } from '../protocols/ir.js';
@@ -115,12 +115,4 @@ function usageOf(answer: unknown): { usage?: IRUsage; units?: { audioSeconds: nu
       ? { input: usage.input_tokens, output: usage.output_tokens, raw: usage }
       : undefined;
   return { ...(tokens ? { usage: tokens } : {}), ...(seconds !== undefined ? { units: { audioSeconds: seconds } } : {}) };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { GatewayError } from '../errors.js';
+import { parseJson } from '../json.js';
 import { int, looseObj, model, num, oneOf, str } from './common.js';
 import { boolField } from './image-edit.js';
 import { issueToError } from './validate.js';
@@ -91,12 +92,7 @@ export function collectTranscriptionFields(entries: readonly (readonly [string, 
 
 /** `auto`, or the JSON of a strategy object; anything else is left for the schema to name. */
 function chunkingText(value: string): unknown {
-  if (!value.trim().startsWith('{')) return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
+  return value.trim().startsWith('{') ? (parseJson(value) ?? value) : value;
 }
 
 /** Validates the fields and the rules between them OpenAI applies. */

@@ -1,4 +1,5 @@
 import { upstreamReportedError } from '../../errors.js';
+import { parseJson } from '../../json.js';
 import { parseEventData, parseSse } from '../../protocols/sse-parse.js';
 import { multipartBody, type MultipartPart } from '../http/multipart-body.js';
 import { readText, upstreamChunks, type UpstreamClient, type UpstreamResult } from '../http/upstream-client.js';
@@ -15,12 +16,8 @@ const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
  * only `model` mapped, and the audio as the chunks it was uploaded in (no joined copy). The
  * answer comes back in the format asked for, as the upstream wrote it; with `stream: true` its
  * events are passed on (a model that ignores `stream`, as `whisper-1` does, answers whole).
- * `pathFor` gives the path of a model (Azure puts the deployment in it).
  */
-export function openAITranscriptions(
-  client: UpstreamClient,
-  pathFor: (upstreamModel: string) => string = () => '/audio/transcriptions',
-): TranscriptionCapability {
+export function openAITranscriptions(client: UpstreamClient): TranscriptionCapability {
   return {
     async transcribe({ fields, form, file }, call) {
       const parts: MultipartPart[] = [
@@ -29,7 +26,7 @@ export function openAITranscriptions(
       ];
       const { body, contentType } = multipartBody(parts);
       const stream = fields.stream === true;
-      const result = await client.post(pathFor(fields.model), body, {
+      const result = await client.post('/audio/transcriptions', body, {
         signal: call.signal,
         idleTimeoutMs: call.idleTimeoutMs,
         contentType,
@@ -70,12 +67,4 @@ async function* transcriptionEvents(result: UpstreamResult): AsyncGenerator<Tran
 function headerOf(result: UpstreamResult, name: string): string {
   const value = result.headers[name];
   return (Array.isArray(value) ? value[0] : value) ?? '';
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
