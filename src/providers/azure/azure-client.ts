@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { AccessTokens } from '../http/access-tokens.js';
 import type { UpstreamBody } from '../http/upstream-body.js';
 import { type UpstreamCall, UpstreamClient, type UpstreamResult, type UpstreamTimeouts } from '../http/upstream-client.js';
@@ -65,17 +65,4 @@ export class AzureClient extends UpstreamClient {
     if (result.status === 401) this.tokens.invalidate(token);
     return result;
   }
-}
-
-/**
- * The pooled keep-alive dispatcher an `UpstreamClient` would make for itself (same defaults),
- * made once here because every deployment's client shares it.
- */
-export function azureAgent(timeouts: UpstreamTimeouts | undefined): Agent {
-  return new Agent({
-    connect: { timeout: timeouts?.connectMs ?? 10_000 },
-    headersTimeout: timeouts?.headersMs ?? 120_000,
-    bodyTimeout: timeouts?.bodyMs ?? 300_000,
-    keepAliveTimeout: 30_000,
-  });
 }

@@ -1,10 +1,10 @@
 import type { Dispatcher } from 'undici';
 import { type AccessTokens, callbackAccessTokens } from '../http/access-tokens.js';
-import type { UpstreamTimeouts } from '../http/upstream-client.js';
+import { pooledAgent, type UpstreamTimeouts } from '../http/upstream-client.js';
 import { openAIResponsesResources } from '../openai/openai-responses-resources.js';
 import { openAICompatibleProvider } from '../openai/openai-provider.js';
 import type { Provider } from '../provider.js';
-import { AzureClient, azureAgent } from './azure-client.js';
+import { AzureClient } from './azure-client.js';
 import { azureMedia } from './azure-media.js';
 import { withoutContentFilterChunks } from './content-filter-chunks.js';
 import { type EntraCredentials, entraTokens } from './entra-tokens.js';
@@ -54,7 +54,7 @@ export function createAzureProvider(options: AzureProviderOptions): Provider {
     : options.getAccessToken
       ? callbackAccessTokens(options.getAccessToken, 'Azure OpenAI')
       : undefined;
-  const dispatcher = options.dispatcher ?? azureAgent(options.timeouts);
+  const dispatcher = options.dispatcher ?? pooledAgent(options.timeouts);
   const clientAt = (baseURL: string) =>
     new AzureClient({
       baseURL,

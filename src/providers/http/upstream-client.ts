@@ -43,6 +43,19 @@ export interface UpstreamResult {
 }
 
 /**
+ * The pooled keep-alive dispatcher a client makes for itself; a provider whose clients share
+ * one (one per Azure deployment) makes it here, with the same defaults.
+ */
+export function pooledAgent(timeouts: UpstreamTimeouts | undefined): Agent {
+  return new Agent({
+    connect: { timeout: timeouts?.connectMs ?? 10_000 },
+    headersTimeout: timeouts?.headersMs ?? 120_000,
+    bodyTimeout: timeouts?.bodyMs ?? 300_000,
+    keepAliveTimeout: 30_000,
+  });
+}
+
+/**
  * An upstream reached through undici's pooled dispatcher (measured: several times cheaper per
  * request than the global fetch). Every call carries the client's abort signal, so a client that
  * leaves cancels the upstream request and its socket is released or destroyed.
@@ -58,14 +71,7 @@ export class UpstreamClient {
     this.base = options.baseURL.replace(/\/+$/, '');
     this.secrets = secretsOf(options.headers, this.base);
     this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({
-        connect: { timeout: options.timeouts?.connectMs ?? 10_000 },
-        headersTimeout: options.timeouts?.headersMs ?? 120_000,
-        bodyTimeout: options.timeouts?.bodyMs ?? 300_000,
-        keepAliveTimeout: 30_000,
-      });
+    this.dispatcher = options.dispatcher ?? pooledAgent(options.timeouts);
   }
 
   /**
