@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { isGatewayError } from '../../src/errors.js';
-import { callbackAccessTokens, REFRESH_BEFORE_EXPIRY_MS, serviceAccountTokens } from '../../src/providers/vertex/access-token.js';
+import { callbackAccessTokens, REFRESH_BEFORE_EXPIRY_MS } from '../../src/providers/http/access-tokens.js';
+import { serviceAccountTokens } from '../../src/providers/vertex/access-token.js';
 import { readServiceAccount } from '../../src/providers/vertex/service-account.js';
 import { createVertexProvider } from '../../src/providers/vertex/vertex-provider.js';
 import { type FakeVertex, startFakeVertex } from '../fakes/fake-vertex.js';
@@ -161,11 +162,11 @@ describe('service-account tokens', () => {
 describe('host-supplied tokens', () => {
   it('asks getAccessToken on every call and names its failure', async () => {
     let calls = 0;
-    const tokens = callbackAccessTokens(async () => `host-token-${++calls}`);
+    const tokens = callbackAccessTokens(async () => `host-token-${++calls}`, 'Vertex AI');
     expect(await tokens.get()).toBe('host-token-1');
     expect(await tokens.get()).toBe('host-token-2');
 
-    const failing = callbackAccessTokens(() => Promise.reject(new Error('metadata server down')));
+    const failing = callbackAccessTokens(() => Promise.reject(new Error('metadata server down')), 'Vertex AI');
     const error = await failureOf(failing.get());
     expect(error.status).toBe(502);
     expect(error.message).toContain('getAccessToken failed: metadata server down');

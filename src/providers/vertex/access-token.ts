@@ -2,17 +2,9 @@ import type { Dispatcher } from 'undici';
 import { importPKCS8, SignJWT } from 'jose';
 import { type GatewayError, isAbortError, isGatewayError } from '../../errors.js';
 import { parseJson } from '../../json.js';
-import {
-  accessTokenFailure,
-  type AccessTokens,
-  cachedAccessTokens,
-  callbackAccessTokens as sharedCallbackAccessTokens,
-  type IssuedToken,
-} from '../http/access-tokens.js';
+import { accessTokenFailure, type AccessTokens, cachedAccessTokens, type IssuedToken } from '../http/access-tokens.js';
 import { readText, UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import type { ServiceAccount } from './service-account.js';
-
-export { type AccessTokens, fixedAccessToken, REFRESH_BEFORE_EXPIRY_MS } from '../http/access-tokens.js';
 
 /** The scope Vertex AI takes. */
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -59,11 +51,6 @@ export function serviceAccountTokens(account: ServiceAccount, options: ServiceAc
   };
 
   return cachedAccessTokens(exchange, { now, close: () => client.close() });
-}
-
-/** The host's own source, asked on every call (`http/access-tokens.ts`). */
-export function callbackAccessTokens(getAccessToken: () => string | Promise<string>): AccessTokens {
-  return sharedCallbackAccessTokens(getAccessToken, 'Vertex AI');
 }
 
 async function importKey(pem: string): Promise<CryptoKey> {

@@ -8,7 +8,8 @@ import { postJson, streamIR } from '../http/json-call.js';
 import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
 import { forwardBody } from '../http/forward-body.js';
 import type { CallContext, Provider } from '../provider.js';
-import { type AccessTokens, callbackAccessTokens, fixedAccessToken, serviceAccountTokens } from './access-token.js';
+import { type AccessTokens, callbackAccessTokens, fixedAccessToken } from '../http/access-tokens.js';
+import { serviceAccountTokens } from './access-token.js';
 import { modelSegment, type VertexModel, vertexModelOf } from './publisher.js';
 import { rawPredictBody, rawPredictText } from './raw-predict-body.js';
 import { readServiceAccount, type ServiceAccountKey } from './service-account.js';
@@ -57,7 +58,7 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
     ? serviceAccountTokens(account, { dispatcher: options.dispatcher, timeouts: options.timeouts })
     : options.accessToken !== undefined
       ? fixedAccessToken(options.accessToken)
-      : callbackAccessTokens(options.getAccessToken!);
+      : callbackAccessTokens(options.getAccessToken!, 'Vertex AI');
   const client = new UpstreamClient({
     baseURL: host.replace(/\/+$/, '') + `/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}`,
     headers: { ...options.headers },
