@@ -1,7 +1,6 @@
 import { toPublicError } from '../errors.js';
 import { startIterable } from '../http/first-item.js';
 import { jsonResponse, jsonTextResponse } from '../http/json-response.js';
-import { readMultipartBody } from '../http/read-multipart.js';
 import type { RouteContext } from '../http/route.js';
 import { sseResponse } from '../http/sse-response.js';
 import { isRecord, parseJson } from '../json.js';
@@ -12,10 +11,7 @@ import type { TranscriptionOutput, TranscriptionStreamEvent } from '../providers
 import { checkTranscriptionFile, type TranscriptionFields, validateTranscriptionFields } from '../schemas/transcription.js';
 import { runMediaCall, upstreamModel } from './media-call.js';
 import { formatTranscript, TRANSCRIPT_TEXT_TYPE, transcriptEvents } from './transcript-formats.js';
-
-/** Largest text field of the form (the prompt), and the most text fields accepted. */
-const FIELD_BYTES = 1024 * 1024;
-const FIELDS = 64;
+import { readUploadForm } from './upload-form.js';
 
 /**
  * POST /v1/audio/transcriptions (multipart): the audio as `file`, read within the upload limits
@@ -25,15 +21,8 @@ const FIELDS = 64;
  * formatted here, one that answers in OpenAI's formats is passed on.
  */
 export async function createTranscription(context: RouteContext): Promise<Response> {
-  const { request, options, key } = context;
-  const { entries, files } = await readMultipartBody(request, {
-    fileBytes: options.limits.uploadFileBytes,
-    files: options.limits.uploadFiles,
-    fieldBytes: FIELD_BYTES,
-    fields: FIELDS,
-    timeoutMs: options.limits.requestBodyTimeoutMs,
-    fileField: 'file',
-  });
+  const { options, key } = context;
+  const { entries, files } = await readUploadForm(context, 'file');
   const fields = validateTranscriptionFields(entries);
   // The file as read (not spread: `data` would join its chunks, a copy for nothing).
   const file = checkTranscriptionFile(files);

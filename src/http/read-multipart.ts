@@ -31,8 +31,8 @@ export interface MultipartLimits {
   fields: number;
   /** Deadline for the whole body, from the start of reading: past it, 408. None when omitted. */
   timeoutMs?: number;
-  /** The field named by the 413 for too many files. Default `image` (the edit form's). */
-  fileField?: string;
+  /** The field named by the 413 for too many files (`image` for edits, `file` for transcriptions). */
+  fileField: string;
 }
 
 /**
@@ -87,7 +87,7 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
       );
       stream.on('end', () => files.push(uploadedFile(name, info.filename ?? 'file', info.mimeType, chunks)));
     });
-    parser.on('filesLimit', () => fail(tooLarge(`At most ${limits.files} files may be uploaded.`, limits.fileField ?? 'image')));
+    parser.on('filesLimit', () => fail(tooLarge(`At most ${limits.files} files may be uploaded.`, limits.fileField)));
     parser.on('fieldsLimit', () => fail(new GatewayError({ status: 400, message: `At most ${limits.fields} fields are accepted.`, code: 'too_many_fields' })));
     parser.on('error', (error: Error) => {
       fail(new GatewayError({ status: 400, message: `Malformed multipart body: ${error.message}`, code: 'invalid_multipart' }));
