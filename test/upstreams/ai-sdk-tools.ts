@@ -1,4 +1,29 @@
-import { jsonSchema, tool } from 'ai';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { jsonSchema, type LanguageModel, tool } from 'ai';
+
+/** The AI SDK's clients of the gateway: `@ai-sdk/openai` on Responses and on Chat, `@ai-sdk/anthropic`. */
+export type AiSdkClient = 'openai responses' | 'openai chat' | 'anthropic';
+
+/** A model of each AI SDK client, by its id on the gateway at `url` (read when a model is made). */
+export function gatewayModels(url: () => string): Record<AiSdkClient, (model: string) => LanguageModel> {
+  const openai = () => createOpenAI({ baseURL: `${url()}/v1`, apiKey: 'sk-test' });
+  return {
+    'openai responses': (model) => openai().responses(model),
+    'openai chat': (model) => openai().chat(model),
+    anthropic: (model) => createAnthropic({ baseURL: `${url()}/v1`, apiKey: 'sk-test' })(model),
+  };
+}
+
+/** Reads the whole stream; an error part is thrown, as the SDK's consumers must see it. */
+export async function drain(result: { fullStream: AsyncIterable<{ type: string; error?: unknown; text?: string }> }): Promise<string> {
+  let text = '';
+  for await (const part of result.fullStream) {
+    if (part.type === 'error') throw part.error;
+    if (part.type === 'text-delta') text += part.text;
+  }
+  return text;
+}
 
 /**
  * The Vercel AI SDK's side of the weather-and-time tool loop: two tools answering fixed values

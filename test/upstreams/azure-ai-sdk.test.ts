@@ -1,8 +1,6 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { APICallError, generateText, type LanguageModel, stepCountIs, streamText } from 'ai';
+import { APICallError, generateText, stepCountIs, streamText } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { weatherAndTimeTools } from './ai-sdk-tools.js';
+import { type AiSdkClient, drain, gatewayModels, weatherAndTimeTools } from './ai-sdk-tools.js';
 import {
   AZURE_BAD_FIELD,
   AZURE_MODELS,
@@ -29,32 +27,18 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.fake.reset());
 
-type ClientName = 'openai responses' | 'openai chat' | 'anthropic';
-const gatewayOpenAI = () => createOpenAI({ baseURL: `${h.url}/v1`, apiKey: 'sk-test' });
-const CLIENTS: Record<ClientName, { protocol: ClientProtocol; model: (id: string) => LanguageModel }> = {
-  'openai responses': { protocol: 'responses', model: (id) => gatewayOpenAI().responses(id) },
-  'openai chat': { protocol: 'chat', model: (id) => gatewayOpenAI().chat(id) },
-  anthropic: { protocol: 'messages', model: (id) => createAnthropic({ baseURL: `${h.url}/v1`, apiKey: 'sk-test' })(id) },
-};
+const MODELS = gatewayModels(() => h.url);
+/** The protocol each client speaks to the gateway. */
+const PROTOCOLS: Record<AiSdkClient, ClientProtocol> = { 'openai responses': 'responses', 'openai chat': 'chat', anthropic: 'messages' };
 // The Responses model stores by default and then replays item references, which Azure's
 // deployments here cannot resolve (the gateway keeps no conversations for them).
 const providerOptions = { openai: { store: false } };
 
-/** Reads the whole stream; an error part is thrown, as the SDK's consumers must see it. */
-async function drain(result: { fullStream: AsyncIterable<{ type: string; error?: unknown; text?: string }> }): Promise<string> {
-  let text = '';
-  for await (const part of result.fullStream) {
-    if (part.type === 'error') throw part.error;
-    if (part.type === 'text-delta') text += part.text;
-  }
-  return text;
-}
-
-const cases = (Object.keys(CLIENTS) as ClientName[]).flatMap((client) => AZURE_STYLES.map((style) => [client, style] as const));
+const cases = (Object.keys(PROTOCOLS) as AiSdkClient[]).flatMap((client) => AZURE_STYLES.map((style) => [client, style] as const));
 
 describe.each(cases)('AI SDK %s → Azure %s', (client, style) => {
-  const model = () => CLIENTS[client].model(AZURE_MODELS[style].chat);
-  const protocol = upstreamProtocol(style, CLIENTS[client].protocol);
+  const model = () => MODELS[client](AZURE_MODELS[style].chat);
+  const protocol = upstreamProtocol(style, PROTOCOLS[client]);
 
   it('generateText: the answer and the usage with cached and reasoning tokens', async () => {
     h.fake.reply({ text: ['Bonjour', ' le monde'], usage: USAGE });
