@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeAudio } from '../../src/providers/codecs/decode-audio.js';
-import { OggOpusEncoder } from '../../src/providers/codecs/ogg-opus.js';
+import { decodeAudio, MAX_AUDIO_SECONDS } from '../../src/providers/codecs/decode-audio.js';
+import { OggOpusEncoder, oggCrc } from '../../src/providers/codecs/ogg-opus.js';
+import { isGatewayError } from '../../src/errors.js';
 import { localTranscription } from '../../src/providers/local/local-transcription.js';
 import type { TranscriptionRequest } from '../../src/providers/media.js';
 
@@ -57,6 +58,48 @@ function u32(value: number): Buffer {
   const out = Buffer.alloc(4);
   out.writeUInt32LE(value);
   return out;
+}
+
+/** An Ogg page of stream 7 holding `packets` (each under 255 bytes), its CRC set. */
+function oggPage(packets: readonly Buffer[], sequence: number, flags: number, granule: bigint): Buffer {
+  const header = Buffer.alloc(27);
+  header.write('OggS', 0, 'latin1');
+  header[5] = flags;
+  header.writeBigInt64LE(granule, 6);
+  header.writeUInt32LE(7, 14);
+  header.writeUInt32LE(sequence, 18);
+  header[26] = packets.length;
+  const page = Buffer.concat([header, Buffer.from(packets.map((packet) => packet.length)), ...packets]);
+  page.writeUInt32LE(oggCrc(page), 22);
+  return page;
+}
+
+/**
+ * Ogg Opus of `packets` one-byte packets, each an empty 60 ms frame (TOC 0x18: SILK 60 ms, one
+ * frame): 60 ms of concealed silence each, so half an hour of audio fits in 70 kB.
+ */
+function tinyPacketOpus(packets: number): Buffer {
+  const head = Buffer.alloc(19);
+  head.write('OpusHead', 0, 'latin1');
+  head[8] = 1;
+  head[9] = 1;
+  head.writeUInt16LE(312, 10);
+  head.writeUInt32LE(48_000, 12);
+  const tags = Buffer.concat([Buffer.from('OpusTags', 'latin1'), u32(0), u32(0)]);
+  const pages = [oggPage([head], 0, 0x02, 0n), oggPage([tags], 1, 0, 0n)];
+  for (let sequence = 2, left = packets; left > 0; sequence++) {
+    const count = Math.min(255, left);
+    left -= count;
+    pages.push(
+      oggPage(
+        Array.from({ length: count }, () => Buffer.from([0x18])),
+        sequence,
+        left === 0 ? 0x04 : 0,
+        -1n,
+      ),
+    );
+  }
+  return Buffer.concat(pages);
 }
 
 function maxError(actual: ArrayLike<number>, expected: ArrayLike<number>): number {
@@ -140,6 +183,34 @@ describe('audio decoding: MP3 and Ogg Opus', () => {
     const damaged = Buffer.from(bytes);
     damaged.writeUInt8(damaged.readUInt8(damaged.length - 5) ^ 0xff, damaged.length - 5);
     await expect(decodeAudio(damaged)).rejects.toThrow(/CRC/);
+  });
+});
+
+describe('audio decoding: at most MAX_AUDIO_SECONDS', () => {
+  it('WAV, MP3 and Ogg Opus longer than the limit are refused, saying so', async () => {
+    await expect(decodeAudio(wav(TONE, { format: 1, bits: 16 }), 0.2)).rejects.toThrow('the audio is longer than 0.2 seconds');
+    expect((await decodeAudio(wav(TONE, { format: 1, bits: 16 }), 0.25)).samples.length).toBe(TONE.length);
+
+    const { Mp3Encoder } = await import('@breezystack/lamejs');
+    const pcm = Int16Array.from(TONE, (value) => Math.round(value * 32767));
+    const mp3Encoder = new Mp3Encoder(1, RATE, 64);
+    const mp3 = Buffer.concat([mp3Encoder.encodeBuffer(pcm), mp3Encoder.flush()].map((part) => Buffer.from(part.buffer, part.byteOffset, part.byteLength)));
+    await expect(decodeAudio(mp3, 0.1)).rejects.toThrow('the audio is longer than 0.1 seconds');
+
+    const opusEncoder = new OggOpusEncoder(7);
+    const opus = Buffer.concat([opusEncoder.start(), opusEncoder.write(new Int16Array(48_000 / 4)), opusEncoder.end()]);
+    await expect(decodeAudio(opus, 0.1)).rejects.toThrow('the audio is longer than 0.1 seconds');
+  });
+
+  it('half an hour of Opus in 70 kB is a 400 naming file, decoded no further than the limit', async () => {
+    const halfHour = tinyPacketOpus(30_000);
+    expect(halfHour.length).toBeLessThan(70_000);
+    // Under the limit, the same packets are read as silence of their length.
+    expect((await decodeAudio(tinyPacketOpus(100))).samples.length).toBe(100 * 2880 - 312);
+    const error = await localTranscription(request(halfHour)).catch((caught: unknown) => caught);
+    expect(isGatewayError(error) && error.status).toBe(400);
+    expect(error).toMatchObject({ param: 'file', code: 'invalid_value' });
+    expect((error as Error).message).toContain(`the audio is longer than ${MAX_AUDIO_SECONDS} seconds`);
   });
 });
 

@@ -8,24 +8,29 @@ const MAX_PACKET_SAMPLES = 5760;
 /**
  * Reads an Ogg Opus file (RFC 7845): the Ogg pages of the first logical stream (CRC checked),
  * their packets joined across pages, `OpusHead` for the channel count and pre-skip, then every
- * audio packet decoded by libopus (`opusscript`), mixed down to one channel at 48 kHz. The
- * pre-skip is dropped and the end trimmed to the last granule position, so the length is the
- * length that was encoded. Throws an `Error` saying what is wrong for anything else (Ogg Vorbis
- * or FLAC included).
+ * audio packet decoded by libopus (`opusscript`) as it is read, mixed down to one channel at
+ * 48 kHz. The pre-skip is dropped and the end trimmed to the last granule position, so the length
+ * is the length that was encoded. Audio longer than `maxSeconds` stops the decode: a small file
+ * of tiny packets stands for days of samples. Throws an `Error` saying what is wrong for anything
+ * else (Ogg Vorbis or FLAC included).
  */
-export function decodeOggOpus(bytes: Uint8Array): DecodedAudio {
-  const { packets, lastGranule } = oggPackets(bytes);
-  const head = packets[0];
-  if (!head || String.fromCharCode(...head.subarray(0, 8)) !== 'OpusHead') throw new Error('the Ogg stream is not Opus (only Ogg Opus is read)');
+export function decodeOggOpus(bytes: Uint8Array, maxSeconds: number): DecodedAudio {
+  const stream: OggStream = { lastGranule: undefined };
+  const packets = oggPackets(bytes, stream);
+  const head = packets.next().value;
+  if (!head) throw new Error('not an Ogg file');
+  if (String.fromCharCode(...head.subarray(0, 8)) !== 'OpusHead') throw new Error('the Ogg stream is not Opus (only Ogg Opus is read)');
   const channels = head[9]!;
   const preSkip = head[10]! | (head[11]! << 8);
   if (channels < 1 || channels > 2) throw new Error(`Ogg Opus with ${channels} channels is not read (mono or stereo only)`);
   const opus = new OpusScript(OPUS_RATE, channels as 1 | 2, OpusScript.Application.AUDIO);
   const pieces: Float32Array[] = [];
   let total = 0;
+  const maxSamples = maxSeconds * OPUS_RATE;
   try {
-    // packets[1] is OpusTags.
-    for (const packet of packets.slice(2)) {
+    // The packet after the head is OpusTags.
+    packets.next();
+    for (const packet of packets) {
       if (packet.length === 0) continue;
       let pcm: Buffer;
       try {
@@ -42,10 +47,12 @@ export function decodeOggOpus(bytes: Uint8Array): DecodedAudio {
       }
       pieces.push(mono);
       total += frames;
+      if (total - preSkip > maxSamples) throw new Error(`the audio is longer than ${maxSeconds} seconds`);
     }
   } finally {
     opus.delete();
   }
+  const { lastGranule } = stream;
   const end = lastGranule !== undefined && lastGranule > preSkip ? Math.min(total, lastGranule) : total;
   const samples = new Float32Array(Math.max(0, end - preSkip));
   // `at`: where the piece's first sample lands in the output, which starts after the pre-skip.
@@ -59,13 +66,16 @@ export function decodeOggOpus(bytes: Uint8Array): DecodedAudio {
   return { samples, sampleRate: OPUS_RATE };
 }
 
-/** The packets of the first logical stream, in order, and its last granule position. */
-function oggPackets(bytes: Uint8Array): { packets: Uint8Array[]; lastGranule: number | undefined } {
+/** What the pages read so far tell of the stream. */
+interface OggStream {
+  lastGranule: number | undefined;
+}
+
+/** The packets of the first logical stream, in order, as its pages are read; `stream` gets its last granule position. */
+function* oggPackets(bytes: Uint8Array, stream: OggStream): Generator<Uint8Array, void, undefined> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const packets: Uint8Array[] = [];
   let partial: Uint8Array[] = [];
   let serial: number | undefined;
-  let lastGranule: number | undefined;
   let offset = 0;
   while (offset + 27 <= bytes.length) {
     if (String.fromCharCode(...bytes.subarray(offset, offset + 4)) !== 'OggS') throw new Error(`no Ogg page at byte ${offset}`);
@@ -84,22 +94,20 @@ function oggPackets(bytes: Uint8Array): { packets: Uint8Array[]; lastGranule: nu
     serial ??= pageSerial;
     if (pageSerial === serial) {
       const granule = Number(view.getBigInt64(offset + 6, true));
-      if (granule >= 0) lastGranule = granule;
+      if (granule >= 0) stream.lastGranule = granule;
       let start = bodyStart;
       for (const value of lacing) {
         partial.push(bytes.subarray(start, start + value));
         start += value;
         // A lacing value under 255 ends a packet; 255 continues it (on the next page too).
         if (value < 255) {
-          packets.push(partial.length === 1 ? partial[0]! : concat(partial));
+          yield partial.length === 1 ? partial[0]! : concat(partial);
           partial = [];
         }
       }
     }
     offset = end;
   }
-  if (packets.length === 0) throw new Error('not an Ogg file');
-  return { packets, lastGranule };
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {

@@ -44,8 +44,8 @@ const PITCHED_TONES = 32;
  * family (female, male, or neither). Each word is written with the family's syllable as many
  * letters long (`Lalal lala.` for a female voice), so the transcript is deterministic, has the
  * words that were spoken, and its word and segment timings are the audio's own. Any other audio
- * gets a transcript of the same kind from its louder stretches. Audio it cannot decode is a 400
- * naming `file`.
+ * gets a transcript of the same kind from its louder stretches. Audio it cannot decode, or longer
+ * than `MAX_AUDIO_SECONDS`, is a 400 naming `file`.
  */
 export async function localTranscription({ fields, file }: TranscriptionRequest): Promise<Transcript> {
   let audio: DecodedAudio;
