@@ -27,26 +27,16 @@ export interface Admission {
  * A spent budget refuses only models that cost money (`model`; without one, any).
  */
 export async function admitRequest(context: RouteContext, model?: ModelEntry): Promise<Admission> {
-  const { key, options, requestId } = context;
+  const { key, options } = context;
   const { policies } = options;
   if (typeof key.balance === 'number' && key.balance <= 0) throw quotaExhausted(policies.quotaRetryAfterSeconds, {});
   const limits = key.limits ? { ...policies.limits, ...withoutUndefined(key.limits) } : policies.limits;
-  const unavailable = (what: string, error: unknown): Admission => {
-    options.logger.error(what, { requestId, failOpen: policies.failOpen, message: error instanceof Error ? error.message : String(error) });
-    if (policies.failOpen) return { limits, headers: {}, counted: false };
-    throw new GatewayError({
-      status: 503,
-      message: 'Rate limits cannot be checked right now; try again shortly.',
-      code: 'limits_unavailable',
-      headers: { 'retry-after': '1' },
-    });
-  };
-  let budgets: BudgetAccount[];
+  let budgets: readonly BudgetAccount[];
   try {
     budgets = policies.budgets.accountsOf(key);
     if (budgets.length > 0 && !policies.limitEngine.supportsBudgets) throw new TypeError('the limit engine does not keep dollar budgets (supportsBudgets)');
   } catch (error) {
-    return unavailable('budget cannot be enforced', error);
+    return unavailable(context, limits, 'budget cannot be enforced', error);
   }
   if (!hasLimits(limits) && budgets.length === 0) return { limits, headers: {}, counted: false };
   const check: BudgetCheck | undefined =
@@ -56,7 +46,7 @@ export async function admitRequest(context: RouteContext, model?: ModelEntry): P
   try {
     result = await policies.limitEngine.admit(key.id, limits, Date.now(), check);
   } catch (error) {
-    return unavailable('limit engine unavailable', error);
+    return unavailable(context, limits, 'limit engine unavailable', error);
   }
   const headers = { ...rateLimitHeaders(result.requests, result.tokens), ...budgetHeaders(result.budgets) };
   if (result.allowed) return { limits, headers, slot: result.slot, counted: true, ...(budgets.length > 0 ? { budgets } : {}) };
@@ -67,6 +57,20 @@ export async function admitRequest(context: RouteContext, model?: ModelEntry): P
     message: LIMIT_MESSAGES[result.reason],
     code: 'rate_limit_exceeded',
     headers: { ...headers, 'retry-after': retryAfterSeconds(result.retryAfterMs) },
+  });
+}
+
+/** The engine (or a key's budget) failed: logged, then let through or refused as `policies.failOpen` says. */
+function unavailable(context: RouteContext, limits: KeyLimits, what: string, error: unknown): Admission {
+  const { options, requestId } = context;
+  const { failOpen } = options.policies;
+  options.logger.error(what, { requestId, failOpen, message: error instanceof Error ? error.message : String(error) });
+  if (failOpen) return { limits, headers: {}, counted: false };
+  throw new GatewayError({
+    status: 503,
+    message: 'Rate limits cannot be checked right now; try again shortly.',
+    code: 'limits_unavailable',
+    headers: { 'retry-after': '1' },
   });
 }
 

@@ -4,6 +4,8 @@ import type { ModelEntry } from '../routing/model.js';
 import { type Budget, type BudgetAccount, checkBudget, checkGroupBudgets, type ModelCharge } from './budget.js';
 import { type ChargeSources, modelCharge } from './budget-free-model.js';
 
+const NO_ACCOUNTS: readonly BudgetAccount[] = Object.freeze([]);
+
 /** Models remembered (logged, or their charge), at most: ids can come from wildcard models. */
 const MODELS_MAX = 10_000;
 /** How long a model's charge is reused: a catalog lookup costs ~0.1 ms, and prices change by the day. */
@@ -38,13 +40,15 @@ export class BudgetPolicy {
    * The key's budget, then its group's. `KeyRecord.budget: false` opts a key out of
    * `policies.budget`. A custom key store's malformed budget throws a `TypeError` naming it.
    */
-  accountsOf(key: KeyRecord): BudgetAccount[] {
-    const accounts: BudgetAccount[] = [];
+  accountsOf(key: KeyRecord): readonly BudgetAccount[] {
     if (key.budget !== undefined && key.budget !== false) checkBudget(key.budget, `KeyRecord.budget of key ${key.id}`);
     const own = key.budget === false ? undefined : (key.budget ?? this.defaultBudget);
-    if (own) accounts.push({ scope: 'key', owner: key.id, usd: own.usd, period: own.period });
     const group = key.group ?? 'default';
     const shared = Object.hasOwn(this.groupBudgets, group) ? this.groupBudgets[group] : undefined;
+    // Most gateways set no budget: their requests allocate nothing here.
+    if (!own && !shared) return NO_ACCOUNTS;
+    const accounts: BudgetAccount[] = [];
+    if (own) accounts.push({ scope: 'key', owner: key.id, usd: own.usd, period: own.period });
     if (shared) accounts.push({ scope: 'group', owner: group, usd: shared.usd, period: shared.period });
     return accounts;
   }
