@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { createGateway, type Gateway } from '../../src/gateway.js';
-import type { UsageEvent } from '../../src/options.js';
+import type { GatewayOptions, UsageEvent } from '../../src/options.js';
 import { createAzureProvider } from '../../src/providers/azure/azure-provider.js';
 import { AZURE_DEPLOYMENTS, startFakeAzure } from '../fakes/fake-azure.js';
 import type { FakeUpstream, UpstreamErrorSpec } from '../fakes/fake-server.js';
@@ -54,22 +54,41 @@ export const AZURE_BAD_FIELD = {
   param: 'temperature',
 } as UpstreamErrorSpec;
 
-export interface AzureHarness {
+export interface ServedGateway {
   url: string;
-  fake: FakeUpstream;
   gateway: Gateway;
   openai: OpenAI;
   anthropic: Anthropic;
-  usage: UsageEvent[];
+  /** Stops the server and closes the providers. */
   close(): Promise<void>;
+}
+
+/** A gateway on loopback with these providers and models for the key `sk-test`, and the SDK clients of it. */
+export async function serveGateway(options: Pick<GatewayOptions, 'providers' | 'models' | 'hooks'>): Promise<ServedGateway> {
+  const gateway = createGateway({ keys: [{ key: 'sk-test' }], logger: false, ...options });
+  const served: Served = await serve(gateway);
+  return {
+    url: served.url,
+    gateway,
+    openai: new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test', maxRetries: 0 }),
+    anthropic: new Anthropic({ baseURL: served.url, apiKey: 'sk-test', maxRetries: 0 }),
+    async close() {
+      await served.close();
+      await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
+    },
+  };
+}
+
+export interface AzureHarness extends ServedGateway {
+  fake: FakeUpstream;
+  usage: UsageEvent[];
 }
 
 /** A gateway with both Azure styles on one fake resource (api-key auth), and the SDK clients. */
 export async function startAzureHarness(): Promise<AzureHarness> {
   const fake = await startFakeAzure();
   const usage: UsageEvent[] = [];
-  const gateway = createGateway({
-    keys: [{ key: 'sk-test' }],
+  const served = await serveGateway({
     providers: {
       az: createAzureProvider({ baseURL: `${fake.url}/openai`, apiKey: 'az-key', apiVersion: API_VERSION }),
       azv1: createAzureProvider({ baseURL: `${fake.url}/openai/v1`, apiKey: 'az-key' }),
@@ -82,20 +101,14 @@ export async function startAzureHarness(): Promise<AzureHarness> {
       // Any deployment by name: `azure/<deployment>`.
       { id: 'azure/*', provider: 'az' },
     ],
-    logger: false,
     hooks: { onUsage: (event) => void usage.push(event) },
   });
-  const served: Served = await serve(gateway);
   return {
-    url: served.url,
+    ...served,
     fake,
-    gateway,
-    openai: new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test', maxRetries: 0 }),
-    anthropic: new Anthropic({ baseURL: served.url, apiKey: 'sk-test', maxRetries: 0 }),
     usage,
     async close() {
       await served.close();
-      await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
       await fake.close();
     },
   };

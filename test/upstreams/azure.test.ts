@@ -1,7 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { createGateway, type Gateway } from '../../src/gateway.js';
 import { isGatewayError } from '../../src/errors.js';
 import { REFRESH_BEFORE_EXPIRY_MS } from '../../src/providers/http/access-tokens.js';
 import { azureEndpoint, createAzureProvider } from '../../src/providers/azure/azure-provider.js';
@@ -14,8 +13,7 @@ import type { MediaServer } from '../fakes/media-server.js';
 import { COGNITIVE_SERVICES_SCOPE, type FakeEntra, startFakeEntra } from '../fakes/fake-azure-entra.js';
 import { fakeVector } from '../fakes/fake-openai-embeddings.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
-import { serve, type Served } from '../helpers/serve.js';
-import { API_VERSION, AZURE_MODELS, AZURE_STYLES, type AzureHarness, azurePath, startAzureHarness } from './azure-harness.js';
+import { API_VERSION, AZURE_MODELS, AZURE_STYLES, type AzureHarness, azurePath, type ServedGateway, serveGateway, startAzureHarness } from './azure-harness.js';
 import { rawRequest } from './harness.js';
 
 type Json = Record<string, any>;
@@ -188,14 +186,12 @@ describe.each(AZURE_STYLES)('client.embeddings.create × Azure %s', (style) => {
 
 describe('media × Azure deployments and v1: transcriptions, speech, images', () => {
   let audio: MediaServer;
-  let gateway: Gateway;
-  let served: Served;
+  let served: ServedGateway;
   let openai: OpenAI;
 
   beforeAll(async () => {
     audio = await startFakeAzureMedia();
-    gateway = createGateway({
-      keys: [{ key: 'sk-test' }],
+    served = await serveGateway({
       providers: {
         az: createAzureProvider({ baseURL: `${audio.url}/openai`, apiKey: 'az-key', apiVersion: API_VERSION }),
         azv1: createAzureProvider({ baseURL: `${audio.url}/openai/v1`, apiKey: 'az-key' }),
@@ -206,14 +202,11 @@ describe('media × Azure deployments and v1: transcriptions, speech, images', ()
         { id: 'az-tts', provider: 'az', upstreamModel: 'tts-prod', kind: 'speech' },
         { id: 'azv1-image', provider: 'azv1', upstreamModel: 'image-prod', kind: 'image' },
       ],
-      logger: false,
     });
-    served = await serve(gateway);
-    openai = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
+    openai = served.openai;
   });
   afterAll(async () => {
     await served.close();
-    await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
     await audio.close();
   });
 
@@ -269,8 +262,7 @@ describe('media × Azure deployments and v1: transcriptions, speech, images', ()
 describe('Entra ID', () => {
   let entra: FakeEntra;
   let fake: FakeUpstream;
-  let gateway: Gateway;
-  let served: Served;
+  let served: ServedGateway;
   let openai: OpenAI;
   let callbackCalls = 0;
 
@@ -291,8 +283,7 @@ describe('Entra ID', () => {
     entra = await startFakeEntra();
     fake = await startFakeAzure({ auth: 'entra', entra });
     const credentials = { tenantId: entra.tenantId, clientId: entra.clientId, authorityHost: entra.url };
-    gateway = createGateway({
-      keys: [{ key: 'sk-test' }],
+    served = await serveGateway({
       providers: {
         secret: createAzureProvider({ baseURL: `${fake.url}/openai`, apiVersion: API_VERSION, entra: { ...credentials, clientSecret: entra.clientSecret } }),
         wrong: createAzureProvider({ baseURL: `${fake.url}/openai/v1`, entra: { ...credentials, clientSecret: 'not-the-secret' } }),
@@ -304,14 +295,11 @@ describe('Entra ID', () => {
         { id: 'entra-host', provider: 'host', upstreamModel: AZURE_DEPLOYMENTS.chat },
         { id: 'entra-embed', provider: 'secret', upstreamModel: AZURE_DEPLOYMENTS.embedding, kind: 'embedding' },
       ],
-      logger: false,
     });
-    served = await serve(gateway);
-    openai = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
+    openai = served.openai;
   });
   afterAll(async () => {
     await served.close();
-    await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
     await Promise.all([fake.close(), entra.close()]);
   });
 
