@@ -1,15 +1,13 @@
 import type { KeyRecord } from '../auth/key-store.js';
 import type { Logger } from '../logger.js';
 import type { ModelEntry } from '../routing/model.js';
-import { type Budget, type BudgetAccount, checkBudget, checkGroupBudgets, type ModelCharge } from './budget.js';
+import { type Budget, type BudgetAccount, checkBudget, checkGroupBudgets } from './budget.js';
 import { type ChargeSources, modelCharge } from './budget-free-model.js';
 
 const NO_ACCOUNTS: readonly BudgetAccount[] = Object.freeze([]);
 
-/** Models remembered (logged, or their charge), at most: ids can come from wildcard models. */
+/** Models logged as unpriced, remembered at most: ids can come from wildcard models. */
 const MODELS_MAX = 10_000;
-/** How long a model's charge is reused: a catalog lookup costs ~0.1 ms, and prices change by the day. */
-const CHARGE_TTL_MS = 60_000;
 
 /**
  * Which budgets a request answers to: the key's own (`KeyRecord.budget`, else `policies.budget`)
@@ -17,7 +15,6 @@ const CHARGE_TTL_MS = 60_000;
  */
 export class BudgetPolicy {
   private readonly loggedModels = new Set<string>();
-  private readonly charges = new Map<string, { charge: ModelCharge; until: number }>();
 
   constructor(
     private readonly defaultBudget: Budget | undefined,
@@ -54,27 +51,18 @@ export class BudgetPolicy {
   }
 
   /**
-   * Whether a spent budget refuses a request to the model: only when it is priced (its charge is
-   * reused for a minute). A free model never is refused; neither is an unpriced one, whose usage
-   * is counted at $0: refusing it would lock users out of models the gateway cannot price
-   * (logged once per model, so the host can price it).
+   * Whether a spent budget refuses a request to the model: only when it is priced (`Pricing`
+   * keeps the catalog's answers, so this costs no catalog lookup per request). A free model never
+   * is refused; neither is an unpriced one, whose usage is counted at $0: refusing it would lock
+   * users out of models the gateway cannot price (logged once per model, so the host can price it).
    */
-  enforces(model: ModelEntry, sources: ChargeSources, logger: Logger, now = Date.now()): boolean {
-    const charge = this.chargeOf(model, sources, now);
+  enforces(model: ModelEntry, sources: ChargeSources, logger: Logger): boolean {
+    const charge = modelCharge(model, sources);
     if (charge === 'priced') return true;
     if (charge === 'unpriced' && !this.loggedModels.has(model.id) && this.loggedModels.size < MODELS_MAX) {
       this.loggedModels.add(model.id);
       logger.warn('model has no known price: budgets do not block it and its usage counts $0 (set the model\'s "price")', { model: model.id });
     }
     return false;
-  }
-
-  private chargeOf(model: ModelEntry, sources: ChargeSources, now: number): ModelCharge {
-    const known = this.charges.get(model.id);
-    if (known && known.until > now) return known.charge;
-    const charge = modelCharge(model, sources);
-    if (this.charges.size >= MODELS_MAX) this.charges.clear();
-    this.charges.set(model.id, { charge, until: now + CHARGE_TTL_MS });
-    return charge;
   }
 }
