@@ -1,6 +1,6 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { jsonSchema, type LanguageModel, tool } from 'ai';
+import { jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from 'ai';
 
 /** The AI SDK's clients of the gateway: `@ai-sdk/openai` on Responses and on Chat, `@ai-sdk/anthropic`. */
 export type AiSdkClient = 'openai responses' | 'openai chat' | 'anthropic';
@@ -23,6 +23,41 @@ export async function drain(result: { fullStream: AsyncIterable<{ type: string; 
     if (part.type === 'text-delta') text += part.text;
   }
   return text;
+}
+
+/** What a test passes the SDK's calls besides the model (`{ openai: { store: false } }`). */
+type ProviderOptions = NonNullable<Parameters<typeof streamText>[0]['providerOptions']>;
+
+/**
+ * The weather-and-time loop run by the SDK (at most three steps, the tools' schemas closed): the
+ * stream to drain, and what the tools were called with.
+ */
+export function streamWeatherAndTimeLoop(model: LanguageModel, providerOptions: ProviderOptions) {
+  const executed: unknown[] = [];
+  const result = streamText({
+    model,
+    prompt: 'Weather and time in Paris?',
+    maxRetries: 0,
+    stopWhen: stepCountIs(3),
+    providerOptions,
+    tools: weatherAndTimeTools(executed, { closed: true }),
+  });
+  return { result, executed };
+}
+
+/** A story streamed by the SDK: the stream to drain, and the text deltas `onChunk` saw as they came. */
+export function streamStory(model: LanguageModel, providerOptions: ProviderOptions) {
+  const deltas: string[] = [];
+  const result = streamText({
+    model,
+    prompt: 'A story',
+    maxRetries: 0,
+    providerOptions,
+    onChunk: ({ chunk }) => {
+      if (chunk.type === 'text-delta') deltas.push(chunk.text);
+    },
+  });
+  return { result, deltas };
 }
 
 /**

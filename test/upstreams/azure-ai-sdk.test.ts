@@ -1,6 +1,6 @@
-import { APICallError, generateText, stepCountIs, streamText } from 'ai';
+import { APICallError, generateText, streamText } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type AiSdkClient, drain, gatewayModels, weatherAndTimeTools } from './ai-sdk-tools.js';
+import { type AiSdkClient, drain, gatewayModels, streamStory, streamWeatherAndTimeLoop } from './ai-sdk-tools.js';
 import {
   AZURE_BAD_FIELD,
   AZURE_MODELS,
@@ -78,15 +78,7 @@ describe.each(cases)('AI SDK %s → Azure %s', (client, style) => {
       },
       { text: ['It is 18°C', ' at 14:05.'], usage: USAGE },
     );
-    const executed: unknown[] = [];
-    const result = streamText({
-      model: model(),
-      prompt: 'Weather and time in Paris?',
-      maxRetries: 0,
-      stopWhen: stepCountIs(3),
-      providerOptions,
-      tools: weatherAndTimeTools(executed, { closed: true }),
-    });
+    const { result, executed } = streamWeatherAndTimeLoop(model(), providerOptions);
     expect(await drain(result)).toBe('Checking.It is 18°C at 14:05.');
     expect(executed).toEqual([{ city: 'Paris' }, { tz: 'Europe/Paris' }]);
     expect((await result.steps).map((step) => step.finishReason)).toEqual(['tool-calls', 'stop']);
@@ -117,16 +109,7 @@ describe.each(cases)('AI SDK %s → Azure %s', (client, style) => {
 
   it('a stream cut mid-answer makes the stream throw after the text so far', async () => {
     h.fake.reply({ text: ['Once', ' upon', ' a time'], cutAfter: throughSecondDelta(protocol) });
-    const deltas: string[] = [];
-    const result = streamText({
-      model: model(),
-      prompt: 'A story',
-      maxRetries: 0,
-      providerOptions,
-      onChunk: ({ chunk }) => {
-        if (chunk.type === 'text-delta') deltas.push(chunk.text);
-      },
-    });
+    const { result, deltas } = streamStory(model(), providerOptions);
     await expect(drain(result)).rejects.toThrow();
     expect(deltas.join('')).toBe('Once upon');
   });
