@@ -1,8 +1,8 @@
-import { calcPrice } from '@pydantic/genai-prices';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/logger.js';
 import { checkModelPrice } from '../../src/pricing/model-price.js';
 import { Pricing, type PricedUsage } from '../../src/pricing/pricing.js';
+import { catalogCost } from './catalog-cost.js';
 
 const providerTypes: Record<string, string> = {
   oa: 'openai',
@@ -28,17 +28,6 @@ function pricing(prices: Record<string, Parameters<typeof checkModelPrice>[0]> =
   });
 }
 
-/** genai-prices' own answer for the same usage (its `input_tokens` includes cache tokens, as ours does). */
-function catalogTotal(providerId: string, model: string, usage: { input: number; output: number; cachedRead?: number; cacheWrite?: number }): number {
-  const result = calcPrice(
-    { input_tokens: usage.input, output_tokens: usage.output, cache_read_tokens: usage.cachedRead ?? 0, cache_write_tokens: usage.cacheWrite ?? 0 },
-    model,
-    { providerId },
-  );
-  if (!result) throw new Error(`genai-prices has no price for ${providerId}/${model}`);
-  return result.total_price;
-}
-
 const event = (provider: string, upstreamModel: string, usage: PricedUsage['usage'], extra: Partial<PricedUsage> = {}): PricedUsage => ({
   model: 'public-name',
   provider,
@@ -54,7 +43,7 @@ describe('catalog prices (genai-prices)', () => {
     expect(cost.priceSource).toBe('genai-prices');
     // gpt-4o: $2.50 in, $1.25 cached, $10 out per million.
     expect(cost.costUsd).toBeCloseTo((6_000 * 2.5 + 4_000 * 1.25 + 500 * 10) / 1e6, 12);
-    expect(cost.costUsd).toBeCloseTo(catalogTotal('openai', 'gpt-4o', usage), 12);
+    expect(cost.costUsd).toBeCloseTo(catalogCost('openai', 'gpt-4o', usage), 12);
   });
 
   it('prices claude-sonnet-4 with cache reads and writes', () => {
@@ -63,7 +52,7 @@ describe('catalog prices (genai-prices)', () => {
     expect(cost.priceSource).toBe('genai-prices');
     // $3 in, $0.30 cache read, $3.75 cache write, $15 out per million.
     expect(cost.costUsd).toBeCloseTo((1_000 * 3 + 8_000 * 0.3 + 3_000 * 3.75 + 700 * 15) / 1e6, 12);
-    expect(cost.costUsd).toBeCloseTo(catalogTotal('anthropic', 'claude-sonnet-4-20250514', usage), 12);
+    expect(cost.costUsd).toBeCloseTo(catalogCost('anthropic', 'claude-sonnet-4-20250514', usage), 12);
   });
 
   it('prices gemini-2.5-pro by its tier: the whole request at the >200k rate past 200k input tokens', () => {
@@ -74,8 +63,8 @@ describe('catalog prices (genai-prices)', () => {
     const largeCost = prices.costOf(event('google', 'gemini-2.5-pro', large)).costUsd;
     expect(smallCost).toBeCloseTo((80_000 * 1.25 + 20_000 * 0.125 + 1_000 * 10) / 1e6, 12);
     expect(largeCost).toBeCloseTo((230_000 * 2.5 + 20_000 * 0.25 + 1_000 * 15) / 1e6, 12);
-    expect(smallCost).toBeCloseTo(catalogTotal('google', 'gemini-2.5-pro', small), 12);
-    expect(largeCost).toBeCloseTo(catalogTotal('google', 'gemini-2.5-pro', large), 12);
+    expect(smallCost).toBeCloseTo(catalogCost('google', 'gemini-2.5-pro', small), 12);
+    expect(largeCost).toBeCloseTo(catalogCost('google', 'gemini-2.5-pro', large), 12);
   });
 
   it('finds a Vertex Claude model (Google falls back to Anthropic in the catalog)', () => {

@@ -1,4 +1,3 @@
-import { calcPrice } from '@pydantic/genai-prices';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
@@ -9,17 +8,7 @@ import { createOpenAIProvider } from '../../src/providers/openai/openai-provider
 import { startFakeOpenAIMedia } from '../fakes/fake-openai-media.js';
 import type { NeutralUsage } from '../fakes/fake-server.js';
 import { type Harness, startHarness } from '../upstreams/harness.js';
-
-/** What genai-prices itself charges for these counts (its `input_tokens` includes cache tokens, as ours does). */
-function catalogCost(providerId: string, upstreamModel: string, usage: NeutralUsage): number {
-  const price = calcPrice(
-    { input_tokens: usage.input, output_tokens: usage.output, cache_read_tokens: usage.cachedRead ?? 0, cache_write_tokens: usage.cacheWrite ?? 0 },
-    upstreamModel,
-    { providerId },
-  );
-  if (!price) throw new Error(`genai-prices has no price for ${providerId}/${upstreamModel}`);
-  return price.total_price;
-}
+import { catalogCost } from './catalog-cost.js';
 
 describe('text routes through real fake upstreams: dollars from the catalog, cache tokens at their rates', () => {
   let harness: Harness;
