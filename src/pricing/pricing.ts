@@ -32,7 +32,8 @@ export interface PricingOptions {
   logger: Logger;
   /** Default: genai-prices. `false`: config prices only. */
   catalog?: PriceCatalog | false | undefined;
-  now?: (() => Date) | undefined;
+  /** The clock, in ms since epoch (prices that changed on a date are read at it). Default `Date.now`. */
+  now?: (() => number) | undefined;
 }
 
 /** The `local` provider's models run in the gateway's own process: free, whatever they make. */
@@ -65,13 +66,13 @@ const UNPRICED_MEMORY = 10_000;
  */
 export class Pricing {
   private readonly catalog: PriceCatalog | undefined;
-  private readonly now: () => Date;
+  private readonly now: () => number;
   private readonly loggedUnpriced = new Set<string>();
   private readonly catalogMemo = new Map<string, { price: { table: PriceTable; source: PriceSource } | undefined; until: number }>();
 
   constructor(private readonly options: PricingOptions) {
     this.catalog = options.catalog === false ? undefined : (options.catalog ?? genaiPricesCatalog);
-    this.now = options.now ?? (() => new Date());
+    this.now = options.now ?? Date.now;
   }
 
   /**
@@ -88,12 +89,13 @@ export class Pricing {
     const memoKey = `${target.model}\0${target.provider}\0${target.upstreamModel}`;
     const now = this.now();
     const memo = this.catalogMemo.get(memoKey);
-    if (memo && memo.until > now.getTime()) return memo.price;
-    const { price, failed } = this.catalogLookup(target, providerType, now);
+    if (memo && memo.until > now) return memo.price;
+    // A Date only for the catalog: a memoized answer allocates none.
+    const { price, failed } = this.catalogLookup(target, providerType, new Date(now));
     // A failure is not remembered: the next request asks again.
     if (!failed) {
       if (this.catalogMemo.size >= CATALOG_MEMO_SIZE) this.catalogMemo.delete(this.catalogMemo.keys().next().value!);
-      this.catalogMemo.set(memoKey, { price, until: now.getTime() + CATALOG_MEMO_MS });
+      this.catalogMemo.set(memoKey, { price, until: now + CATALOG_MEMO_MS });
     }
     return price;
   }

@@ -44,10 +44,14 @@ export function usageCost(table: PriceTable, usage: IRUsage, units: UsageUnits |
  */
 export function pricesUsage(table: PriceTable, usage: IRUsage, units: UsageUnits | undefined): boolean {
   const tokens = count(usage.input) + count(usage.output) > 0;
-  const usedUnits = unitPrices.filter(([unit]) => count(units?.[unit]) > 0);
-  if (!tokens && usedUnits.length === 0) return true;
   if (tokens && (table.input !== undefined || table.output !== undefined)) return true;
-  return usedUnits.some(([, field]) => table[field] !== undefined);
+  let usedUnits = false;
+  for (const [unit, field] of unitPrices) {
+    if (count(units?.[unit]) === 0) continue;
+    if (table[field] !== undefined) return true;
+    usedUnits = true;
+  }
+  return !tokens && !usedUnits;
 }
 
 function perMillion(price: TokenPrice | undefined, inputTokens: number): number {

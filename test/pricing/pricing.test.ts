@@ -171,3 +171,36 @@ describe('unpriced models', () => {
     expect(errors).toEqual(['price catalog failed; the model counts as unpriced', 'price catalog failed; the model counts as unpriced']);
   });
 });
+
+describe('catalog answers', () => {
+  it('are kept 10 minutes per model and upstream, then asked again at the new time', () => {
+    let now = Date.parse('2026-11-23T12:00:00Z');
+    const asked: { upstreamModel: string; at: Date }[] = [];
+    const prices = new Pricing({
+      configuredPrice: () => undefined,
+      providerType: () => 'openai',
+      logger: recordingLogger().logger,
+      now: () => now,
+      catalog: {
+        name: 'counted',
+        lookup({ upstreamModel, at }) {
+          asked.push({ upstreamModel, at });
+          return upstreamModel === 'known' ? { input: 1, output: 2 } : undefined;
+        },
+      },
+    });
+    for (let i = 0; i < 3; i++) {
+      expect(prices.costOf(event('oa', 'known', { input: 1_000_000, output: 1_000_000 }))).toEqual({ costUsd: 3, priceSource: 'counted' });
+      expect(prices.costOf(event('oa', 'unknown', { input: 1 }, { model: 'unknown' }))).toEqual({ costUsd: 0, priceSource: 'unpriced' });
+    }
+    // Unknown answers are kept too: a model the catalog lacks is the slowest lookup.
+    expect(asked).toEqual([
+      { upstreamModel: 'known', at: new Date(now) },
+      { upstreamModel: 'unknown', at: new Date(now) },
+    ]);
+    now += 10 * 60_000;
+    prices.costOf(event('oa', 'known', { input: 1 }));
+    expect(asked).toHaveLength(3);
+    expect(asked[2]).toEqual({ upstreamModel: 'known', at: new Date(now) });
+  });
+});
