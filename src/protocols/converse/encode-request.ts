@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../errors.js';
 import { isRecord, parseJson, type Json } from '../../json.js';
 import type { UpstreamEncodeOptions } from '../codec.js';
+import { alternatingTurns, type Turn as WireTurn } from '../alternating-turns.js';
 import type { CacheControl, IRAssistantPart, IRContentPart, IRMessage, IRRequest } from '../ir.js';
 import { anthropicToolId } from '../messages/encode-request.js';
 import { documentBlock, imageBlock } from './media-blocks.js';
@@ -8,10 +9,7 @@ import { encodeToolConfig } from './tool-config.js';
 import { bedrockFamily } from './model-family.js';
 
 type Block = Json;
-interface Turn {
-  role: 'user' | 'assistant';
-  content: Block[];
-}
+type Turn = WireTurn<Block>;
 
 /** What a tool result with no content says (Converse takes no empty result). */
 const EMPTY_RESULT = '(no output)';
@@ -67,7 +65,7 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
         break;
     }
   }
-  const messages = mergeTurns(turns);
+  const messages = alternatingTurns(turns, (block) => Boolean(block.toolResult)).map((turn) => ({ role: turn.role, content: turn.content }));
   if (messages.length === 0) throw invalidRequest('The request has no messages to send.', 'messages');
 
   const body: Json = { messages };
@@ -193,21 +191,6 @@ function continuesToolTurnWithoutThinking(messages: Json[]): boolean {
   if (last?.role !== 'user' || previous?.role !== 'assistant') return false;
   if (!(last.content as Json[]).some((block) => block.toolResult)) return false;
   return !(previous.content as Json[])[0]?.reasoningContent;
-}
-
-/** Alternating turns: empty turns dropped, neighbours of one role merged, tool results first in a user turn. */
-function mergeTurns(turns: Turn[]): Json[] {
-  const merged: Turn[] = [];
-  for (const turn of turns) {
-    if (turn.content.length === 0) continue;
-    const last = merged.at(-1);
-    if (last && last.role === turn.role) last.content.push(...turn.content);
-    else merged.push({ role: turn.role, content: [...turn.content] });
-  }
-  for (const turn of merged) {
-    if (turn.role === 'user') turn.content = [...turn.content.filter((b) => b.toolResult), ...turn.content.filter((b) => !b.toolResult)];
-  }
-  return merged.map((turn) => ({ role: turn.role, content: turn.content }));
 }
 
 function topKField(family: string | undefined, topK: number): Json {

@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import { type GatewayError, invalidRequest } from '../../errors.js';
+import { alternatingTurns, type Turn as WireTurn } from '../alternating-turns.js';
 import type { CacheControl, IRAssistantPart, IRContentPart, IRFilePart, IRImagePart, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
 import type { Json } from '../../json.js';
 import type { UpstreamEncodeOptions } from '../codec.js';
 import { toolInput } from './tool-input.js';
 
 type Block = Json & { type: string };
-interface Turn {
-  role: 'user' | 'assistant';
-  content: Block[];
-}
+type Turn = WireTurn<Block>;
 
 /** Thinking budgets for an effort without an explicit budget (Anthropic's minimum is 1024). */
 const EFFORT_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 4096, high: 16384, xhigh: 32768, max: 32768 };
@@ -174,18 +172,7 @@ function continuesToolTurnWithoutThinking(messages: Json[]): boolean {
 }
 
 function mergeTurns(turns: Turn[]): Json[] {
-  const merged: Turn[] = [];
-  for (const turn of turns) {
-    if (turn.content.length === 0) continue;
-    const last = merged.at(-1);
-    if (last && last.role === turn.role) last.content.push(...turn.content);
-    else merged.push({ role: turn.role, content: [...turn.content] });
-  }
-  for (const turn of merged) {
-    if (turn.role === 'user') {
-      turn.content = [...turn.content.filter((b) => b.type === 'tool_result'), ...turn.content.filter((b) => b.type !== 'tool_result')];
-    }
-  }
+  const merged = alternatingTurns(turns, (block) => block.type === 'tool_result');
   // A final assistant turn is a prefill, and Anthropic rejects one that ends in whitespace.
   const last = merged.at(-1);
   if (last?.role === 'assistant') {
