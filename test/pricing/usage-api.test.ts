@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
 import { RedisUsageStore } from '../../src/state/redis-usage-store.js';
-import { MemoryUsageStore, type UsageStore, utcDay } from '../../src/state/usage-store.js';
+import { addDays, MemoryUsageStore, type UsageStore, utcDay } from '../../src/state/usage-store.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { startRedis, type RedisHandle } from '../media/helpers.js';
 
@@ -50,14 +50,17 @@ describe('GET /v1/usage (memory)', () => {
   let gateway: Gateway;
   let served: Served;
   const today = utcDay(Date.now());
+  // Older days relative to today, within the 400 days a store keeps, so the test holds on any date.
+  const first = addDays(today, -60);
+  const third = addDays(today, -58);
 
   beforeAll(async () => {
     gateway = gatewayWith(store);
     served = await serve(gateway);
     // Older days, as if recorded then.
-    await store.add('alice', '2026-01-05', 'local-chat', { requests: 3, inputTokens: 300, outputTokens: 30, costUsd: 0.00036 });
-    await store.add('alice', '2026-01-07', 'local-image', { requests: 1, inputTokens: 0, outputTokens: 0, costUsd: 0.08 });
-    await store.add('bob', '2026-01-05', 'local-chat', { requests: 9, inputTokens: 900, outputTokens: 90, costUsd: 0.9 });
+    await store.add('alice', first, 'local-chat', { requests: 3, inputTokens: 300, outputTokens: 30, costUsd: 0.00036 });
+    await store.add('alice', third, 'local-image', { requests: 1, inputTokens: 0, outputTokens: 0, costUsd: 0.08 });
+    await store.add('bob', first, 'local-chat', { requests: 9, inputTokens: 900, outputTokens: 90, costUsd: 0.9 });
   });
   afterAll(async () => {
     await served.close();
@@ -86,25 +89,25 @@ describe('GET /v1/usage (memory)', () => {
   });
 
   it("never shows another key's spend", async () => {
-    const bob = await usageOf(gateway, 'sk-bob', '?start=2026-01-01&end=2026-01-31');
-    expect(bob.body.data).toEqual([{ date: '2026-01-05', model: 'local-chat', requests: 9, input_tokens: 900, output_tokens: 90, cost_usd: 0.9 }]);
+    const bob = await usageOf(gateway, 'sk-bob', `?start=${addDays(first, -4)}&end=${addDays(first, 26)}`);
+    expect(bob.body.data).toEqual([{ date: first, model: 'local-chat', requests: 9, input_tokens: 900, output_tokens: 90, cost_usd: 0.9 }]);
     const bobToday = await usageOf(gateway, 'sk-bob');
     expect(bobToday.body.data).toEqual([]);
   });
 
   it('filters by start and end, both days included, sorted by date then model', async () => {
-    const all = await usageOf(gateway, 'sk-alice', `?start=2026-01-05&end=${today}`);
+    const all = await usageOf(gateway, 'sk-alice', `?start=${first}&end=${today}`);
     expect(all.body.data.map((row: any) => [row.date, row.model])).toEqual([
-      ['2026-01-05', 'local-chat'],
-      ['2026-01-07', 'local-image'],
+      [first, 'local-chat'],
+      [third, 'local-image'],
       [today, 'local-chat'],
     ]);
-    expect((await usageOf(gateway, 'sk-alice', '?start=2026-01-06&end=2026-01-07')).body.data).toEqual([
-      { date: '2026-01-07', model: 'local-image', requests: 1, input_tokens: 0, output_tokens: 0, cost_usd: 0.08 },
+    expect((await usageOf(gateway, 'sk-alice', `?start=${addDays(first, 1)}&end=${third}`)).body.data).toEqual([
+      { date: third, model: 'local-image', requests: 1, input_tokens: 0, output_tokens: 0, cost_usd: 0.08 },
     ]);
-    expect((await usageOf(gateway, 'sk-alice', '?start=2026-01-05&end=2026-01-05')).body.data).toHaveLength(1);
-    // `end` alone: the 30 days up to it (2026-01-06 to 2026-02-04).
-    expect((await usageOf(gateway, 'sk-alice', '?end=2026-02-04')).body.data.map((row: any) => row.date)).toEqual(['2026-01-07']);
+    expect((await usageOf(gateway, 'sk-alice', `?start=${first}&end=${first}`)).body.data).toHaveLength(1);
+    // `end` alone: the 30 days up to it (the day after `first` to 29 days later).
+    expect((await usageOf(gateway, 'sk-alice', `?end=${addDays(first, 30)}`)).body.data.map((row: any) => row.date)).toEqual([third]);
   });
 
   it('answers 400 naming the parameter for a bad date, in the OpenAI error shape the SDK reads', async () => {
@@ -124,8 +127,8 @@ describe('GET /v1/usage (memory)', () => {
     const failure = await client.get('/usage', { query: { start: 'soon' } }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
     expect((failure as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('start');
-    const page = (await client.get('/usage', { query: { start: '2026-01-07', end: '2026-01-07' } })) as { data: unknown[] };
-    expect(page.data).toEqual([{ date: '2026-01-07', model: 'local-image', requests: 1, input_tokens: 0, output_tokens: 0, cost_usd: 0.08 }]);
+    const page = (await client.get('/usage', { query: { start: third, end: third } })) as { data: unknown[] };
+    expect(page.data).toEqual([{ date: third, model: 'local-image', requests: 1, input_tokens: 0, output_tokens: 0, cost_usd: 0.08 }]);
   });
 
   it('asks for a key like every route', async () => {
