@@ -129,10 +129,10 @@ function budgetSuite(name: string, open: () => LimitEngine) {
       const now = at('2026-11-23T10:00:00Z');
       await spend(budget, 1, now);
       const limits = { requestsPerMinute: 1, concurrentRequests: 1 };
-      refusal(await engine.admit(budget.owner, limits, Date.now(), { accounts: [budget], enforce: true }));
-      const free = await engine.admit(budget.owner, limits, Date.now(), { accounts: [budget], enforce: false });
+      refusal(await engine.admit(budget.owner, limits, now, { accounts: [budget], enforce: true }));
+      const free = await engine.admit(budget.owner, limits, now, { accounts: [budget], enforce: false });
       expect(free).toMatchObject({ allowed: true, requests: { limit: 1, remaining: 0 } });
-      if (free.allowed) await engine.settle(budget.owner, limits, { slot: free.slot, tokens: 0, cost: 0 }, Date.now());
+      if (free.allowed) await engine.settle(budget.owner, limits, { slot: free.slot, tokens: 0, cost: 0 }, now);
     });
   });
 }
