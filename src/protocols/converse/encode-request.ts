@@ -3,7 +3,7 @@ import { isRecord, parseJson, type Json } from '../../json.js';
 import type { UpstreamEncodeOptions } from '../codec.js';
 import { alternatingTurns, type Turn as WireTurn } from '../alternating-turns.js';
 import type { CacheControl, IRAssistantPart, IRContentPart, IRMessage, IRRequest } from '../ir.js';
-import { anthropicToolId } from '../messages/encode-request.js';
+import { anthropicToolId, thinkingBudget } from '../messages/encode-request.js';
 import { documentBlock, imageBlock } from './media-blocks.js';
 import { encodeToolConfig } from './tool-config.js';
 import { bedrockFamily } from './model-family.js';
@@ -13,8 +13,6 @@ type Turn = WireTurn<Block>;
 
 /** What a tool result with no content says (Converse takes no empty result). */
 const EMPTY_RESULT = '(no output)';
-/** Claude's thinking budgets for an effort without an explicit budget (as the Messages encoder). */
-const EFFORT_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 4096, high: 16384, xhigh: 32768, max: 32768 };
 
 /**
  * IR → Bedrock Converse request body (the model goes in the path).
@@ -197,13 +195,6 @@ function topKField(family: string | undefined, topK: number): Json {
   if (family === 'anthropic' || family === 'cohere' || family === 'mistral') return { top_k: topK };
   if (family === 'amazon') return { inferenceConfig: { topK } };
   throw invalidRequest('top_k is not supported by this model.', 'top_k');
-}
-
-function thinkingBudget(reasoning: IRRequest['reasoning']): number | undefined {
-  if (!reasoning) return undefined;
-  if (reasoning.budgetTokens !== undefined) return reasoning.budgetTokens > 0 ? Math.max(1024, reasoning.budgetTokens) : undefined;
-  if (reasoning.effort === undefined || reasoning.effort === 'none') return undefined;
-  return EFFORT_BUDGETS[reasoning.effort] ?? EFFORT_BUDGETS.medium;
 }
 
 function novaEffort(effort: string): 'low' | 'medium' | 'high' {

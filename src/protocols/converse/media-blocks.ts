@@ -2,6 +2,7 @@ import { invalidRequest } from '../../errors.js';
 import type { Json } from '../../json.js';
 import { parseDataUrl } from '../decode-helpers.js';
 import type { IRFilePart, IRImagePart } from '../ir.js';
+import { sniffImageType } from '../messages/encode-request.js';
 
 /** Converse's image and document blocks: what Bedrock takes (bytes or `s3://`), typed as it wants. */
 
@@ -27,6 +28,7 @@ export function imageBlock(part: IRImagePart, param: string): Json {
     ({ data, mediaType } = parsed);
   }
   if (data === undefined) throw invalidRequest('An image part has neither a URL nor data.', param);
+  // Bedrock checks the bytes against `format`: the magic bytes win over the declared type.
   return { format: imageFormat(sniffImageType(data) ?? mediaType, param), source: { bytes: data } };
 }
 
@@ -86,13 +88,4 @@ const EXTENSION_TYPES: Record<string, string> = {
 function typeFromName(name: string): string | undefined {
   const extension = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(name)?.[1]?.toLowerCase();
   return extension ? EXTENSION_TYPES[extension] : undefined;
-}
-
-/** The image type from the first base64 characters (magic bytes): Bedrock checks the bytes against `format`. */
-function sniffImageType(data: string): string | undefined {
-  if (data.startsWith('/9j/')) return 'image/jpeg';
-  if (data.startsWith('iVBORw0KGgo')) return 'image/png';
-  if (data.startsWith('R0lGOD')) return 'image/gif';
-  if (data.startsWith('UklGR')) return 'image/webp';
-  return undefined;
 }

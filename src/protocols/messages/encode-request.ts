@@ -265,7 +265,8 @@ function encodeToolChoice(choice: IRToolChoice | undefined, parallelToolCalls: b
   return { type: choice.type === 'required' ? 'any' : 'auto', ...disable };
 }
 
-function thinkingBudget(reasoning: IRRequest['reasoning']): number | undefined {
+/** Claude's thinking budget for the request's reasoning settings; undefined for none (the Converse encoder's too). */
+export function thinkingBudget(reasoning: IRRequest['reasoning']): number | undefined {
   if (!reasoning) return undefined;
   if (reasoning.budgetTokens !== undefined) return reasoning.budgetTokens > 0 ? Math.max(1024, reasoning.budgetTokens) : undefined;
   if (reasoning.effort === undefined || reasoning.effort === 'none') return undefined;
@@ -279,8 +280,8 @@ function parseDataUrl(url: string): { mediaType: string; data: string } | undefi
   return match ? { mediaType: match[1]!.toLowerCase(), data: url.slice(comma + 1) } : undefined;
 }
 
-/** The image type from the first base64 characters (magic bytes), when recognisable. */
-function sniffImageType(data: string): string | undefined {
+/** The image type from the first base64 characters (magic bytes), when recognisable (the Converse encoder's too). */
+export function sniffImageType(data: string): string | undefined {
   if (data.startsWith('/9j/')) return 'image/jpeg';
   if (data.startsWith('iVBORw0KGgo')) return 'image/png';
   if (data.startsWith('R0lGOD')) return 'image/gif';
