@@ -63,7 +63,7 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
         break;
     }
   }
-  const messages = alternatingTurns(turns, (block) => Boolean(block.toolResult)).map((turn) => ({ role: turn.role, content: turn.content }));
+  const messages = alternatingTurns(turns, (block) => Boolean(block.toolResult));
   if (messages.length === 0) throw invalidRequest('The request has no messages to send.', 'messages');
 
   const body: Json = { messages };
@@ -183,12 +183,12 @@ function toolResult(message: Extract<IRMessage, { role: 'tool' }>, callNames: Ma
  * without; a signature cannot be forged, so such a request goes without thinking instead of
  * failing (as the Messages encoder does).
  */
-function continuesToolTurnWithoutThinking(messages: Json[]): boolean {
+function continuesToolTurnWithoutThinking(messages: readonly Turn[]): boolean {
   const last = messages.at(-1);
   const previous = messages.at(-2);
   if (last?.role !== 'user' || previous?.role !== 'assistant') return false;
-  if (!(last.content as Json[]).some((block) => block.toolResult)) return false;
-  return !(previous.content as Json[])[0]?.reasoningContent;
+  if (!last.content.some((block) => block.toolResult)) return false;
+  return !previous.content[0]?.reasoningContent;
 }
 
 function topKField(family: string | undefined, topK: number): Json {
