@@ -3,7 +3,7 @@ import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { describe, expect, it } from 'vitest';
 import { isGatewayError, type GatewayError } from '../../src/errors.js';
 import { converseUpstream, validationParam } from '../../src/protocols/converse/index.js';
-import { bedrockFamily } from '../../src/protocols/converse/model-family.js';
+import { bareModelId, bedrockFamily } from '../../src/protocols/converse/model-family.js';
 import type { IRRequest, IRStreamEvent } from '../../src/protocols/ir.js';
 import { EventStreamReader, eventOf } from '../../src/providers/bedrock/event-stream.js';
 
@@ -243,7 +243,9 @@ describe('Converse request encoder', () => {
     expect(thrown(() => encode({ passthrough: { n: 2 } })).param).toBe('n');
   });
 
-  it('the model family of ids, inference profiles and ARNs', () => {
+  it('the model and its family of ids, inference profiles and ARNs', () => {
+    expect(bareModelId('us-gov.anthropic.claude-3-haiku-20240307-v1:0')).toBe('anthropic.claude-3-haiku-20240307-v1:0');
+    expect(bareModelId('arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-pro-v1:0')).toBe('amazon.nova-pro-v1:0');
     expect(bedrockFamily('anthropic.claude-3-haiku-20240307-v1:0')).toBe('anthropic');
     expect(bedrockFamily('global.anthropic.claude-sonnet-4-5-20250929-v1:0')).toBe('anthropic');
     expect(bedrockFamily('apac.amazon.nova-lite-v1:0')).toBe('amazon');

@@ -1,13 +1,19 @@
 /**
- * The vendor of a Bedrock model id: `anthropic` in `anthropic.claude-…`, in a cross-region
- * inference profile (`us.` / `eu.` / `apac.` / `global.anthropic.claude-…`) and in an ARN that
- * ends with one (`arn:aws:bedrock:…:inference-profile/us.anthropic.claude-…`). An application
- * inference profile's ARN names no model: its family is unknown (undefined).
+ * The model id a Bedrock id names, without a cross-region inference profile's geography
+ * (`us.` / `eu.` / `apac.` / `global.anthropic.claude-…` → `anthropic.claude-…`), also at the end
+ * of an ARN (`arn:aws:bedrock:…:inference-profile/us.anthropic.claude-…`). An application
+ * inference profile's ARN names no model: undefined.
  */
-export function bedrockFamily(modelId: string): string | undefined {
+export function bareModelId(modelId: string): string | undefined {
+  if (modelId.startsWith('arn:') && modelId.includes(':application-inference-profile/')) return undefined;
   const id = modelId.startsWith('arn:') ? modelId.slice(modelId.lastIndexOf('/') + 1) : modelId;
-  const match = /^(?:(?:us|us-gov|eu|apac|global|jp|au|ca)\.)?([a-z0-9-]+)\./.exec(id);
-  return match?.[1];
+  return id.replace(/^(?:us|us-gov|eu|apac|global|jp|au|ca)\./, '');
+}
+
+/** The vendor of a Bedrock model id (`anthropic` in `anthropic.claude-…`, see `bareModelId`); undefined when it names none. */
+export function bedrockFamily(modelId: string): string | undefined {
+  const bare = bareModelId(modelId);
+  return bare === undefined ? undefined : /^([a-z0-9-]+)\./.exec(bare)?.[1];
 }
 
 export function isBedrockClaude(modelId: string): boolean {

@@ -1,5 +1,6 @@
 import { isGatewayError } from '../../errors.js';
 import { asObject, type Json } from '../../json.js';
+import { bareModelId } from '../../protocols/converse/model-family.js';
 import type { CallContext, PassthroughRequest } from '../provider.js';
 import { invokeBody } from './invoke-body.js';
 
@@ -36,11 +37,4 @@ export async function countClaudeTokens(
     if (isGatewayError(error) && error.status === 400 && /support(s)? count/i.test(error.message)) return undefined;
     throw error;
   }
-}
-
-/** `anthropic.claude-…` for `us.anthropic.claude-…` and for ARNs that end with either; undefined for an application inference profile. */
-export function bareModelId(model: string): string | undefined {
-  if (model.startsWith('arn:') && model.includes(':application-inference-profile/')) return undefined;
-  const id = model.startsWith('arn:') ? model.slice(model.lastIndexOf('/') + 1) : model;
-  return id.replace(/^(?:us|us-gov|eu|apac|global|jp|au|ca)\./, '');
 }
