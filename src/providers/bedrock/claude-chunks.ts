@@ -1,10 +1,9 @@
-import type { Message } from '@smithy/eventstream-codec';
 import { isGatewayError, upstreamInvalidResponse } from '../../errors.js';
 import { parseObject } from '../../json.js';
 import type { SseMessage } from '../../protocols/sse-parse.js';
 import { redactedError } from '../http/upstream-error.js';
 import { transportError, type UpstreamResult } from '../http/upstream-client.js';
-import { EventStreamReader, eventOf } from './event-stream.js';
+import { EventStreamReader } from './event-stream.js';
 
 /**
  * Claude's `invoke-with-response-stream` answer is an event stream of `chunk` events whose
@@ -27,10 +26,9 @@ export function anthropicEventOf(event: SseMessage): SseMessage {
  * An exception message throws (the passthrough then ends the stream with an Anthropic error event).
  */
 export async function* anthropicSse(result: UpstreamResult): AsyncGenerator<Uint8Array> {
-  const reader = new EventStreamReader();
+  const reader = new EventStreamReader(anthropicEventOf);
   let text = '';
-  const add = (message: Message) => {
-    const event = anthropicEventOf(eventOf(message));
+  const add = (event: SseMessage) => {
     // One `data:` line per event: a payload with line breaks is written again without them.
     const data = event.data.includes('\n') ? JSON.stringify(JSON.parse(event.data)) : event.data;
     if (data !== '') text += `event: ${event.event}\ndata: ${data}\n\n`;

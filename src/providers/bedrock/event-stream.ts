@@ -1,13 +1,13 @@
 import { EventStreamCodec, type Message } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { isGatewayError, upstreamInvalidResponse, upstreamStreamCut } from '../../errors.js';
+import { upstreamInvalidResponse, upstreamStreamCut } from '../../errors.js';
 import type { StreamDecoder } from '../../protocols/codec.js';
 import { bedrockException } from '../../protocols/converse/exception.js';
 import type { IRStreamEvent } from '../../protocols/ir.js';
 import { parseObject } from '../../json.js';
 import type { SseMessage } from '../../protocols/sse-parse.js';
-import { redactedError } from '../http/upstream-error.js';
-import { transportError, type UpstreamResult } from '../http/upstream-client.js';
+import { decodedBatches, type StreamFraming } from '../http/decoded-batches.js';
+import type { UpstreamResult } from '../http/upstream-client.js';
 
 /** Largest event-stream message accepted (AWS's limit is 16 MiB); a bigger length is a corrupt stream. */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -17,13 +17,17 @@ const EMPTY = new Uint8Array(0);
  * Reads the binary `application/vnd.amazon.eventstream` framing synchronously, one upstream read
  * at a time: each whole message (its total length is the prelude's first four bytes, as in the
  * AWS SDK's chunked stream) is decoded by `@smithy/eventstream-codec`, which checks both CRCs
- * and parses the headers. Bytes of a message split across reads wait for the next read.
+ * and parses the headers, and handed on as the event a stream decoder reads (`eventOf`, then
+ * `translate`: Claude's `chunk` events into Anthropic events). Bytes of a message split across
+ * reads wait for the next read.
  */
-export class EventStreamReader {
+export class EventStreamReader implements StreamFraming {
   private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
   private pending: Uint8Array = EMPTY;
 
-  feed(chunk: Uint8Array, onMessage: (message: Message) => void): void {
+  constructor(private readonly translate: (event: SseMessage) => SseMessage = (event) => event) {}
+
+  feed(chunk: Uint8Array, onMessage: (event: SseMessage) => void): void {
     const bytes = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     let at = 0;
     while (bytes.length - at >= 4) {
@@ -37,7 +41,7 @@ export class EventStreamReader {
         throw upstreamInvalidResponse('The upstream sent a corrupt event-stream message.', error);
       }
       at += total;
-      onMessage(message);
+      onMessage(this.translate(eventOf(message)));
     }
     // A copy of the rest only: the read it came from is not kept alive.
     this.pending = at === bytes.length ? EMPTY : bytes.slice(at);
@@ -69,36 +73,7 @@ export function eventOf(message: Message): SseMessage {
   return { event: header(':event-type') ?? '', data };
 }
 
-/**
- * The IR events of an event-stream answer, one batch per upstream read (as `streamIR` does for
- * SSE): every read is framed, decoded and turned into IR in one synchronous pass. `translate`
- * turns a message into what the decoder reads (Claude's `chunk` events into Anthropic events).
- * Leaving early destroys the upstream body, which frees the socket.
- */
-export async function* eventStreamIR(
-  result: UpstreamResult,
-  decoder: StreamDecoder,
-  translate: (event: SseMessage) => SseMessage = (event) => event,
-): AsyncGenerator<IRStreamEvent[]> {
-  const reader = new EventStreamReader();
-  let batch: IRStreamEvent[] = [];
-  const decode = (message: Message) => decoder.push(translate(eventOf(message)), batch);
-  try {
-    for await (const chunk of result.body as AsyncIterable<Uint8Array>) {
-      reader.feed(chunk, decode);
-      if (batch.length > 0) {
-        yield batch;
-        batch = [];
-      }
-      if (decoder.finished) return;
-    }
-    reader.end();
-    decoder.end(batch);
-    if (batch.length > 0) yield batch;
-  } catch (error) {
-    const failure = transportError(error);
-    throw isGatewayError(failure) ? redactedError(failure, result.redact) : failure;
-  } finally {
-    if (!result.body.destroyed) result.body.destroy();
-  }
+/** The IR events of an event-stream answer, one batch per upstream read (as `streamIR` for SSE). */
+export function eventStreamIR(result: UpstreamResult, decoder: StreamDecoder, translate?: (event: SseMessage) => SseMessage): AsyncGenerator<IRStreamEvent[]> {
+  return decodedBatches(result, new EventStreamReader(translate), decoder);
 }

@@ -1,11 +1,12 @@
-import { isGatewayError, upstreamInvalidResponse } from '../../errors.js';
+import { upstreamInvalidResponse } from '../../errors.js';
 import type { IRStreamEvent } from '../../protocols/ir.js';
 import type { StreamDecoder } from '../../protocols/codec.js';
 import { SseReader, type SseMessage } from '../../protocols/sse-parse.js';
 import { stringifyBody } from './stringify-body.js';
-import { readText, transportError, type UpstreamCall, type UpstreamClient } from './upstream-client.js';
+import { decodedBatches } from './decoded-batches.js';
+import { readText, type UpstreamCall, type UpstreamClient } from './upstream-client.js';
 import { parseAnswer } from './get-json.js';
-import { expectEventStream, redactedError, upstreamError } from './upstream-error.js';
+import { expectEventStream, upstreamError } from './upstream-error.js';
 
 /** Longest line of an upstream event stream; an event that never ends must not fill memory. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -41,32 +42,17 @@ export async function* streamIR(
   });
   if (result.status >= 400) throw await upstreamError(result);
   await expectEventStream(result);
-  const reader = new SseReader();
-  let batch: IRStreamEvent[] = [];
-  const decode = (message: SseMessage) => decoder.push(message, batch);
-  let line = 0;
-  try {
-    for await (const chunk of result.body as AsyncIterable<Uint8Array>) {
-      // An event that never ends (no newline) must not fill memory.
-      const newline = chunk.lastIndexOf(10);
-      line = newline < 0 ? line + chunk.length : chunk.length - newline - 1;
-      if (line > MAX_LINE_BYTES) throw upstreamInvalidResponse('The upstream sent a stream event larger than the gateway accepts.');
-      reader.feed(chunk, decode);
-      if (batch.length > 0) {
-        yield batch;
-        batch = [];
-      }
-      // The terminal event is in: what follows (a `[DONE]` after a usage chunk) is not needed.
-      if (decoder.finished) return;
-    }
-    reader.end(decode);
-    decoder.end(batch);
-    if (batch.length > 0) yield batch;
-  } catch (error) {
-    const failure = transportError(error);
-    // An upstream error event's message reaches the client: not with the credentials it quotes.
-    throw isGatewayError(failure) ? redactedError(failure, result.redact) : failure;
-  } finally {
-    if (!result.body.destroyed) result.body.destroy();
+  yield* decodedBatches(result, new LineBoundedSseReader(), decoder);
+}
+
+/** SSE framing that refuses an event that never ends (no newline) before it fills memory. */
+class LineBoundedSseReader extends SseReader {
+  private line = 0;
+
+  override feed(chunk: Uint8Array, onMessage: (message: SseMessage) => void): void {
+    const newline = chunk.lastIndexOf(10);
+    this.line = newline < 0 ? this.line + chunk.length : chunk.length - newline - 1;
+    if (this.line > MAX_LINE_BYTES) throw upstreamInvalidResponse('The upstream sent a stream event larger than the gateway accepts.');
+    super.feed(chunk, onMessage);
   }
 }

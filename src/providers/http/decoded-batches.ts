@@ -1,0 +1,46 @@
+import { isGatewayError } from '../../errors.js';
+import type { StreamDecoder } from '../../protocols/codec.js';
+import type { IRStreamEvent } from '../../protocols/ir.js';
+import type { SseMessage } from '../../protocols/sse-parse.js';
+import { transportError, type UpstreamResult } from './upstream-client.js';
+import { redactedError } from './upstream-error.js';
+
+/**
+ * Splits a stream body into the messages a `StreamDecoder` reads (SSE events, AWS event-stream
+ * messages): `feed` hands each whole message of one read to `onMessage` before it returns; `end`
+ * is told the bytes ended.
+ */
+export interface StreamFraming {
+  feed(chunk: Uint8Array, onMessage: (message: SseMessage) => void): void;
+  end(onMessage: (message: SseMessage) => void): void;
+}
+
+/**
+ * The IR events `decoder` reads from a stream body, one batch per upstream read: each read is
+ * framed and decoded in one synchronous pass, with no promise per message. Leaving the loop early
+ * (client gone) destroys the upstream body, which frees the socket.
+ */
+export async function* decodedBatches(result: UpstreamResult, framing: StreamFraming, decoder: StreamDecoder): AsyncGenerator<IRStreamEvent[]> {
+  let batch: IRStreamEvent[] = [];
+  const decode = (message: SseMessage) => decoder.push(message, batch);
+  try {
+    for await (const chunk of result.body as AsyncIterable<Uint8Array>) {
+      framing.feed(chunk, decode);
+      if (batch.length > 0) {
+        yield batch;
+        batch = [];
+      }
+      // The terminal event is in: what follows (a `[DONE]` after a usage chunk) is not needed.
+      if (decoder.finished) return;
+    }
+    framing.end(decode);
+    decoder.end(batch);
+    if (batch.length > 0) yield batch;
+  } catch (error) {
+    const failure = transportError(error);
+    // An upstream error event's message reaches the client: not with the credentials it quotes.
+    throw isGatewayError(failure) ? redactedError(failure, result.redact) : failure;
+  } finally {
+    if (!result.body.destroyed) result.body.destroy();
+  }
+}
