@@ -1,15 +1,9 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { APICallError, generateText, type LanguageModel, stepCountIs, streamText } from 'ai';
+import { APICallError, generateText, stepCountIs, streamText } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../../src/gateway.js';
-import { createBedrockProvider } from '../../src/providers/bedrock/bedrock-provider.js';
-import { BEDROCK_CREDENTIALS, BEDROCK_REGION, CLAUDE, type FakeBedrock, NOVA, startFakeBedrock, THROTTLED } from '../fakes/fake-bedrock.js';
-import { serve, type Served } from '../helpers/serve.js';
-import { weatherAndTimeTools } from './ai-sdk-tools.js';
+import { CLAUDE, type FakeBedrock, NOVA, startFakeBedrock, THROTTLED } from '../fakes/fake-bedrock.js';
+import { type AiSdkClient, drain, gatewayModels, weatherAndTimeTools } from './ai-sdk-tools.js';
+import { type BedrockGateway, converseExchangeByName, serveBedrockGateway } from './bedrock-harness.js';
 import { THROUGH_SECOND_DELTA, toolExchangeByName, USAGE, weatherAndTimeByName } from './harness.js';
-
-type Json = Record<string, any>;
 
 /**
  * The Vercel AI SDK (`@ai-sdk/openai` Responses and Chat, `@ai-sdk/anthropic`) as clients of the
@@ -18,31 +12,19 @@ type Json = Record<string, any>;
  * a retryable APICallError 429, a validation error as a 400, and a stream cut mid-answer.
  */
 let fake: FakeBedrock;
-let gateway: Gateway;
-let served: Served;
+let served: BedrockGateway;
 
 beforeAll(async () => {
   fake = await startFakeBedrock();
-  gateway = createGateway({
-    keys: [{ key: 'sk-test' }],
-    providers: { aws: createBedrockProvider({ region: BEDROCK_REGION, ...BEDROCK_CREDENTIALS, baseURL: fake.url }) },
-    models: [
-      { id: 'nova', provider: 'aws', upstreamModel: NOVA },
-      { id: 'claude-bedrock', provider: 'aws', upstreamModel: CLAUDE },
-    ],
-    logger: false,
-  });
-  served = await serve(gateway);
+  served = await serveBedrockGateway(fake);
 });
 afterAll(async () => {
   await served.close();
-  await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
   await fake.close();
 });
 beforeEach(() => fake.reset());
 
 type Family = 'nova' | 'claude';
-type ClientName = 'openai responses' | 'openai chat' | 'anthropic';
 
 const MODELS: Record<Family, { model: string; upstream: string; throughSecondDelta: number }> = {
   nova: { model: 'nova', upstream: NOVA, throughSecondDelta: 3 },
@@ -51,41 +33,14 @@ const MODELS: Record<Family, { model: string; upstream: string; throughSecondDel
 const path = (family: Family, stream: boolean) =>
   `/model/${encodeURIComponent(MODELS[family].upstream)}/${family === 'nova' ? (stream ? 'converse-stream' : 'converse') : stream ? 'invoke-with-response-stream' : 'invoke'}`;
 
-const gatewayOpenAI = () => createOpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test' });
-const CLIENTS: Record<ClientName, (model: string) => LanguageModel> = {
-  'openai responses': (model) => gatewayOpenAI().responses(model),
-  'openai chat': (model) => gatewayOpenAI().chat(model),
-  anthropic: (model) => createAnthropic({ baseURL: `${served.url}/v1`, apiKey: 'sk-test' })(model),
-};
+const CLIENTS = gatewayModels(() => served.url);
 
 const CALLS = [
   { name: 'get_weather', args: ['{"city":', '"Paris"}'] },
   { name: 'get_time', args: ['{"tz":"Europe/Paris"}'] },
 ];
 
-/** The tool calls and results a Converse body carries, by tool name. */
-function converseExchangeByName(body: Json): { calls: unknown[]; results: unknown[] } {
-  const blocks: Json[] = body.messages.flatMap((message: Json) => message.content);
-  const names = new Map<string, string>();
-  for (const { toolUse } of blocks.filter((block) => block.toolUse)) names.set(toolUse.toolUseId, toolUse.name);
-  return {
-    calls: blocks.filter((block) => block.toolUse).map(({ toolUse }) => ({ name: toolUse.name, input: toolUse.input })),
-    results: blocks
-      .filter((block) => block.toolResult)
-      .map(({ toolResult }) => ({ name: names.get(toolResult.toolUseId), output: toolResult.content.map((part: Json) => part.text ?? '').join('') })),
-  };
-}
-
-async function drain(result: { fullStream: AsyncIterable<{ type: string; error?: unknown; text?: string }> }): Promise<string> {
-  let text = '';
-  for await (const part of result.fullStream) {
-    if (part.type === 'error') throw part.error;
-    if (part.type === 'text-delta') text += part.text;
-  }
-  return text;
-}
-
-const cases = (Object.keys(CLIENTS) as ClientName[]).flatMap((client) => (['nova', 'claude'] as const).map((family) => [client, family] as const));
+const cases = (Object.keys(CLIENTS) as AiSdkClient[]).flatMap((client) => (['nova', 'claude'] as const).map((family) => [client, family] as const));
 
 describe.each(cases)('AI SDK %s → Bedrock %s', (client, family) => {
   const model = () => CLIENTS[client](MODELS[family].model);

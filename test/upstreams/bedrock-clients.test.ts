@@ -1,21 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../../src/gateway.js';
-import { createBedrockProvider } from '../../src/providers/bedrock/bedrock-provider.js';
-import { BEDROCK_CREDENTIALS, BEDROCK_REGION, CLAUDE, type FakeBedrock, NOVA, startFakeBedrock, THROTTLED } from '../fakes/fake-bedrock.js';
+import { CLAUDE, type FakeBedrock, NOVA, startFakeBedrock, THROTTLED } from '../fakes/fake-bedrock.js';
 import type { UpstreamErrorSpec } from '../fakes/fake-server.js';
-import { serve, type Served } from '../helpers/serve.js';
-import {
-  type ClientProtocol,
-  expectedUsage,
-  THROUGH_SECOND_DELTA,
-  TIME_SCHEMA,
-  toolExchangeByName,
-  USAGE,
-  WEATHER_SCHEMA,
-  weatherAndTimeByName,
-} from './harness.js';
+import { type BedrockGateway, converseExchangeByName, serveBedrockGateway } from './bedrock-harness.js';
+import { type ClientDriver, clientDrivers, messageOf } from './client-drivers.js';
+import { type ClientProtocol, expectedUsage, THROUGH_SECOND_DELTA, toolExchangeByName, USAGE, weatherAndTimeByName } from './harness.js';
 
 type Json = Record<string, any>;
 
@@ -28,29 +18,18 @@ type Json = Record<string, any>;
  * event mid-stream. The fake checks every request's SigV4 signature.
  */
 let fake: FakeBedrock;
-let gateway: Gateway;
-let served: Served;
+let served: BedrockGateway;
 let openai: OpenAI;
-let anthropic: Anthropic;
+let CLIENTS: Record<ClientProtocol, ClientDriver>;
 
 beforeAll(async () => {
   fake = await startFakeBedrock();
-  gateway = createGateway({
-    keys: [{ key: 'sk-test' }],
-    providers: { aws: createBedrockProvider({ region: BEDROCK_REGION, ...BEDROCK_CREDENTIALS, baseURL: fake.url }) },
-    models: [
-      { id: 'nova', provider: 'aws', upstreamModel: NOVA },
-      { id: 'claude-bedrock', provider: 'aws', upstreamModel: CLAUDE },
-    ],
-    logger: false,
-  });
-  served = await serve(gateway);
+  served = await serveBedrockGateway(fake);
   openai = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
-  anthropic = new Anthropic({ baseURL: served.url, apiKey: 'sk-test', maxRetries: 0 });
+  CLIENTS = clientDrivers(openai, new Anthropic({ baseURL: served.url, apiKey: 'sk-test', maxRetries: 0 }));
 });
 afterAll(async () => {
   await served.close();
-  await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
   await fake.close();
 });
 beforeEach(() => fake.reset());
@@ -81,181 +60,13 @@ const FAMILIES: Record<Family, BedrockModel> = {
 /** Bedrock counts cache reads and writes apart from the input, as Anthropic does; it reports no thinking counter. */
 const usageFor = (client: ClientProtocol) => expectedUsage('anthropic', client, USAGE);
 
-/** The tool calls and results a Converse body carries, by tool name. */
-function converseExchangeByName(body: Json): { calls: unknown[]; results: unknown[] } {
-  const blocks: Json[] = body.messages.flatMap((message: Json) => message.content);
-  const names = new Map<string, string>();
-  const calls = blocks
-    .filter((block) => block.toolUse)
-    .map(({ toolUse }) => {
-      names.set(toolUse.toolUseId, toolUse.name);
-      return { name: toolUse.name, input: toolUse.input };
-    });
-  const results = blocks
-    .filter((block) => block.toolResult)
-    .map(({ toolResult }) => ({ name: names.get(toolResult.toolUseId), output: toolResult.content.map((part: Json) => part.text ?? '').join('') }));
-  return { calls, results };
-}
-
-// ---- each client through the same steps (as in vertex-clients.test.ts) ------------------------
-
-interface ToolCallSeen {
-  id: string;
-  name: string;
-  input: unknown;
-}
-
-interface ClientDriver {
-  stream(model: string, onText: (delta: string) => void): Promise<{ text: string; usage: unknown }>;
-  ask(model: string, extra?: Json): Promise<{ text: string; usage: unknown }>;
-  toolTurn(model: string): Promise<{ calls: ToolCallSeen[]; usage: unknown; answer: (results: string[]) => Promise<string> }>;
-  errorClass: typeof OpenAI.APIError | typeof Anthropic.APIError;
-}
-
-const question = 'Weather and time in Paris?';
-const chatTools: OpenAI.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA } },
-  { type: 'function', function: { name: 'get_time', parameters: TIME_SCHEMA } },
-];
-const responsesTools: OpenAI.Responses.FunctionTool[] = [
-  { type: 'function', name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA, strict: false },
-  { type: 'function', name: 'get_time', parameters: TIME_SCHEMA, strict: false },
-];
-const messagesTools: Anthropic.Tool[] = [
-  { name: 'get_weather', description: 'Weather of a city', input_schema: WEATHER_SCHEMA as Anthropic.Tool.InputSchema },
-  { name: 'get_time', input_schema: TIME_SCHEMA as Anthropic.Tool.InputSchema },
-];
-const textOf = (content: Anthropic.ContentBlock[]) => content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-
-const CLIENTS: Record<ClientProtocol, ClientDriver> = {
-  chat: {
-    errorClass: OpenAI.APIError,
-    async stream(model, onText) {
-      const run = openai.chat.completions.stream({ model, messages: [{ role: 'user', content: 'A story' }], stream_options: { include_usage: true } });
-      run.on('content', onText);
-      const final = await run.finalChatCompletion();
-      return { text: final.choices[0]!.message.content ?? '', usage: final.usage };
-    },
-    async ask(model, extra = {}) {
-      const answer = await openai.chat.completions.create({
-        model,
-        messages: [
-          { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: 'Hi' },
-        ],
-        ...extra,
-      });
-      return { text: answer.choices[0]!.message.content ?? '', usage: answer.usage };
-    },
-    async toolTurn(model) {
-      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: question }];
-      const first = await openai.chat.completions.stream({ model, messages, tools: chatTools, stream_options: { include_usage: true } }).finalChatCompletion();
-      const message = first.choices[0]!.message;
-      const calls = (message.tool_calls ?? []).map((call) => (call.type === 'function' ? call : undefined)!);
-      return {
-        calls: calls.map((call) => ({ id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) })),
-        usage: first.usage,
-        async answer(results) {
-          const second = await openai.chat.completions.create({
-            model,
-            tools: chatTools,
-            messages: [
-              ...messages,
-              { role: 'assistant', content: message.content, tool_calls: message.tool_calls! },
-              ...calls.map((call, i): OpenAI.ChatCompletionMessageParam => ({ role: 'tool', tool_call_id: call.id, content: results[i]! })),
-            ],
-          });
-          return second.choices[0]!.message.content ?? '';
-        },
-      };
-    },
-  },
-  responses: {
-    errorClass: OpenAI.APIError,
-    async stream(model, onText) {
-      const run = openai.responses.stream({ model, input: 'A story', store: false });
-      run.on('response.output_text.delta', (event) => onText(event.delta));
-      const final = await run.finalResponse();
-      return { text: final.output_text, usage: final.usage };
-    },
-    async ask(model, extra = {}) {
-      const answer = await openai.responses.create({ model, instructions: 'Be brief.', input: 'Hi', store: false, ...extra });
-      return { text: answer.output_text, usage: answer.usage };
-    },
-    async toolTurn(model) {
-      const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: question }];
-      const first = await openai.responses.stream({ model, input, tools: responsesTools, store: false }).finalResponse();
-      const output: OpenAI.Responses.ResponseOutputItem[] = first.output;
-      const calls = output.filter((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
-      return {
-        calls: calls.map((call) => ({ id: call.call_id, name: call.name, input: JSON.parse(call.arguments) })),
-        usage: first.usage,
-        async answer(results) {
-          const second = await openai.responses.create({
-            model,
-            tools: responsesTools,
-            store: false,
-            input: [
-              ...input,
-              ...(first.output as OpenAI.Responses.ResponseInputItem[]),
-              ...calls.map((call, i): OpenAI.Responses.ResponseInputItem => ({ type: 'function_call_output', call_id: call.call_id, output: results[i]! })),
-            ],
-          });
-          return second.output_text;
-        },
-      };
-    },
-  },
-  messages: {
-    errorClass: Anthropic.APIError,
-    async stream(model, onText) {
-      const run = anthropic.messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'A story' }] });
-      run.on('text', onText);
-      const final = await run.finalMessage();
-      return { text: textOf(final.content), usage: final.usage };
-    },
-    async ask(model, extra = {}) {
-      const answer = await anthropic.messages.create({ model, max_tokens: 64, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }], ...extra });
-      return { text: textOf(answer.content), usage: answer.usage };
-    },
-    async toolTurn(model) {
-      const messages: Anthropic.MessageParam[] = [{ role: 'user', content: question }];
-      const first = await anthropic.messages.stream({ model, max_tokens: 1024, messages, tools: messagesTools }).finalMessage();
-      const uses = first.content.filter((block) => block.type === 'tool_use');
-      return {
-        calls: uses.map((block) => ({ id: block.id, name: block.name, input: block.input })),
-        usage: first.usage,
-        async answer(results) {
-          const second = await anthropic.messages.create({
-            model,
-            max_tokens: 1024,
-            tools: messagesTools,
-            messages: [
-              ...messages,
-              { role: 'assistant', content: first.content },
-              { role: 'user', content: uses.map((block, i) => ({ type: 'tool_result' as const, tool_use_id: block.id, content: results[i]! })) },
-            ],
-          });
-          return textOf(second.content);
-        },
-      };
-    },
-  },
-};
-
-/** The error's message as the client reads it (the Anthropic SDK's own message is the raw body). */
-function messageOf(error: unknown): string {
-  if (error instanceof Anthropic.APIError) return String((error.error as Json | undefined)?.error?.message);
-  return (error as Error).message;
-}
-
 const cells = (['chat', 'responses', 'messages'] as const).flatMap((client) => (['nova', 'claude'] as const).map((family) => [client, family] as const));
 
 describe('openai and @anthropic-ai/sdk clients × Amazon Bedrock', () => {
   it.each(cells)('%s → %s: a JSON answer with its usage, the request signed and sent where it belongs', async (client, family) => {
     const bedrock = FAMILIES[family];
     fake.reply({ text: ['Hello', ' there'], usage: USAGE });
-    const answer = await CLIENTS[client].ask(bedrock.model);
+    const answer = await CLIENTS[client].ask(bedrock.model, 'Be brief.');
     expect(answer.text).toBe('Hello there');
     expect(answer.usage).toMatchObject(usageFor(client));
 

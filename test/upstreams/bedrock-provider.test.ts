@@ -3,13 +3,12 @@ import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createBedrockProvider, type BedrockProviderOptions } from '../../src/providers/bedrock/bedrock-provider.js';
 import { ProviderConfigSchema } from '../../src/providers/provider-config.js';
 import { createProvider } from '../../src/providers/registry.js';
 import { fakeTokenCount } from '../fakes/fake-anthropic.js';
 import { BEDROCK_CREDENTIALS, BEDROCK_REGION, CLAUDE, type FakeBedrock, NOVA, startFakeBedrock } from '../fakes/fake-bedrock.js';
-import { serve, type Served } from '../helpers/serve.js';
+import { type BedrockGateway, SIGNED_BY, serveBedrockGateway } from './bedrock-harness.js';
 import { THROUGH_SECOND_DELTA } from './harness.js';
 
 type Json = Record<string, any>;
@@ -21,8 +20,7 @@ type Json = Record<string, any>;
  * filtering on Claude, Claude on Converse when asked, and the config file's `type: "bedrock"`.
  */
 let fake: FakeBedrock;
-let served: Served[] = [];
-let gateways: Gateway[] = [];
+let opened: BedrockGateway[] = [];
 
 beforeAll(async () => {
   fake = await startFakeBedrock();
@@ -30,37 +28,30 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
 afterEach(async () => {
-  await Promise.all(served.map((s) => s.close()));
-  await Promise.all(gateways.flatMap((g) => Object.values(g.options.providers).map((provider) => provider.close?.())));
-  served = [];
-  gateways = [];
+  await Promise.all(opened.map((gateway) => gateway.close()));
+  opened = [];
 });
 
+/** A gateway on the fake with these provider options: its URL, closed after the test. */
+async function gatewayUrl(options: BedrockProviderOptions): Promise<string> {
+  const gateway = await serveBedrockGateway(fake, options);
+  opened.push(gateway);
+  return gateway.url;
+}
+
 async function clients(options: BedrockProviderOptions): Promise<{ openai: OpenAI; anthropic: Anthropic }> {
-  const gateway = createGateway({
-    keys: [{ key: 'sk-test' }],
-    providers: { aws: createBedrockProvider({ baseURL: fake.url, ...options }) },
-    models: [
-      { id: 'nova', provider: 'aws', upstreamModel: NOVA },
-      { id: 'claude-bedrock', provider: 'aws', upstreamModel: CLAUDE },
-    ],
-    logger: false,
-  });
-  const server = await serve(gateway);
-  gateways.push(gateway);
-  served.push(server);
+  const url = await gatewayUrl(options);
   return {
-    openai: new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'sk-test', maxRetries: 0 }),
-    anthropic: new Anthropic({ baseURL: server.url, apiKey: 'sk-test', maxRetries: 0 }),
+    openai: new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-test', maxRetries: 0 }),
+    anthropic: new Anthropic({ baseURL: url, apiKey: 'sk-test', maxRetries: 0 }),
   };
 }
 
-const signedBy = { region: BEDROCK_REGION, ...BEDROCK_CREDENTIALS };
 const ask = (openai: OpenAI) => openai.chat.completions.create({ model: 'nova', messages: [{ role: 'user', content: 'Hi' }] });
 
 describe('SigV4', () => {
   it('signs the path as sent, the model id’s colon encoded once in it and twice in the canonical request', async () => {
-    const { openai } = await clients(signedBy);
+    const { openai } = await clients(SIGNED_BY);
     const answer = await ask(openai);
     expect(answer.choices[0]!.message.content).toBe('Hello from Bedrock.');
     const received = fake.last();
@@ -70,7 +61,7 @@ describe('SigV4', () => {
   });
 
   it('a body with a long inline image (sent in pieces, never joined) is signed over the exact bytes sent', async () => {
-    const { openai } = await clients(signedBy);
+    const { openai } = await clients(SIGNED_BY);
     // A PNG signature, then 600 KB: well past the size at which strings are outlined and sent as pieces.
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(600_000, 7)]).toString('base64');
     await openai.chat.completions.create({
@@ -91,7 +82,7 @@ describe('SigV4', () => {
   });
 
   it('a wrong secret is refused by Bedrock, and the client gets the gateway’s 502, not a 403 about its own key', async () => {
-    const { openai } = await clients({ ...signedBy, secretAccessKey: 'wrong/secret/KEY/000000000000000000000000' });
+    const { openai } = await clients({ ...SIGNED_BY, secretAccessKey: 'wrong/secret/KEY/000000000000000000000000' });
     const error = (await ask(openai).catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
     expect(error.status).toBe(502);
     expect(error.message).toContain('rejected the gateway');
@@ -99,7 +90,7 @@ describe('SigV4', () => {
   });
 
   it('an unknown access key is UnrecognizedClientException, a 502 too', async () => {
-    const { openai } = await clients({ ...signedBy, accessKeyId: 'AKIAUNKNOWN000000000' });
+    const { openai } = await clients({ ...SIGNED_BY, accessKeyId: 'AKIAUNKNOWN000000000' });
     const error = (await ask(openai).catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
     expect(error.status).toBe(502);
     expect(fake.requests[0]!.rejected?.message).toBe('The security token included in the request is invalid.');
@@ -107,14 +98,14 @@ describe('SigV4', () => {
 
   it('a signature from a clock 10 minutes off is expired', async () => {
     fake.useClock(() => Date.now() + 10 * 60_000);
-    const { openai } = await clients(signedBy);
+    const { openai } = await clients(SIGNED_BY);
     const error = (await ask(openai).catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
     expect(error.status).toBe(502);
     expect(fake.requests[0]!.rejected?.message).toMatch(/^Signature expired/);
   });
 
   it('a session token is sent and signed', async () => {
-    const { openai } = await clients({ ...signedBy, sessionToken: 'FwoGZXIvYXdzEFAKESESSIONTOKEN' });
+    const { openai } = await clients({ ...SIGNED_BY, sessionToken: 'FwoGZXIvYXdzEFAKESESSIONTOKEN' });
     await ask(openai);
     const received = fake.last();
     expect(received.headers['x-amz-security-token']).toBe('FwoGZXIvYXdzEFAKESESSIONTOKEN');
@@ -171,7 +162,7 @@ describe('SigV4', () => {
 
 describe('Claude on Bedrock', () => {
   it('forwards the betas Bedrock takes in the body and drops the rest', async () => {
-    const { anthropic } = await clients(signedBy);
+    const { anthropic } = await clients(SIGNED_BY);
     await anthropic.messages.create(
       { model: 'claude-bedrock', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] },
       { headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14,mcp-servers-2025-12-04, context-1m-2025-08-07' } },
@@ -182,7 +173,7 @@ describe('Claude on Bedrock', () => {
   });
 
   it('with betas "all", a beta Bedrock lacks reaches it, and its 400 reaches the client', async () => {
-    const { anthropic } = await clients({ ...signedBy, betas: 'all' });
+    const { anthropic } = await clients({ ...SIGNED_BY, betas: 'all' });
     const error = (await anthropic.messages
       .create(
         { model: 'claude-bedrock', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] },
@@ -194,7 +185,7 @@ describe('Claude on Bedrock', () => {
   });
 
   it('claudeVia "converse": Claude on Converse, its signed thinking back on the next turn', async () => {
-    const { anthropic } = await clients({ ...signedBy, claudeVia: 'converse' });
+    const { anthropic } = await clients({ ...SIGNED_BY, claudeVia: 'converse' });
     fake.reply({ reasoning: ['Let me', ' think.'], text: ['Four.'] }, { text: ['Yes.'] });
     const first = await anthropic.messages.create({
       model: 'claude-bedrock',
@@ -227,7 +218,7 @@ describe('Claude on Bedrock', () => {
 
 describe('Claude on Converse with thinking', () => {
   it('a Chat client’s tool loop with reasoning: the second turn, without the signed reasoning Chat cannot keep, goes without thinking', async () => {
-    const { openai } = await clients({ ...signedBy, claudeVia: 'converse' });
+    const { openai } = await clients({ ...SIGNED_BY, claudeVia: 'converse' });
     fake.reply({ reasoning: ['Need the weather.'], toolCalls: [{ name: 'get_weather', args: ['{"city":"Paris"}'] }] }, { text: ['Sunny.'] });
     const tools: OpenAI.ChatCompletionTool[] = [
       { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
@@ -251,7 +242,7 @@ describe('Claude on Converse with thinking', () => {
 
 describe('guardrails', () => {
   it('a configured guardrail is Converse’s guardrailConfig and the invoke headers', async () => {
-    const { openai, anthropic } = await clients({ ...signedBy, guardrail: { identifier: 'gr-abc123', version: '2', trace: 'enabled' } });
+    const { openai, anthropic } = await clients({ ...SIGNED_BY, guardrail: { identifier: 'gr-abc123', version: '2', trace: 'enabled' } });
     await ask(openai);
     expect(fake.last().body.guardrailConfig).toEqual({ guardrailIdentifier: 'gr-abc123', guardrailVersion: '2', trace: 'enabled' });
     await anthropic.messages.create({ model: 'claude-bedrock', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
@@ -265,7 +256,7 @@ describe('guardrails', () => {
 
 describe('token counting', () => {
   it('a Messages client’s count on Claude is Bedrock’s CountTokens on the bare model id; on other models the gateway counts', async () => {
-    const { anthropic } = await clients(signedBy);
+    const { anthropic } = await clients(SIGNED_BY);
     const params = { model: 'claude-bedrock', system: 'Be brief.', messages: [{ role: 'user' as const, content: 'How many tokens is this?' }] };
     const counted = await anthropic.messages.countTokens(params, { headers: { 'anthropic-beta': 'context-1m-2025-08-07,mcp-servers-2025-12-04' } });
     const received = fake.last();
@@ -306,7 +297,7 @@ describe('config file', () => {
 
 describe('streams', () => {
   it('a throttle as the stream’s first event is an HTTP 429 with a retry delay, nothing streamed', async () => {
-    const { openai } = await clients(signedBy);
+    const { openai } = await clients(SIGNED_BY);
     fake.reply({ text: ['never'], streamError: { after: 0, type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' } });
     const error = (await openai.chat.completions
       .create({ model: 'nova', messages: [{ role: 'user', content: 'Hi' }], stream: true })
@@ -320,7 +311,7 @@ describe('streams', () => {
   });
 
   it('a client that leaves mid-stream closes the Bedrock stream too', async () => {
-    const { anthropic } = await clients(signedBy);
+    const { anthropic } = await clients(SIGNED_BY);
     // Through the second text delta: messageStart and two deltas; Anthropic's events before its first delta and two deltas.
     for (const [model, stallAfter] of [
       ['nova', 3],
@@ -355,19 +346,7 @@ describe('streams', () => {
 
 describe('a Gemini client', () => {
   it('generateContent and generateContentStream on Nova (Converse) and Claude (translated to Messages on invoke)', async () => {
-    const gateway = createGateway({
-      keys: [{ key: 'sk-test' }],
-      providers: { aws: createBedrockProvider({ baseURL: fake.url, ...signedBy }) },
-      models: [
-        { id: 'nova', provider: 'aws', upstreamModel: NOVA },
-        { id: 'claude-bedrock', provider: 'aws', upstreamModel: CLAUDE },
-      ],
-      logger: false,
-    });
-    const server = await serve(gateway);
-    gateways.push(gateway);
-    served.push(server);
-    const genai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: server.url } });
+    const genai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: await gatewayUrl(SIGNED_BY) } });
 
     fake.reply({ text: ['Bonjour'] }, { text: ['Un', ' deux'] }, { text: ['Salut'] });
     const json = await genai.models.generateContent({ model: 'nova', contents: 'Hello in French', config: { systemInstruction: 'Be brief.' } });

@@ -6,11 +6,10 @@ import { createVertexProvider } from '../../src/providers/vertex/vertex-provider
 import type { NeutralUsage, UpstreamErrorSpec } from '../fakes/fake-server.js';
 import { type FakeVertex, startFakeVertex, VERTEX_LOCATION } from '../fakes/fake-vertex.js';
 import { serve, type Served } from '../helpers/serve.js';
+import { type ClientDriver, clientDrivers, messageOf } from './client-drivers.js';
 import {
   THROUGH_SECOND_DELTA,
-  TIME_SCHEMA,
   USAGE,
-  WEATHER_SCHEMA,
   expectedUsage,
   rateLimited,
   toolExchange,
@@ -31,8 +30,7 @@ type Json = Record<string, any>;
 let fake: FakeVertex;
 let gateway: Gateway;
 let served: Served;
-let openai: OpenAI;
-let anthropic: Anthropic;
+let CLIENTS: Record<ClientProtocol, ClientDriver>;
 
 beforeAll(async () => {
   fake = await startFakeVertex();
@@ -46,8 +44,10 @@ beforeAll(async () => {
     logger: false,
   });
   served = await serve(gateway);
-  openai = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
-  anthropic = new Anthropic({ baseURL: served.url, apiKey: 'sk-test', maxRetries: 0 });
+  CLIENTS = clientDrivers(
+    new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-test', maxRetries: 0 }),
+    new Anthropic({ baseURL: served.url, apiKey: 'sk-test', maxRetries: 0 }),
+  );
 });
 afterAll(async () => {
   await served.close();
@@ -94,145 +94,6 @@ const PUBLISHERS: Record<Publisher, VertexModel> = {
 function usageFor(publisher: Publisher, client: ClientProtocol): Json {
   const counted = PUBLISHERS[publisher].usage;
   return expectedUsage(publisher === 'claude' ? 'anthropic' : 'responses', client, { cacheWrite: 0, reasoning: 0, cachedRead: 0, ...counted });
-}
-
-// ---- each client through the same steps ------------------------------------------------------
-
-interface ToolCallSeen {
-  id: string;
-  name: string;
-  input: unknown;
-}
-
-interface ClientDriver {
-  /** Streams through the SDK helper and resolves with the final answer's text and usage. */
-  stream(model: string, onText: (delta: string) => void): Promise<{ text: string; usage: unknown }>;
-  /** A JSON request. */
-  ask(model: string): Promise<unknown>;
-  /** First turn (streamed through the helper): the calls the client saw, its usage, and the next turn given the results. */
-  toolTurn(model: string): Promise<{ calls: ToolCallSeen[]; usage: unknown; answer: (results: string[]) => Promise<string> }>;
-  errorClass: typeof OpenAI.APIError | typeof Anthropic.APIError;
-}
-
-const question = 'Weather and time in Paris?';
-
-const chatTools: OpenAI.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA } },
-  { type: 'function', function: { name: 'get_time', parameters: TIME_SCHEMA } },
-];
-const responsesTools: OpenAI.Responses.FunctionTool[] = [
-  { type: 'function', name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA, strict: false },
-  { type: 'function', name: 'get_time', parameters: TIME_SCHEMA, strict: false },
-];
-const messagesTools: Anthropic.Tool[] = [
-  { name: 'get_weather', description: 'Weather of a city', input_schema: WEATHER_SCHEMA as Anthropic.Tool.InputSchema },
-  { name: 'get_time', input_schema: TIME_SCHEMA as Anthropic.Tool.InputSchema },
-];
-
-const CLIENTS: Record<ClientProtocol, ClientDriver> = {
-  chat: {
-    errorClass: OpenAI.APIError,
-    async stream(model, onText) {
-      const run = openai.chat.completions.stream({ model, messages: [{ role: 'user', content: 'A story' }], stream_options: { include_usage: true } });
-      run.on('content', onText);
-      const final = await run.finalChatCompletion();
-      return { text: final.choices[0]!.message.content ?? '', usage: final.usage };
-    },
-    ask: (model) => openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] }),
-    async toolTurn(model) {
-      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: question }];
-      const first = await openai.chat.completions.stream({ model, messages, tools: chatTools, stream_options: { include_usage: true } }).finalChatCompletion();
-      const message = first.choices[0]!.message;
-      const calls = (message.tool_calls ?? []).map((call) => (call.type === 'function' ? call : undefined)!);
-      return {
-        calls: calls.map((call) => ({ id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) })),
-        usage: first.usage,
-        async answer(results) {
-          const second = await openai.chat.completions.create({
-            model,
-            tools: chatTools,
-            messages: [
-              ...messages,
-              { role: 'assistant', content: message.content, tool_calls: message.tool_calls! },
-              ...calls.map((call, i): OpenAI.ChatCompletionMessageParam => ({ role: 'tool', tool_call_id: call.id, content: results[i]! })),
-            ],
-          });
-          return second.choices[0]!.message.content ?? '';
-        },
-      };
-    },
-  },
-  responses: {
-    errorClass: OpenAI.APIError,
-    async stream(model, onText) {
-      const run = openai.responses.stream({ model, input: 'A story', store: false });
-      run.on('response.output_text.delta', (event) => onText(event.delta));
-      const final = await run.finalResponse();
-      return { text: final.output_text, usage: final.usage };
-    },
-    ask: (model) => openai.responses.create({ model, input: 'Hi', store: false }),
-    async toolTurn(model) {
-      const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: question }];
-      const first = await openai.responses.stream({ model, input, tools: responsesTools, store: false }).finalResponse();
-      const output: OpenAI.Responses.ResponseOutputItem[] = first.output;
-      const calls = output.filter((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
-      return {
-        calls: calls.map((call) => ({ id: call.call_id, name: call.name, input: JSON.parse(call.arguments) })),
-        usage: first.usage,
-        async answer(results) {
-          const second = await openai.responses.create({
-            model,
-            tools: responsesTools,
-            store: false,
-            input: [
-              ...input,
-              ...(first.output as OpenAI.Responses.ResponseInputItem[]),
-              ...calls.map((call, i): OpenAI.Responses.ResponseInputItem => ({ type: 'function_call_output', call_id: call.call_id, output: results[i]! })),
-            ],
-          });
-          return second.output_text;
-        },
-      };
-    },
-  },
-  messages: {
-    errorClass: Anthropic.APIError,
-    async stream(model, onText) {
-      const run = anthropic.messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'A story' }] });
-      run.on('text', onText);
-      const final = await run.finalMessage();
-      return { text: final.content.map((block) => (block.type === 'text' ? block.text : '')).join(''), usage: final.usage };
-    },
-    ask: (model) => anthropic.messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }),
-    async toolTurn(model) {
-      const messages: Anthropic.MessageParam[] = [{ role: 'user', content: question }];
-      const first = await anthropic.messages.stream({ model, max_tokens: 1024, messages, tools: messagesTools }).finalMessage();
-      const uses = first.content.filter((block) => block.type === 'tool_use');
-      return {
-        calls: uses.map((block) => ({ id: block.id, name: block.name, input: block.input })),
-        usage: first.usage,
-        async answer(results) {
-          const second = await anthropic.messages.create({
-            model,
-            max_tokens: 1024,
-            tools: messagesTools,
-            messages: [
-              ...messages,
-              { role: 'assistant', content: first.content },
-              { role: 'user', content: uses.map((block, i) => ({ type: 'tool_result' as const, tool_use_id: block.id, content: results[i]! })) },
-            ],
-          });
-          return second.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-        },
-      };
-    },
-  },
-};
-
-/** The error's message as the client reads it (the Anthropic SDK's own message is the raw body). */
-function messageOf(error: unknown): string {
-  if (error instanceof Anthropic.APIError) return String((error.error as Json | undefined)?.error?.message);
-  return (error as Error).message;
 }
 
 // ---- the cells vertex.test.ts does not cover --------------------------------------------------
@@ -295,7 +156,7 @@ describe('openai and @anthropic-ai/sdk clients × Vertex AI', () => {
   it.each(open('usage'))('%s → %s: usage with cached and thinking tokens, JSON and through the stream helper', async (client, publisher) => {
     const vx = PUBLISHERS[publisher];
     fake.reply({ text: ['Hello'], usage: vx.usage }, { text: ['Hel', 'lo'], usage: vx.usage });
-    const json = (await CLIENTS[client].ask(vx.model)) as { usage: unknown };
+    const json = await CLIENTS[client].ask(vx.model);
     expect(json.usage).toMatchObject(usageFor(publisher, client));
     const streamed = await CLIENTS[client].stream(vx.model, () => {});
     expect(streamed.text).toBe('Hello');
