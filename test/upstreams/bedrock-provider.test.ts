@@ -7,6 +7,7 @@ import { createBedrockProvider, type BedrockProviderOptions } from '../../src/pr
 import { ProviderConfigSchema } from '../../src/providers/provider-config.js';
 import { createProvider } from '../../src/providers/registry.js';
 import { fakeTokenCount } from '../fakes/fake-anthropic.js';
+import { startRawUpstream } from '../fakes/raw-upstream.js';
 import { BEDROCK_CREDENTIALS, BEDROCK_REGION, CLAUDE, type FakeBedrock, NOVA, startFakeBedrock } from '../fakes/fake-bedrock.js';
 import { type BedrockGateway, SIGNED_BY, serveBedrockGateway } from './bedrock-harness.js';
 import { THROUGH_SECOND_DELTA } from './harness.js';
@@ -308,6 +309,30 @@ describe('streams', () => {
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(error.status).toBe(429);
     expect(error.headers?.get('retry-after')).toBe('1');
+  });
+
+  it('a stream request answered with JSON (an error a proxy sent with a 200) is a 502 with its message, nothing streamed', async () => {
+    const raw = await startRawUpstream();
+    raw.script = (exchange) => exchange.json(200, { message: 'Proxy: the model is not available here.' });
+    try {
+      const { openai, anthropic } = await clients({ ...SIGNED_BY, baseURL: raw.url });
+      const translated = await openai.chat.completions
+        .create({ model: 'nova', messages: [{ role: 'user', content: 'Hi' }], stream: true })
+        .catch((caught: unknown) => caught);
+      const passedThrough = await anthropic.messages
+        .create({ model: 'claude-bedrock', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], stream: true })
+        .catch((caught: unknown) => caught);
+      expect(raw.requests.map((request) => request.path)).toEqual([
+        `/model/${encodeURIComponent(NOVA)}/converse-stream`,
+        `/model/${encodeURIComponent(CLAUDE)}/invoke-with-response-stream`,
+      ]);
+      for (const error of [translated, passedThrough]) {
+        expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+        expect((error as Error).message).toContain('the model is not available here');
+      }
+    } finally {
+      await raw.close();
+    }
   });
 
   it('a client that leaves mid-stream closes the Bedrock stream too', async () => {

@@ -1,5 +1,4 @@
 import type { Dispatcher } from 'undici';
-import { upstreamInvalidResponse } from '../../errors.js';
 import type { Json } from '../../json.js';
 import { converseUpstream, isBedrockClaude } from '../../protocols/converse/index.js';
 import { eventsOf } from '../../protocols/event-batches.js';
@@ -8,6 +7,7 @@ import { messagesUpstream } from '../../protocols/messages/index.js';
 import { parseAnswer } from '../http/get-json.js';
 import { stringifyBody } from '../http/stringify-body.js';
 import { readText, UpstreamClient, type UpstreamResult, type UpstreamTimeouts } from '../http/upstream-client.js';
+import { expectEventStream } from '../http/upstream-error.js';
 import type { CallContext, Provider } from '../provider.js';
 import { countClaudeTokens } from './bedrock-count-tokens.js';
 import { bedrockEmbeddings } from './bedrock-embeddings.js';
@@ -199,13 +199,4 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
 /** The upstream model id of a passthrough body (the deployment's), else the catalog entry's. */
 function upstreamId(body: Record<string, unknown>, call: CallContext): string {
   return typeof body.model === 'string' ? body.model : (call.model.upstreamModel ?? call.model.id);
-}
-
-/** A stream request answered with JSON (an error a proxy sent with a 200) fails before anything is streamed. */
-async function expectEventStream(result: UpstreamResult): Promise<void> {
-  const header = result.headers['content-type'];
-  const type = (Array.isArray(header) ? header[0] : header) ?? '';
-  if (type === '' || type.includes('eventstream')) return;
-  result.body.destroy();
-  throw upstreamInvalidResponse(`The upstream answered a stream request with ${type.split(';')[0]} instead of an event stream.`);
 }
