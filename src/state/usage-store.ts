@@ -71,13 +71,12 @@ export class MemoryUsageStore implements UsageStore {
     if (!days) this.keys.set(keyId, (days = new Map()));
     let models = days.get(date);
     if (!models) days.set(date, (models = new Map()));
-    const sum = models.get(model) ?? { requests: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
-    models.set(model, {
-      requests: sum.requests + totals.requests,
-      inputTokens: sum.inputTokens + totals.inputTokens,
-      outputTokens: sum.outputTokens + totals.outputTokens,
-      costUsd: sum.costUsd + totals.costUsd,
-    });
+    let sum = models.get(model);
+    if (!sum) models.set(model, (sum = { requests: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }));
+    sum.requests += totals.requests;
+    sum.inputTokens += totals.inputTokens;
+    sum.outputTokens += totals.outputTokens;
+    sum.costUsd += totals.costUsd;
     if (date > this.newestDay) {
       this.newestDay = date;
       this.forget(addDays(date, -USAGE_RETENTION_DAYS));
