@@ -212,7 +212,7 @@ export class RequestLedger {
       if (plugin.onUsage) void settle('onUsage observer', () => plugin.onUsage!(event, request));
     }
     this.end = end;
-    for (const listener of this.finishedListeners.splice(0)) listener(end);
+    for (const listener of this.finishedListeners) listener(end);
   }
 }
 
