@@ -1,51 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BudgetAccount } from '../../src/policy/budget.js';
 import { RedisLimitEngine } from '../../src/policy/redis-limit-engine.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import { startRedis, type RedisHandle } from '../media/helpers.js';
+import { chat, type GatewayProcess, startGatewayProcess, stopGatewayProcesses } from './gateway-processes.js';
 
 /**
  * Two gateway processes on one Redis keep one dollar budget: what either spends, both see, to
  * the billionth of a dollar. Each answer costs $0.02 (12 input tokens at $1,000 per million, 4
  * output at $2,000); the budgets are lifetime ones, so no test can straddle a reset.
  */
-const fixture = fileURLToPath(new URL('./fixtures/gateway-process.ts', import.meta.url));
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Instance {
-  url: string;
-  child: ChildProcess;
-}
-
 let redis: RedisHandle | undefined;
 let upstream: FakeUpstream;
-let instances: Instance[] = [];
+let instances: GatewayProcess[] = [];
 /** Reads the same counters as the two processes. */
 let engine: RedisLimitEngine;
-
-async function startInstance(config: unknown): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(config)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway process did not start:\n${output}`)), 20_000);
-    const onData = (data: Buffer) => {
-      output += data.toString();
-      const match = /LISTENING (\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`gateway process exited (${code}):\n${output}`)));
-  });
-  return { url, child };
-}
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -62,27 +33,16 @@ beforeAll(async () => {
     redisUrl: redis.url,
     keyPrefix,
   };
-  instances = await Promise.all([startInstance(config), startInstance(config)]);
+  instances = await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]);
   engine = new RedisLimitEngine({ url: redis.url, keyPrefix });
 }, 60_000);
 
 afterAll(async () => {
-  for (const instance of instances) instance.child.kill('SIGTERM');
-  await Promise.all(
-    instances.map((instance) => new Promise((resolve) => (instance.child.exitCode !== null ? resolve(null) : instance.child.once('exit', resolve)))),
-  );
+  await stopGatewayProcesses(instances);
   await engine?.close();
   await upstream?.close();
   await redis?.stop();
 });
-
-function chat(instance: Instance, key: string): Promise<Response> {
-  return fetch(instance.url + '/v1/chat/completions', {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'Hi' }] }),
-  });
-}
 
 const spent = (owner: string) => engine.budgetSpent({ scope: 'key', owner, usd: 0.1 } satisfies BudgetAccount, Date.now());
 

@@ -1,47 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import { startRedis, type RedisHandle } from '../media/helpers.js';
+import { chat, type GatewayProcess, startGatewayProcess, stopGatewayProcesses } from './gateway-processes.js';
 
 /**
  * Two gateway processes on one Redis behave as one gateway: the same prompt_cache_key goes to
  * the same deployment from either, and a key's limits and quota hold for their sum.
  */
-const fixture = fileURLToPath(new URL('./fixtures/gateway-process.ts', import.meta.url));
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Instance {
-  url: string;
-  child: ChildProcess;
-}
-
 let redis: RedisHandle | undefined;
 let east: FakeUpstream;
 let west: FakeUpstream;
-let instances: Instance[] = [];
-
-async function startInstance(config: unknown): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(config)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway process did not start:\n${output}`)), 20_000);
-    const onData = (data: Buffer) => {
-      output += data.toString();
-      const match = /LISTENING (\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`gateway process exited (${code}):\n${output}`)));
-  });
-  return { url, child };
-}
+let instances: GatewayProcess[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -68,25 +39,14 @@ beforeAll(async () => {
     // A fresh namespace per run, so counters of an earlier run on the same Redis do not count.
     keyPrefix: `infergate-test-${randomUUID()}:`,
   };
-  instances = await Promise.all([startInstance(config), startInstance(config)]);
+  instances = await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]);
 }, 60_000);
 
 afterAll(async () => {
-  for (const instance of instances) instance.child.kill('SIGTERM');
-  await Promise.all(
-    instances.map((instance) => new Promise((resolve) => (instance.child.exitCode !== null ? resolve(null) : instance.child.once('exit', resolve)))),
-  );
+  await stopGatewayProcesses(instances);
   await Promise.all([east?.close(), west?.close()]);
   await redis?.stop();
 });
-
-function chat(instance: Instance, key: string, extra: Record<string, unknown> = {}): Promise<Response> {
-  return fetch(instance.url + '/v1/chat/completions', {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'Hi' }], ...extra }),
-  });
-}
 
 describe('two gateway processes on one Redis', () => {
   it('send the same prompt_cache_key to the same deployment, 100 requests out of 100', async () => {
