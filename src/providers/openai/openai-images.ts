@@ -1,12 +1,12 @@
-import { upstreamInvalidResponse, upstreamReportedError } from '../../errors.js';
+import { upstreamInvalidResponse } from '../../errors.js';
 import { unixSeconds } from '../../ids.js';
-import { parseEventData, parseSse } from '../../protocols/sse-parse.js';
 import { readJson } from '../http/get-json.js';
 import { multipartBody, type MultipartPart } from '../http/multipart-body.js';
-import { upstreamChunks, type UpstreamClient, type UpstreamResult } from '../http/upstream-client.js';
+import type { UpstreamClient, UpstreamResult } from '../http/upstream-client.js';
 import { upstreamError } from '../http/upstream-error.js';
 import type { ImageResult, ImageStream, ImageStreamEvent } from '../media.js';
 import type { ImageCapability } from '../provider.js';
+import { mediaStreamEvents } from './media-stream-events.js';
 
 /**
  * OpenAI's Images API: generations (JSON) and edits (multipart), each as a whole answer or as
@@ -71,19 +71,8 @@ export function toImageResult(json: Record<string, unknown>): ImageResult {
 
 /** `image_generation.partial_image` / `image_edit.completed` … as prefix-less events; an error event throws. */
 async function* imageEvents(result: UpstreamResult): AsyncGenerator<ImageStreamEvent> {
-  try {
-    for await (const message of parseSse(upstreamChunks(result.body))) {
-      if (message.data === '[DONE]') return;
-      const event = parseEventData(message.data, 'The upstream image stream sent an event that is not JSON.');
-      const type = typeof event.type === 'string' ? event.type : (message.event ?? '');
-      if (type === 'error' || event.error) {
-        const detail = (event.error ?? event) as { message?: string; code?: string; type?: string };
-        throw upstreamReportedError(detail.message ?? 'The upstream image stream failed.', detail.code);
-      }
-      const kind = type.slice(type.lastIndexOf('.') + 1);
-      if (kind === 'partial_image' || kind === 'completed') yield { ...event, type: kind, b64_json: String(event.b64_json ?? '') };
-    }
-  } finally {
-    if (!result.body.destroyed) result.body.destroy();
+  for await (const event of mediaStreamEvents(result, 'image')) {
+    const kind = event.type.slice(event.type.lastIndexOf('.') + 1);
+    if (kind === 'partial_image' || kind === 'completed') yield { ...event, type: kind, b64_json: String(event.b64_json ?? '') };
   }
 }

@@ -1,11 +1,9 @@
-import { upstreamReportedError } from '../../errors.js';
 import { parseJson } from '../../json.js';
-import { parseEventData, parseSse } from '../../protocols/sse-parse.js';
 import { multipartBody, type MultipartPart } from '../http/multipart-body.js';
-import { readText, upstreamChunks, type UpstreamClient, type UpstreamResult } from '../http/upstream-client.js';
+import { readText, type UpstreamClient, type UpstreamResult } from '../http/upstream-client.js';
 import { errorInAnswer, upstreamError } from '../http/upstream-error.js';
-import type { TranscriptionStreamEvent } from '../media.js';
 import type { TranscriptionCapability } from '../provider.js';
+import { mediaStreamEvents } from './media-stream-events.js';
 
 /** Largest transcription answer read: hours of audio as verbose JSON with word timings stay far below. */
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
@@ -34,7 +32,7 @@ export function openAITranscriptions(client: UpstreamClient): TranscriptionCapab
       });
       if (result.status >= 400) throw await upstreamError(result);
       const type = headerOf(result, 'content-type');
-      if (stream && /^\s*text\/event-stream/i.test(type)) return { type: 'stream', events: transcriptionEvents(result) };
+      if (stream && /^\s*text\/event-stream/i.test(type)) return { type: 'stream', events: mediaStreamEvents(result, 'transcription') };
       const text = await readText(result.body, MAX_ANSWER_BYTES);
       if (/json/i.test(type)) {
         const error = errorInAnswer(parseJson(text), result.redact);
@@ -43,25 +41,6 @@ export function openAITranscriptions(client: UpstreamClient): TranscriptionCapab
       return { type: 'body', contentType: type || 'application/json', text };
     },
   };
-}
-
-/** The upstream's events as they came; an `error` event (or one carrying `error`) throws. */
-async function* transcriptionEvents(result: UpstreamResult): AsyncGenerator<TranscriptionStreamEvent> {
-  try {
-    for await (const message of parseSse(upstreamChunks(result.body))) {
-      if (message.data === '[DONE]') return;
-      const event = parseEventData(message.data, 'The upstream transcription stream sent an event that is not JSON.');
-      const type = typeof event.type === 'string' ? event.type : (message.event ?? '');
-      if (type === 'error' || event.error) {
-        const detail = (event.error ?? event) as { message?: string; code?: string };
-        const text = detail.message ?? 'The upstream transcription stream failed.';
-        throw upstreamReportedError(result.redact ? result.redact(text) : text, detail.code);
-      }
-      yield { ...event, type };
-    }
-  } finally {
-    if (!result.body.destroyed) result.body.destroy();
-  }
 }
 
 function headerOf(result: UpstreamResult, name: string): string {
