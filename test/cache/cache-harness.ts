@@ -33,6 +33,8 @@ export interface CacheHarness {
   anthropic(key?: string): Anthropic;
   /** Upstream calls the fakes accepted, all together. */
   upstreamCalls(): number;
+  /** Forgets what the fakes received and were told to answer, and the usage events (between tests). */
+  reset(): void;
   /** Usage events settle after the answer: waits until `count` have arrived. */
   usageEvents(count: number): Promise<UsageEvent[]>;
   close(): Promise<void>;
@@ -86,6 +88,10 @@ export async function startCacheHarness(options: { responseCache?: Omit<Response
     openai: (key = 'sk-a') => new OpenAI({ baseURL: served.url + '/v1', apiKey: key, maxRetries: 0 }),
     anthropic: (key = 'sk-a') => new Anthropic({ baseURL: served.url, apiKey: key, maxRetries: 0 }),
     upstreamCalls: () => Object.values(fakes).reduce((sum, fake) => sum + fake.accepted().length, 0),
+    reset() {
+      for (const fake of Object.values(fakes)) fake.reset();
+      usage.length = 0;
+    },
     async usageEvents(count) {
       for (let i = 0; i < 200 && usage.length < count; i++) await new Promise((resolve) => setImmediate(resolve));
       return usage;

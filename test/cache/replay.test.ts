@@ -12,10 +12,7 @@ beforeAll(async () => {
   harness = await startCacheHarness();
 });
 afterAll(() => harness.close());
-beforeEach(() => {
-  for (const fake of Object.values(harness.fakes)) fake.reset();
-  harness.usage.length = 0;
-});
+beforeEach(() => harness.reset());
 
 const CELLS: [ClientProtocol, UpstreamName, string][] = [
   ['chat', 'chat', 'passthrough'],

@@ -6,10 +6,7 @@ beforeAll(async () => {
   harness = await startCacheHarness();
 });
 afterAll(() => harness.close());
-beforeEach(() => {
-  for (const fake of Object.values(harness.fakes)) fake.reset();
-  harness.usage.length = 0;
-});
+beforeEach(() => harness.reset());
 
 /** Sends the same Chat request twice; the second's cache header and the upstream calls made. */
 async function twice(first: Record<string, unknown>, second = first, headers: Record<string, string> = {}, key = 'sk-a') {
