@@ -1,4 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AZURE_DEPLOYMENTS } from '../fakes/fake-azure.js';
@@ -15,7 +14,8 @@ import {
   throughSecondDelta,
   upstreamProtocol,
 } from './azure-harness.js';
-import { type ClientProtocol, expectedUsage, TIME_SCHEMA, toolExchange, USAGE, WEATHER_SCHEMA, weatherAndTimeExchange } from './harness.js';
+import { type ClientDriver, clientDrivers, messageOf } from './client-drivers.js';
+import { type ClientProtocol, expectedUsage, toolExchange, USAGE, weatherAndTimeExchange } from './harness.js';
 
 type Json = Record<string, any>;
 
@@ -27,149 +27,16 @@ type Json = Record<string, any>;
  * 400 naming the field, and a stream cut mid-answer.
  */
 let h: AzureHarness;
+let CLIENTS: Record<ClientProtocol, ClientDriver>;
 beforeAll(async () => {
   h = await startAzureHarness();
+  CLIENTS = clientDrivers(h.openai, h.anthropic);
 });
 afterAll(() => h.close());
 beforeEach(() => {
   h.fake.reset();
   h.usage.length = 0;
 });
-
-interface ClientDriver {
-  ask(model: string): Promise<{ text: string; usage: unknown }>;
-  stream(model: string, onText: (delta: string) => void): Promise<{ text: string; usage: unknown }>;
-  /** First turn through the stream helper; `answer` sends the results as the second turn. */
-  toolTurn(model: string): Promise<{ calls: { id: string; name: string; input: unknown }[]; answer: (results: string[]) => Promise<string> }>;
-  errorClass: typeof OpenAI.APIError | typeof Anthropic.APIError;
-}
-
-const question = 'Weather and time in Paris?';
-const chatTools: OpenAI.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA } },
-  { type: 'function', function: { name: 'get_time', parameters: TIME_SCHEMA } },
-];
-const responsesTools: OpenAI.Responses.FunctionTool[] = [
-  { type: 'function', name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA, strict: false },
-  { type: 'function', name: 'get_time', parameters: TIME_SCHEMA, strict: false },
-];
-const messagesTools: Anthropic.Tool[] = [
-  { name: 'get_weather', description: 'Weather of a city', input_schema: WEATHER_SCHEMA as Anthropic.Tool.InputSchema },
-  { name: 'get_time', input_schema: TIME_SCHEMA as Anthropic.Tool.InputSchema },
-];
-const textOf = (content: Anthropic.ContentBlock[]) => content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-
-const CLIENTS: Record<ClientProtocol, ClientDriver> = {
-  chat: {
-    errorClass: OpenAI.APIError,
-    async ask(model) {
-      const answer = await h.openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] });
-      return { text: answer.choices[0]!.message.content ?? '', usage: answer.usage };
-    },
-    async stream(model, onText) {
-      const run = h.openai.chat.completions.stream({ model, messages: [{ role: 'user', content: 'A story' }], stream_options: { include_usage: true } });
-      run.on('content', onText);
-      const final = await run.finalChatCompletion();
-      return { text: final.choices[0]!.message.content ?? '', usage: final.usage };
-    },
-    async toolTurn(model) {
-      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: question }];
-      const first = await h.openai.chat.completions.stream({ model, messages, tools: chatTools }).finalChatCompletion();
-      const message = first.choices[0]!.message;
-      const calls = (message.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [call] : []));
-      return {
-        calls: calls.map((call) => ({ id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) })),
-        async answer(results) {
-          const second = await h.openai.chat.completions.create({
-            model,
-            tools: chatTools,
-            messages: [
-              ...messages,
-              { role: 'assistant', content: message.content, tool_calls: message.tool_calls! },
-              ...calls.map((call, i): OpenAI.ChatCompletionMessageParam => ({ role: 'tool', tool_call_id: call.id, content: results[i]! })),
-            ],
-          });
-          return second.choices[0]!.message.content ?? '';
-        },
-      };
-    },
-  },
-  responses: {
-    errorClass: OpenAI.APIError,
-    async ask(model) {
-      const answer = await h.openai.responses.create({ model, input: 'Hi', store: false });
-      return { text: answer.output_text, usage: answer.usage };
-    },
-    async stream(model, onText) {
-      const run = h.openai.responses.stream({ model, input: 'A story', store: false });
-      run.on('response.output_text.delta', (event) => onText(event.delta));
-      const final = await run.finalResponse();
-      return { text: final.output_text, usage: final.usage };
-    },
-    async toolTurn(model) {
-      const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: question }];
-      const first = await h.openai.responses.stream({ model, input, tools: responsesTools, store: false }).finalResponse();
-      const output: OpenAI.Responses.ResponseOutputItem[] = first.output;
-      const calls = output.filter((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
-      return {
-        calls: calls.map((call) => ({ id: call.call_id, name: call.name, input: JSON.parse(call.arguments) })),
-        async answer(results) {
-          const second = await h.openai.responses.create({
-            model,
-            tools: responsesTools,
-            store: false,
-            input: [
-              ...input,
-              ...(first.output as OpenAI.Responses.ResponseInputItem[]),
-              ...calls.map((call, i): OpenAI.Responses.ResponseInputItem => ({ type: 'function_call_output', call_id: call.call_id, output: results[i]! })),
-            ],
-          });
-          return second.output_text;
-        },
-      };
-    },
-  },
-  messages: {
-    errorClass: Anthropic.APIError,
-    async ask(model) {
-      const answer = await h.anthropic.messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
-      return { text: textOf(answer.content), usage: answer.usage };
-    },
-    async stream(model, onText) {
-      const run = h.anthropic.messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'A story' }] });
-      run.on('text', onText);
-      const final = await run.finalMessage();
-      return { text: textOf(final.content), usage: final.usage };
-    },
-    async toolTurn(model) {
-      const messages: Anthropic.MessageParam[] = [{ role: 'user', content: question }];
-      const first = await h.anthropic.messages.stream({ model, max_tokens: 1024, messages, tools: messagesTools }).finalMessage();
-      const uses = first.content.filter((block) => block.type === 'tool_use');
-      return {
-        calls: uses.map((block) => ({ id: block.id, name: block.name, input: block.input })),
-        async answer(results) {
-          const second = await h.anthropic.messages.create({
-            model,
-            max_tokens: 1024,
-            tools: messagesTools,
-            messages: [
-              ...messages,
-              { role: 'assistant', content: first.content },
-              { role: 'user', content: uses.map((block, i) => ({ type: 'tool_result' as const, tool_use_id: block.id, content: results[i]! })) },
-            ],
-          });
-          return textOf(second.content);
-        },
-      };
-    },
-  },
-};
-
-/** The error's message as the client reads it (the Anthropic SDK's own message is the raw body). */
-function messageOf(error: unknown): string {
-  if (error instanceof Anthropic.APIError) return String((error.error as Json | undefined)?.error?.message);
-  return (error as Error).message;
-}
 
 /** What every Azure request must carry: the version where it belongs, the resource's key, never the client's. */
 function expectAzureRequest(style: AzureStyle, protocol: 'chat' | 'responses'): Json {
@@ -187,14 +54,13 @@ function expectAzureRequest(style: AzureStyle, protocol: 'chat' | 'responses'): 
 const cells = (['chat', 'responses', 'messages'] as const).flatMap((client) => AZURE_STYLES.map((style) => [client, style] as const));
 
 describe.each(cells)('%s client × Azure %s', (client, style) => {
-  const driver = CLIENTS[client];
   const model = AZURE_MODELS[style].chat;
   const protocol = upstreamProtocol(style, client);
   const usage = expectedUsage(protocol, client, USAGE);
 
   it('JSON: the answer and its usage; the request in Azure’s shape', async () => {
     h.fake.reply({ text: ['Hello', ' from Azure'], usage: USAGE });
-    const answer = await driver.ask(model);
+    const answer = await CLIENTS[client].ask(model);
     expect(answer.text).toBe('Hello from Azure');
     expect(answer.usage).toMatchObject(usage);
     const body = expectAzureRequest(style, protocol);
@@ -212,7 +78,7 @@ describe.each(cells)('%s client × Azure %s', (client, style) => {
   it('the stream helper: every delta, the final text and the usage (Azure’s prompt-filter chunk first)', async () => {
     h.fake.reply({ text: ['Once', ' upon', ' a time'], usage: USAGE });
     const deltas: string[] = [];
-    const streamed = await driver.stream(model, (delta) => deltas.push(delta));
+    const streamed = await CLIENTS[client].stream(model, (delta) => deltas.push(delta));
     expect(deltas.join('')).toBe('Once upon a time');
     expect(streamed.text).toBe('Once upon a time');
     expect(streamed.usage).toMatchObject(usage);
@@ -231,7 +97,7 @@ describe.each(cells)('%s client × Azure %s', (client, style) => {
       },
       { text: ['It is 18°C at 14:05.'] },
     );
-    const turn = await driver.toolTurn(model);
+    const turn = await CLIENTS[client].toolTurn(model);
     expect(turn.calls.map(({ name, input }) => ({ name, input }))).toEqual([
       { name: 'get_weather', input: { city: 'Paris' } },
       { name: 'get_time', input: { tz: 'Europe/Paris' } },
@@ -247,8 +113,8 @@ describe.each(cells)('%s client × Azure %s', (client, style) => {
 
   it('Azure’s 429 is the SDK’s 429 with retry-after and retry-after-ms', async () => {
     h.fake.reply({ error: AZURE_RATE_LIMITED });
-    const error = await driver.stream(model, () => {}).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(driver.errorClass);
+    const error = await CLIENTS[client].stream(model, () => {}).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CLIENTS[client].errorClass);
     const apiError = error as InstanceType<typeof OpenAI.APIError>;
     expect(apiError.status).toBe(429);
     expect(apiError.headers?.get('retry-after')).toBe('7');
@@ -258,8 +124,8 @@ describe.each(cells)('%s client × Azure %s', (client, style) => {
 
   it('a 400 naming the field is the SDK’s 400 naming it', async () => {
     h.fake.reply({ error: AZURE_BAD_FIELD });
-    const error = await driver.ask(model).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(driver.errorClass);
+    const error = await CLIENTS[client].ask(model).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CLIENTS[client].errorClass);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect(messageOf(error)).toContain("'temperature'");
     if (error instanceof OpenAI.APIError) expect(error.param).toBe('temperature');
@@ -268,8 +134,8 @@ describe.each(cells)('%s client × Azure %s', (client, style) => {
   it('a stream cut mid-answer makes the stream helper throw after the text so far', async () => {
     h.fake.reply({ text: ['Once', ' upon', ' a time'], cutAfter: throughSecondDelta(protocol) });
     const deltas: string[] = [];
-    const error = await driver.stream(model, (delta) => deltas.push(delta)).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(driver.errorClass);
+    const error = await CLIENTS[client].stream(model, (delta) => deltas.push(delta)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CLIENTS[client].errorClass);
     expect(deltas.join('')).toBe('Once upon');
   });
 });
