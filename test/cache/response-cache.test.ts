@@ -185,6 +185,30 @@ describe('response cache: what is never cached', () => {
       expect(upstream.accepted()).toHaveLength(2);
     }
   });
+
+  it('a stream the client left mid-way, passed through or translated', async () => {
+    for (const protocol of ['chat', 'messages'] as const) {
+      harness.reset();
+      const upstream = harness.fakes.chat;
+      upstream.reply({ text: ['one', ' two', ' three'], stallAfter: 2 }, { text: ['Whole.'] });
+      const body = bodyOf(protocol, 'chat', 'left by the client', { stream: true });
+      const left = await post(harness, protocol, body);
+      expect(left.headers.get('x-infergate-cache')).toBe('miss');
+      const reader = left.body!.getReader();
+      await reader.read();
+      await reader.cancel();
+      // The request has ended (cancelled) before the same one is asked again.
+      await expect.poll(() => harness.usage.length).toBe(1);
+      expect(harness.usage[0]).toMatchObject({ cancelled: true });
+      const whole = await post(harness, protocol, body);
+      expect(whole.headers.get('x-infergate-cache')).toBe('miss');
+      expect(await whole.text()).toContain('Whole.');
+      const hit = await post(harness, protocol, body);
+      expect(hit.headers.get('x-infergate-cache')).toBe('hit');
+      expect(await hit.text()).toContain('Whole.');
+      expect(upstream.accepted()).toHaveLength(2);
+    }
+  });
 });
 
 describe('response cache: who opts in', () => {
