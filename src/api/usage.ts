@@ -1,6 +1,7 @@
 import { GatewayError, invalidRequest } from '../errors.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
+import { roundUsd } from '../pricing/usage-cost.js';
 import { addDays, isDay, USAGE_RETENTION_DAYS, utcDay } from '../state/usage-store.js';
 
 /** Days answered when the query names no `start`: the last 30, today included. */
@@ -28,8 +29,8 @@ export async function getUsage(context: RouteContext): Promise<Response> {
     requests: row.requests,
     input_tokens: row.inputTokens,
     output_tokens: row.outputTokens,
-    // Sums of float dollars: twelve decimals, no 0.30000000000000004.
-    cost_usd: Math.round(row.costUsd * 1e12) / 1e12,
+    // A sum of float dollars, rounded as each event's cost is.
+    cost_usd: roundUsd(row.costUsd),
   }));
   return jsonResponse({ object: 'list', data, start, end });
 }

@@ -34,8 +34,12 @@ export function usageCost(table: PriceTable, usage: IRUsage, units: UsageUnits |
     reasoning * rate(table.reasoning);
   let media = 0;
   for (const [unit, field] of unitPrices) media += count(units?.[unit]) * (table[field] ?? 0);
-  // Twelve decimals: below a millionth of a cent, and no 0.30000000000000004 in the logs.
-  return Math.round((tokens / 1_000_000 + media) * 1e12) / 1e12;
+  return roundUsd(tokens / 1_000_000 + media);
+}
+
+/** Dollars to twelve decimals: below a millionth of a cent, and no 0.30000000000000004 in logs or answers. */
+export function roundUsd(usd: number): number {
+  return Math.round(usd * 1e12) / 1e12;
 }
 
 /**
