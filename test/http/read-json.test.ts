@@ -332,7 +332,9 @@ describe('reading a body whose stream fails (found by the fuzz corpus)', () => {
       body: cut('--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nm\r\n'),
       duplex: 'half',
     } as RequestInit);
-    const error = await readMultipartBody(request, { fileBytes: 1024, files: 1, fieldBytes: 1024, fields: 8, fileField: 'file' }).catch((caught: unknown) => caught);
+    const error = await readMultipartBody(request, { fileBytes: 1024, files: 1, fieldBytes: 1024, fields: 8, fileField: 'file' }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ status: 400, code: 'incomplete_body' });
   });
