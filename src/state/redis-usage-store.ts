@@ -1,6 +1,15 @@
 import type { Redis } from 'ioredis';
 import { FailFastRedis } from '../redis/fail-fast-redis.js';
-import { daysBetween, sortRows, USAGE_RETENTION_DAYS, type UsageRow, type UsageStore, type UsageTotals } from './usage-store.js';
+import {
+  daysBetween,
+  MAX_MODELS_PER_DAY,
+  OTHER_MODELS,
+  sortRows,
+  USAGE_RETENTION_DAYS,
+  type UsageRow,
+  type UsageStore,
+  type UsageTotals,
+} from './usage-store.js';
 
 export interface RedisUsageStoreOptions {
   /** A connected ioredis client to use (the store does not close it), or… */
@@ -13,7 +22,33 @@ export interface RedisUsageStoreOptions {
   ttlSeconds?: number | undefined;
   /** How long a write or a read waits for Redis before rejecting, in ms. Default 2000. */
   timeoutMs?: number | undefined;
+  /** Most models one key's day keeps apart (the rest are added to `(other models)`). Default 1000. */
+  maxModelsPerDay?: number | undefined;
 }
+
+/**
+ * One request's totals added to its key's day, atomically: to its model's four fields, or to
+ * `(other models)` once the day holds the most models it keeps apart (counted in its `models`
+ * field, which `list` passes over); then the day's expiry.
+ * KEYS[1] the day's hash; ARGV: model, requests, input tokens, output tokens, dollars, ttl
+ * seconds, most models, the overflow name.
+ */
+const ADD_SCRIPT = `
+local model = ARGV[1]
+if redis.call('HEXISTS', KEYS[1], 'requests|' .. model) == 0 then
+  if tonumber(redis.call('HGET', KEYS[1], 'models') or '0') >= tonumber(ARGV[7]) then
+    model = ARGV[8]
+  else
+    redis.call('HINCRBY', KEYS[1], 'models', 1)
+  end
+end
+redis.call('HINCRBY', KEYS[1], 'requests|' .. model, ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'input_tokens|' .. model, ARGV[3])
+redis.call('HINCRBY', KEYS[1], 'output_tokens|' .. model, ARGV[4])
+if ARGV[5] ~= '0' then redis.call('HINCRBYFLOAT', KEYS[1], 'cost_usd|' .. model, ARGV[5]) end
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+return 1
+`;
 
 /** The hash fields of one model: `<field>|<model id>` (a field name holds no `|`; a model id may hold anything). */
 const fields = ['requests', 'input_tokens', 'output_tokens', 'cost_usd'] as const;
@@ -29,33 +64,33 @@ const fields = ['requests', 'input_tokens', 'output_tokens', 'cost_usd'] as cons
  *
  * Layout: one hash per key and UTC day, `<prefix>usage:<url-encoded key id>:<YYYY-MM-DD>`, with
  * four fields per model (`requests|<model>`, `input_tokens|…`, `output_tokens|…`, `cost_usd|…`)
- * added to with HINCRBY / HINCRBYFLOAT in one MULTI, so concurrent instances never lose a request;
+ * added to with HINCRBY / HINCRBYFLOAT in one script, so concurrent instances never lose a request
+ * (past `maxModelsPerDay` models, a day adds the rest to `(other models)`);
  * the hash expires `ttlSeconds` after its last write. A read is one pipeline of HGETALLs, one per day.
  */
 export class RedisUsageStore implements UsageStore {
   private readonly connection: FailFastRedis;
   private readonly prefix: string;
   private readonly ttlSeconds: number;
+  private readonly maxModelsPerDay: number;
 
   constructor(options: RedisUsageStoreOptions) {
     if (!options) throw new TypeError('RedisUsageStore: pass `client` (an ioredis client) or `url`');
     this.prefix = options.keyPrefix ?? 'infergate:';
     this.ttlSeconds = options.ttlSeconds ?? USAGE_RETENTION_DAYS * 86_400;
     if (!Number.isInteger(this.ttlSeconds) || this.ttlSeconds < 1) throw new TypeError('RedisUsageStore: ttlSeconds must be a positive integer');
+    this.maxModelsPerDay = options.maxModelsPerDay ?? MAX_MODELS_PER_DAY;
+    if (!Number.isInteger(this.maxModelsPerDay) || this.maxModelsPerDay < 1) throw new TypeError('RedisUsageStore: maxModelsPerDay must be a positive integer');
     this.connection = new FailFastRedis({ ...options, timeoutMs: options.timeoutMs ?? 2000, owner: 'RedisUsageStore' });
   }
 
   async add(keyId: string, date: string, model: string, totals: UsageTotals): Promise<void> {
     const key = this.dayKey(keyId, date);
-    const results = await this.connection.call((redis) => {
-      const multi = redis.multi().hincrby(key, `requests|${model}`, Math.round(totals.requests));
-      multi.hincrby(key, `input_tokens|${model}`, Math.round(totals.inputTokens));
-      multi.hincrby(key, `output_tokens|${model}`, Math.round(totals.outputTokens));
-      if (totals.costUsd !== 0) multi.hincrbyfloat(key, `cost_usd|${model}`, totals.costUsd);
-      return multi.expire(key, this.ttlSeconds).exec();
-    });
-    const failed = results?.find(([error]) => error);
-    if (!results || failed) throw failed?.[0] ?? new Error('RedisUsageStore: the write was aborted');
+    const { requests, inputTokens, outputTokens, costUsd } = totals;
+    const counts = [requests, inputTokens, outputTokens].map((count) => String(Math.round(count)));
+    await this.connection.call((redis) =>
+      redis.eval(ADD_SCRIPT, 1, key, model, ...counts, String(costUsd), String(this.ttlSeconds), String(this.maxModelsPerDay), OTHER_MODELS),
+    );
   }
 
   async list(keyId: string, start: string, end: string): Promise<UsageRow[]> {

@@ -24,6 +24,14 @@ export interface UsageStore {
   list(keyId: string, start: string, end: string): Promise<UsageRow[]>;
 }
 
+/**
+ * Most models one key's day keeps apart; the usage of any more is added to `OTHER_MODELS`. Model
+ * ids come from clients under wildcard entries (`openai/<anything>`), so without a cap a key
+ * could grow the store by sending made-up names.
+ */
+export const MAX_MODELS_PER_DAY = 1000;
+export const OTHER_MODELS = '(other models)';
+
 /** How long a day's usage is kept by the built-in stores: a bit over a year, so a year's spend can be read back. */
 export const USAGE_RETENTION_DAYS = 400;
 
@@ -66,13 +74,15 @@ export class MemoryUsageStore implements UsageStore {
   private readonly keys = new Map<string, Map<string, Map<string, UsageTotals>>>();
   private newestDay = '';
 
+  constructor(private readonly maxModelsPerDay = MAX_MODELS_PER_DAY) {}
+
   async add(keyId: string, date: string, model: string, totals: UsageTotals): Promise<void> {
     let days = this.keys.get(keyId);
     if (!days) this.keys.set(keyId, (days = new Map()));
     let models = days.get(date);
     if (!models) days.set(date, (models = new Map()));
-    let sum = models.get(model);
-    if (!sum) models.set(model, (sum = { requests: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }));
+    let sum = models.get(model) ?? (models.size >= this.maxModelsPerDay ? models.get(OTHER_MODELS) : undefined);
+    if (!sum) models.set(models.size >= this.maxModelsPerDay ? OTHER_MODELS : model, (sum = { requests: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }));
     sum.requests += totals.requests;
     sum.inputTokens += totals.inputTokens;
     sum.outputTokens += totals.outputTokens;

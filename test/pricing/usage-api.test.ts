@@ -137,6 +137,23 @@ describe('GET /v1/usage (memory)', () => {
   });
 });
 
+describe('MemoryUsageStore', () => {
+  it('keeps at most maxModelsPerDay models apart in a key’s day (made-up names under a wildcard model), the rest added to (other models)', async () => {
+    const store = new MemoryUsageStore(2);
+    for (const model of ['a', 'b', 'made-up-1', 'a', 'made-up-2']) {
+      await store.add('k', '2026-03-01', model, { requests: 1, inputTokens: 1, outputTokens: 0, costUsd: 0.5 });
+    }
+    await store.add('k', '2026-03-02', 'made-up-3', { requests: 1, inputTokens: 1, outputTokens: 0, costUsd: 0 });
+    const rows = await store.list('k', '2026-03-01', '2026-03-02');
+    expect(rows.map((row) => [row.date, row.model, row.requests, row.costUsd])).toEqual([
+      ['2026-03-01', '(other models)', 2, 1],
+      ['2026-03-01', 'a', 2, 1],
+      ['2026-03-01', 'b', 1, 0.5],
+      ['2026-03-02', 'made-up-3', 1, 0],
+    ]);
+  });
+});
+
 describe('usage is recorded by default, and not with usageStore: false', () => {
   it('the default store is in memory', async () => {
     const gateway = gatewayWith(undefined);
@@ -216,6 +233,20 @@ describe('RedisUsageStore (REDIS_URL)', () => {
     expect(rows[0]).toMatchObject({ date: '2026-03-01', model: 'openai/gpt-4o|mini', requests: 2, inputTokens: 15, outputTokens: 3 });
     expect(rows[0]!.costUsd).toBeCloseTo(3.5e-7, 15);
     expect(rows[1]).toEqual({ date: '2026-03-02', model: 'a', requests: 1, inputTokens: 0, outputTokens: 0, costUsd: 0 });
+  });
+
+  it('keeps at most maxModelsPerDay models apart in a day, the rest added to (other models)', async () => {
+    const store = new RedisUsageStore({ url: redis!.url, keyPrefix: prefix, maxModelsPerDay: 2 });
+    stores.push(store);
+    for (const model of ['a', 'b', 'made-up-1', 'a', 'made-up-2']) {
+      await store.add('k:cap', '2026-03-01', model, { requests: 1, inputTokens: 1, outputTokens: 0, costUsd: 0 });
+    }
+    const rows = await store.list('k:cap', '2026-03-01', '2026-03-01');
+    expect(rows.map((row) => [row.model, row.requests])).toEqual([
+      ['(other models)', 2],
+      ['a', 2],
+      ['b', 1],
+    ]);
   });
 
   it('a store whose Redis is down logs the failure and the request is still answered', async () => {
