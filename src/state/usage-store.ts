@@ -74,7 +74,13 @@ export class MemoryUsageStore implements UsageStore {
   private readonly keys = new Map<string, Map<string, Map<string, UsageTotals>>>();
   private newestDay = '';
 
-  constructor(private readonly maxModelsPerDay = MAX_MODELS_PER_DAY) {}
+  private readonly maxModelsPerDay: number;
+
+  constructor(options: { maxModelsPerDay?: number | undefined } = {}) {
+    this.maxModelsPerDay = options.maxModelsPerDay ?? MAX_MODELS_PER_DAY;
+    if (!Number.isInteger(this.maxModelsPerDay) || this.maxModelsPerDay < 1)
+      throw new TypeError('MemoryUsageStore: maxModelsPerDay must be a positive integer');
+  }
 
   async add(keyId: string, date: string, model: string, totals: UsageTotals): Promise<void> {
     let days = this.keys.get(keyId);

@@ -139,7 +139,7 @@ describe('GET /v1/usage (memory)', () => {
 
 describe('MemoryUsageStore', () => {
   it('keeps at most maxModelsPerDay models apart in a key’s day (made-up names under a wildcard model), the rest added to (other models)', async () => {
-    const store = new MemoryUsageStore(2);
+    const store = new MemoryUsageStore({ maxModelsPerDay: 2 });
     for (const model of ['a', 'b', 'made-up-1', 'a', 'made-up-2']) {
       await store.add('k', '2026-03-01', model, { requests: 1, inputTokens: 1, outputTokens: 0, costUsd: 0.5 });
     }
