@@ -1,5 +1,5 @@
 import type { UsageStore } from '../state/usage-store.js';
-import { utcDay } from '../state/usage-store.js';
+import { utcDayCache } from '../state/usage-store.js';
 import type { GatewayPlugin } from './plugin.js';
 
 /**
@@ -8,9 +8,10 @@ import type { GatewayPlugin } from './plugin.js';
  * (as any observer's) and never touches the answer.
  */
 export function usageRecorder(store: UsageStore): GatewayPlugin {
+  const dayOf = utcDayCache();
   return {
     onUsage(event) {
-      return store.add(event.keyId, utcDay(event.startedAt), event.model, {
+      return store.add(event.keyId, dayOf(event.startedAt), event.model, {
         requests: 1,
         inputTokens: event.usage.input ?? 0,
         outputTokens: event.usage.output ?? 0,

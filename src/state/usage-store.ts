@@ -42,6 +42,24 @@ export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/**
+ * `utcDay` for a stream of times that mostly fall on one day (every usage event's start): the
+ * day's text is made once a day instead of a `Date` and an ISO string per request.
+ */
+export function utcDayCache(): (ms: number) => string {
+  let start = 0;
+  let end = 0;
+  let day = '';
+  return (ms) => {
+    if (ms < start || ms >= end) {
+      start = ms - (ms % DAY_MS);
+      end = start + DAY_MS;
+      day = utcDay(start);
+    }
+    return day;
+  };
+}
+
 /** Whether `text` is a real calendar day written `YYYY-MM-DD` (no 2026-02-30). */
 export function isDay(text: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) && utcDay(Date.parse(`${text}T00:00:00Z`)) === text;

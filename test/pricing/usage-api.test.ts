@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
 import { RedisUsageStore } from '../../src/state/redis-usage-store.js';
-import { addDays, MemoryUsageStore, type UsageStore, utcDay } from '../../src/state/usage-store.js';
+import { addDays, MemoryUsageStore, type UsageStore, utcDay, utcDayCache } from '../../src/state/usage-store.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { startRedis, type RedisHandle } from '../media/helpers.js';
 
@@ -134,6 +134,20 @@ describe('GET /v1/usage (memory)', () => {
   it('asks for a key like every route', async () => {
     const response = await gateway.fetch('http://gateway/v1/usage');
     expect(response.status).toBe(401);
+  });
+});
+
+describe('the usage recorder’s day', () => {
+  it('is the UTC day of each time, across midnight and back', () => {
+    const dayOf = utcDayCache();
+    const midnight = Date.parse('2026-11-24T00:00:00Z');
+    expect([midnight - 1, midnight, midnight + 86_399_999, midnight + 86_400_000, midnight - 1].map(dayOf)).toEqual([
+      '2026-11-23',
+      '2026-11-24',
+      '2026-11-24',
+      '2026-11-25',
+      '2026-11-23',
+    ]);
   });
 });
 
