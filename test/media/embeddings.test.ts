@@ -8,7 +8,8 @@ import { startFakeGemini } from '../fakes/fake-gemini.js';
 import { fakeVector } from '../fakes/fake-openai-embeddings.js';
 import { requestsTo, startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
-import { serve, type Served } from '../helpers/serve.js';
+import type { Served } from '../helpers/serve.js';
+import { served } from './helpers.js';
 
 const KEY = 'sk-embed-test';
 const CHAT_ONLY_KEY = 'sk-embed-chat-only';
@@ -50,12 +51,7 @@ beforeAll(async () => {
     hooks: { onUsage: (event) => void events.push(event) },
     logger: false,
   });
-  server = await serve(gateway);
-  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 });
-  dispose = async () => {
-    await server.close();
-    await gateway.dispose();
-  };
+  ({ server, client, close: dispose } = await served(gateway, KEY));
 });
 
 afterAll(async () => {

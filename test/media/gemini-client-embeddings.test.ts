@@ -8,7 +8,8 @@ import { startFakeGemini } from '../fakes/fake-gemini.js';
 import { fakeVector } from '../fakes/fake-openai-embeddings.js';
 import { requestsTo, startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
-import { serve, type Served } from '../helpers/serve.js';
+import type { Served } from '../helpers/serve.js';
+import { served } from './helpers.js';
 
 /** `@google/genai`'s `models.embedContent` (which calls `:batchEmbedContents`) against the gateway, over each embedding upstream. */
 const KEY = 'sk-gemini-embed';
@@ -41,12 +42,8 @@ beforeAll(async () => {
     hooks: { onUsage: (event) => void events.push(event) },
     logger: false,
   });
-  server = await serve(gateway);
+  ({ server, close: dispose } = await served(gateway, KEY));
   genai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: server.url } });
-  dispose = async () => {
-    await server.close();
-    await gateway.dispose();
-  };
 });
 
 afterAll(async () => {

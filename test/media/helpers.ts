@@ -67,10 +67,10 @@ export function mediaGateway(upstreams?: Upstreams, extra: Partial<GatewayOption
   });
 }
 
-/** The gateway listening on loopback, and an OpenAI SDK client for it. */
-export async function served(gateway: Gateway): Promise<{ server: Served; client: OpenAI; close(): Promise<void> }> {
+/** The gateway listening on loopback, and an OpenAI SDK client for it (with `apiKey`, default `KEY`). */
+export async function served(gateway: Gateway, apiKey = KEY): Promise<{ server: Served; client: OpenAI; close(): Promise<void> }> {
   const server = await serve(gateway);
-  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 });
+  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey, maxRetries: 0 });
   return {
     server,
     client,

@@ -5,7 +5,8 @@ import { createLocalProvider, localModels } from '../../src/providers/local/loca
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import { requestsTo, startFakeOpenAIMedia, type FakeOpenAIMedia } from '../fakes/fake-openai-media.js';
 import { FAKE_DURATION, FAKE_TRANSCRIPT, transcriptionFaults } from '../fakes/fake-openai-transcriptions.js';
-import { serve, type Served } from '../helpers/serve.js';
+import type { Served } from '../helpers/serve.js';
+import { served } from './helpers.js';
 
 const KEY = 'sk-transcribe-test';
 const CHAT_ONLY_KEY = 'sk-transcribe-chat-only';
@@ -57,12 +58,7 @@ beforeAll(async () => {
     hooks: { onUsage: (event) => void events.push(event) },
     logger: false,
   });
-  server = await serve(gateway);
-  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 });
-  dispose = async () => {
-    await server.close();
-    await gateway.dispose();
-  };
+  ({ server, client, close: dispose } = await served(gateway, KEY));
 });
 
 afterAll(async () => {
