@@ -24,8 +24,24 @@ export const COHERE_V4 = 'cohere.embed-v4:0';
 
 const CONVERSE_MODELS = new Set([NOVA, LLAMA, CLAUDE]);
 const EMBEDDING_MODELS = new Set([TITAN_V2, TITAN_V1, COHERE_EN, COHERE_MULTI, COHERE_V4]);
-/** The betas Bedrock's Claude takes; any other is "invalid beta flag". */
-const BETAS = new Set(['interleaved-thinking-2025-05-14', 'token-efficient-tools-2025-02-19', 'context-1m-2025-08-07', 'output-128k-2025-02-19']);
+/**
+ * The betas Bedrock's Claude takes (AWS's model-parameters page for the Anthropic Messages API);
+ * any other is "invalid beta flag". Claude Code sends `context-management-2025-06-27` on every turn.
+ */
+const BETAS = new Set([
+  'computer-use-2024-10-22',
+  'computer-use-2025-01-24',
+  'computer-use-2025-11-24',
+  'token-efficient-tools-2025-02-19',
+  'interleaved-thinking-2025-05-14',
+  'output-128k-2025-02-19',
+  'dev-full-thinking-2025-05-14',
+  'context-1m-2025-08-07',
+  'context-management-2025-06-27',
+  'effort-2025-11-24',
+  'tool-search-tool-2025-10-19',
+  'tool-examples-2025-10-29',
+]);
 
 export interface BedrockRecordedRequest extends RecordedRequest {
   /** The body's bytes as received (what the signature covers). */
@@ -39,6 +55,8 @@ export interface FakeBedrock {
   url: string;
   readonly requests: BedrockRecordedRequest[];
   reply(...replies: Reply[]): void;
+  /** Answers every valid generation with what `decide` makes of it, instead of the queue (as `FakeUpstream.answerWith`). */
+  answerWith(decide: (request: RecordedRequest) => Reply): void;
   accepted(): BedrockRecordedRequest[];
   last(): BedrockRecordedRequest;
   /** The most requests the fake has had open at once since the last reset. */
@@ -78,6 +96,7 @@ const EXCEPTION_TYPE_SUFFIX = ':http://internal.amazon.com/coral/com.amazon.bedr
 export async function startFakeBedrock(): Promise<FakeBedrock> {
   const requests: BedrockRecordedRequest[] = [];
   let queue: Reply[] = [];
+  let decide: ((request: RecordedRequest) => Reply) | undefined;
   let clock = Date.now;
   let open = 0;
   let peak = 0;
@@ -154,7 +173,12 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
 
     // A token count is not a generation: it takes no scripted reply.
     await heldUntilQuiet();
-    const reply: Reply = route.action === 'count-tokens' ? {} : (queue.shift() ?? { text: ['Hello', ' from', ' Bedrock.'], usage: { input: 12, output: 4 } });
+    const reply: Reply =
+      route.action === 'count-tokens'
+        ? {}
+        : decide
+          ? decide(record)
+          : (queue.shift() ?? { text: ['Hello', ' from', ' Bedrock.'], usage: { input: 12, output: 4 } });
     if (reply.error) return sendError(res, reply.error.status ?? 500, reply.error.type ?? 'InternalServerException', reply.error.message, reply.error.headers);
 
     const streaming = route.action === 'converse-stream' || route.action === 'invoke-with-response-stream';
@@ -457,6 +481,9 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     url: `http://127.0.0.1:${port}`,
     requests,
     reply: (...replies) => void queue.push(...replies),
+    answerWith(script) {
+      decide = script;
+    },
     accepted,
     last() {
       const last = accepted().at(-1);
