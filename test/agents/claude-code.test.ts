@@ -77,7 +77,7 @@ async function expectClaudeCodeReadsTheFile(cell: Cell, model: string): Promise<
 
 describe('Claude Code through the gateway', () => {
   describe.each([ROUTED_MODEL, CLAUDE_MODEL])('model %s', (model) => {
-    it.each(['anthropic', 'chat', 'responses'] as const)(
+    it.each(['anthropic', 'chat', 'responses', 'bedrock-invoke', 'bedrock-converse'] as const)(
       'reads a file with its Read tool and answers from it (%s upstream)',
       async (cell) => {
         const token = await expectClaudeCodeReadsTheFile(cell, model);

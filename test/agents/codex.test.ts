@@ -96,7 +96,7 @@ async function expectCodexReadsTheFile(cell: Cell, model: string): Promise<strin
 
 describe('Codex through the gateway', () => {
   describe.each([KNOWN_MODEL, ROUTED_MODEL])('model %s', (model) => {
-    it.each(['responses', 'chat', 'anthropic'] as const)(
+    it.each(['responses', 'chat', 'anthropic', 'azure-v1', 'azure-dated'] as const)(
       'runs cat with exec_command and answers from its output (%s upstream)',
       async (cell) => {
         const token = await expectCodexReadsTheFile(cell, model);

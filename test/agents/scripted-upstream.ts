@@ -3,17 +3,43 @@ import { createGateway } from '../../src/gateway.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
+import { createAzureProvider } from '../../src/providers/azure/azure-provider.js';
+import { createBedrockProvider } from '../../src/providers/bedrock/bedrock-provider.js';
 import type { Provider } from '../../src/providers/provider.js';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
+import { AZURE_DEPLOYMENTS, startFakeAzure } from '../fakes/fake-azure.js';
+import { CLAUDE, NOVA, startFakeBedrock } from '../fakes/fake-bedrock.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream, RecordedRequest, Reply } from '../fakes/fake-server.js';
 import { serve, type Served } from '../helpers/serve.js';
+import { API_VERSION } from '../upstreams/azure-harness.js';
+import { SIGNED_BY } from '../upstreams/bedrock-harness.js';
 import type { UpstreamKind } from '../upstreams/harness.js';
 
 type Json = Record<string, any>;
 
-/** Where a cell's gateway sends the model: one of the three strict fakes, or the built-in local provider. */
-export type Cell = UpstreamKind | 'local';
+/**
+ * Where a cell's gateway sends the model: a strict fake of one vendor's API and wire, or the
+ * built-in local provider. The clouds of issue 16: Claude on Bedrock's `invoke` (Anthropic's
+ * body, passed through), Nova on Bedrock's Converse (translated), the Azure v1 API's Responses
+ * (passed through, the deployment as model), an Azure deployment URL with a dated api-version
+ * (chat only: Responses translated).
+ */
+export type UpstreamCell = UpstreamKind | 'bedrock-invoke' | 'bedrock-converse' | 'azure-v1' | 'azure-dated';
+export type Cell = UpstreamCell | 'local';
+
+/** The body a request to the upstream carries: one of the three OpenAI/Anthropic wires, or Bedrock's Converse. */
+type Wire = UpstreamKind | 'converse';
+const WIRE: Record<UpstreamCell, Wire> = {
+  chat: 'chat',
+  responses: 'responses',
+  anthropic: 'anthropic',
+  'bedrock-invoke': 'anthropic',
+  'bedrock-converse': 'converse',
+  'azure-v1': 'responses',
+  'azure-dated': 'chat',
+};
+const UPSTREAM_CELLS = Object.keys(WIRE) as UpstreamCell[];
 
 /** The key the CLIs present to the gateway. */
 export const GATEWAY_KEY = 'sk-agent-test';
@@ -41,7 +67,7 @@ const FILE_READERS: { name: string; args: (path: string) => Json }[] = [
  *   item), which the client must send back;
  * - anything else (title generation, a quota probe) → a short text.
  */
-export function scriptedReply(kind: UpstreamKind, body: Json): Reply {
+export function scriptedReply(kind: Wire, body: Json): Reply {
   const outputs = toolOutputs(kind, body);
   if (outputs.length > 0) {
     const token = outputs.join('\n').match(TOKEN)?.[0];
@@ -63,20 +89,24 @@ export function scriptedReply(kind: UpstreamKind, body: Json): Reply {
  * on (a signed thinking block), Responses when encrypted reasoning is asked for (the only kind a
  * `store: false` client can send back). Chat Completions returns none.
  */
-function thinks(kind: UpstreamKind, body: Json): boolean {
+function thinks(kind: Wire, body: Json): boolean {
   if (kind === 'anthropic') return body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
   if (kind === 'responses') return Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
-  return false;
+  return false; // Chat, and Converse to a model without reasoning (Nova)
 }
 
 /** Names of the tools a request declares, however its protocol words them. */
-export function toolNames(kind: UpstreamKind, body: Json): string[] {
+export function toolNames(kind: Wire, body: Json): string[] {
+  if (kind === 'converse') {
+    const specs: Json[] = Array.isArray(body.toolConfig?.tools) ? body.toolConfig.tools : [];
+    return specs.map((tool) => tool.toolSpec?.name).filter((name): name is string => typeof name === 'string');
+  }
   const tools: Json[] = Array.isArray(body.tools) ? body.tools : [];
   return tools.map((tool) => (kind === 'chat' ? tool.function?.name : tool.name)).filter((name): name is string => typeof name === 'string');
 }
 
 /** The text of every tool result a request carries back to the model. */
-export function toolOutputs(kind: UpstreamKind, body: Json): string[] {
+export function toolOutputs(kind: Wire, body: Json): string[] {
   const text = (content: unknown): string =>
     typeof content === 'string'
       ? content
@@ -90,6 +120,11 @@ export function toolOutputs(kind: UpstreamKind, body: Json): string[] {
     for (const item of Array.isArray(body.input) ? body.input : []) {
       if (item?.type === 'function_call_output' || item?.type === 'custom_tool_call_output') outputs.push(text(item.output));
     }
+  } else if (kind === 'converse') {
+    for (const message of body.messages ?? []) {
+      if (!Array.isArray(message?.content)) continue;
+      for (const block of message.content) if (block?.toolResult) outputs.push(text(block.toolResult.content));
+    }
   } else {
     for (const message of body.messages ?? []) {
       if (!Array.isArray(message?.content)) continue;
@@ -102,36 +137,62 @@ export function toolOutputs(kind: UpstreamKind, body: Json): string[] {
 export interface AgentRig {
   /** Base URL (no `/v1`) of the gateway for each cell; every gateway routes the public model to its cell's upstream. */
   gateway: Record<Cell, string>;
-  upstream: Record<UpstreamKind, FakeUpstream>;
+  upstream: Record<UpstreamCell, FakeUpstream>;
   close(): Promise<void>;
 }
 
-/** The upstream model each fake knows, behind the public model name the CLI asks for. */
-const UPSTREAM_MODEL: Record<Cell, string> = { chat: 'gpt-4.1', responses: 'gpt-5', anthropic: 'claude-sonnet-4-5', local: 'local-chat' };
+/** The upstream model (or Azure deployment) each fake knows, behind the public model name the CLI asks for. */
+const UPSTREAM_MODEL: Record<Cell, string> = {
+  chat: 'gpt-4.1',
+  responses: 'gpt-5',
+  anthropic: 'claude-sonnet-4-5',
+  'bedrock-invoke': CLAUDE,
+  'bedrock-converse': NOVA,
+  'azure-v1': AZURE_DEPLOYMENTS.chat,
+  'azure-dated': AZURE_DEPLOYMENTS.chat,
+  local: 'local-chat',
+};
 
 /**
- * Three strict scripted fakes (Chat-only OpenAI, Responses-only OpenAI, Anthropic) and four
- * gateways — one per fake and one on the local provider — each serving `publicModels` from its
- * upstream: the CLI keeps its model name, and only its base URL says which cell it runs in.
+ * Seven strict scripted fakes (Chat-only OpenAI, Responses-only OpenAI, Anthropic, Bedrock twice
+ * — SigV4 and the binary event stream —, Azure twice) and one gateway per cell, each serving
+ * `publicModels` from its upstream: the CLI keeps its model name, and only its base URL says
+ * which cell it runs in.
  */
 export async function startAgentRig(publicModels: readonly string[]): Promise<AgentRig> {
-  const [chat, responses, anthropic] = await Promise.all([
+  const [chat, responses, anthropic, bedrockInvoke, bedrockConverse, azureV1, azureDated] = await Promise.all([
     startFakeOpenAI({ endpoints: ['chat'] }),
     startFakeOpenAI({ endpoints: ['responses'] }),
     startFakeAnthropic(),
+    startFakeBedrock(),
+    startFakeBedrock(),
+    startFakeAzure(),
+    startFakeAzure(),
   ]);
-  const upstream: Record<UpstreamKind, FakeUpstream> = { chat, responses, anthropic };
-  for (const [kind, fake] of Object.entries(upstream) as [UpstreamKind, FakeUpstream][]) {
-    fake.answerWith((request: RecordedRequest) => scriptedReply(kind, request.body));
+  const upstream: Record<UpstreamCell, FakeUpstream> = {
+    chat,
+    responses,
+    anthropic,
+    'bedrock-invoke': bedrockInvoke,
+    'bedrock-converse': bedrockConverse,
+    'azure-v1': azureV1,
+    'azure-dated': azureDated,
+  };
+  for (const cell of UPSTREAM_CELLS) {
+    upstream[cell].answerWith((request: RecordedRequest) => scriptedReply(WIRE[cell], request.body));
   }
   const providers: Record<Cell, Provider> = {
     chat: createOpenAIProvider({ baseURL: chat.url + '/v1', apiKey: 'up-key', responses: false }),
     responses: createOpenAIProvider({ baseURL: responses.url + '/v1', apiKey: 'up-key', responses: true, chat: false }),
     anthropic: createAnthropicProvider({ baseURL: anthropic.url, apiKey: 'up-key' }),
+    'bedrock-invoke': createBedrockProvider({ baseURL: bedrockInvoke.url, ...SIGNED_BY }),
+    'bedrock-converse': createBedrockProvider({ baseURL: bedrockConverse.url, ...SIGNED_BY }),
+    'azure-v1': createAzureProvider({ baseURL: `${azureV1.url}/openai/v1`, apiKey: 'az-key' }),
+    'azure-dated': createAzureProvider({ baseURL: `${azureDated.url}/openai`, apiKey: 'az-key', apiVersion: API_VERSION }),
     local: createLocalProvider({ chunkDelayMs: 0 }),
   };
   const served = {} as Record<Cell, Served>;
-  for (const cell of ['chat', 'responses', 'anthropic', 'local'] as const) {
+  for (const cell of [...UPSTREAM_CELLS, 'local'] as const) {
     const gateway = createGateway({
       keys: [{ key: GATEWAY_KEY }],
       providers: { [cell]: providers[cell] },
@@ -141,7 +202,7 @@ export async function startAgentRig(publicModels: readonly string[]): Promise<Ag
     served[cell] = await serve(gateway);
   }
   return {
-    gateway: { chat: served.chat.url, responses: served.responses.url, anthropic: served.anthropic.url, local: served.local.url },
+    gateway: Object.fromEntries(Object.entries(served).map(([cell, server]) => [cell, server.url])) as Record<Cell, string>,
     upstream,
     async close() {
       await Promise.all(Object.values(served).map((server) => server.close()));
@@ -152,31 +213,45 @@ export async function startAgentRig(publicModels: readonly string[]): Promise<Ag
 }
 
 /** The upstream's requests as one line each, for an assertion message: path, rejection, tool results. */
-export function describeUpstream(kind: UpstreamKind, fake: FakeUpstream): string {
+export function describeUpstream(cell: UpstreamCell, fake: FakeUpstream): string {
   if (fake.requests.length === 0) return 'the upstream received no request';
   return fake.requests
     .map((request, i) => {
       const verdict = request.rejected ? `REJECTED ${request.rejected.status} ${request.rejected.message}` : 'accepted';
-      const outputs = request.body ? toolOutputs(kind, request.body) : [];
+      const outputs = request.body ? toolOutputs(WIRE[cell], request.body) : [];
       return `#${i + 1} ${request.method} ${request.path} model=${request.body?.model} ${verdict}; tool results: ${JSON.stringify(outputs).slice(0, 200)}`;
     })
     .join('\n');
 }
 
-const GENERATION_PATHS = ['/v1/messages', '/v1/chat/completions', '/v1/responses'];
+/**
+ * Where each cell's generations must arrive: the path also says which wire the gateway chose
+ * (Claude passed through on Bedrock's `invoke`, Nova translated to Converse, Responses passed
+ * through on Azure's v1 API, translated to chat on a dated deployment URL).
+ */
+const GENERATION_PATH: Record<UpstreamCell, RegExp> = {
+  chat: /^\/v1\/chat\/completions$/,
+  responses: /^\/v1\/responses$/,
+  anthropic: /^\/v1\/messages$/,
+  'bedrock-invoke': /^\/model\/[^/]+\/invoke-with-response-stream$/,
+  'bedrock-converse': /^\/model\/[^/]+\/converse-stream$/,
+  'azure-v1': /^\/openai\/v1\/responses$/,
+  'azure-dated': /^\/openai\/deployments\/[^/]+\/chat\/completions$/,
+};
 
 /**
  * The strict upstream took part in the whole loop: it rejected nothing (it rejects what the real
  * API would) and received the token in a tool result, so the client's tool really ran.
  */
-export function expectUpstreamSawToolResult(kind: UpstreamKind, fake: FakeUpstream, token: string): void {
-  const upstream = describeUpstream(kind, fake);
+export function expectUpstreamSawToolResult(cell: UpstreamCell, fake: FakeUpstream, token: string): void {
+  const kind = WIRE[cell];
+  const upstream = describeUpstream(cell, fake);
   expect(
     fake.requests.filter((request) => request.rejected),
     `requests the upstream rejected\n${upstream}`,
   ).toEqual([]);
   // In a generation request: a token count or a compaction carrying it would not prove the model got it.
-  const generations = fake.accepted().filter((request) => GENERATION_PATHS.includes(request.path));
+  const generations = fake.accepted().filter((request) => GENERATION_PATH[cell].test(request.path));
   const carried = generations.some((request) => toolOutputs(kind, request.body).some((output) => output.includes(token)));
   expect(carried, `the upstream never received the file's token in a tool result\n${upstream}`).toBe(true);
   if (kind === 'anthropic') for (const request of generations) expectThinkingBeforeToolUse(request.body);
