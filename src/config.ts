@@ -195,6 +195,17 @@ const DeploymentSchema = strictObject({
   id: v.optional(text),
 });
 
+/** Where a store lives: `{ "type": "memory" }` (default) or `{ "type": "redis", "url", "keyPrefix"?, … }`. */
+function memoryOrRedis<const E extends v.ObjectEntries>(redisFields: E) {
+  return v.optional(
+    v.variant(
+      'type',
+      [strictObject({ type: v.literal('memory') }), strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ...redisFields })],
+      'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
+    ),
+  );
+}
+
 const ModelSchema = strictObject({
   id: text,
   provider: v.optional(text),
@@ -237,16 +248,7 @@ const ConfigSchema = strictObject({
     }),
   ),
   /** Where video tasks live: in memory (default) or Redis (`infergate/redis`, needs `ioredis`). */
-  taskStore: v.optional(
-    v.variant(
-      'type',
-      [
-        strictObject({ type: v.literal('memory') }),
-        strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),
-      ],
-      'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
-    ),
-  ),
+  taskStore: memoryOrRedis({ ttlSeconds: v.optional(positiveInteger) }),
   /** Per-key limits, retries and fallback (docs/policies.md). */
   policies: v.optional(
     strictObject({
@@ -274,37 +276,13 @@ const ConfigSchema = strictObject({
       budget: v.optional(BudgetSchema),
       groupBudgets: v.optional(GroupBudgetsSchema),
       /** Where limit counters live: memory (default) or Redis, shared by every instance. */
-      limitStore: v.optional(
-        v.variant(
-          'type',
-          [strictObject({ type: v.literal('memory') }), strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text) })],
-          'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
-        ),
-      ),
+      limitStore: memoryOrRedis({}),
     }),
   ),
   /** Where finished Responses live for previous_response_id: memory (default) or Redis. */
-  responseStore: v.optional(
-    v.variant(
-      'type',
-      [
-        strictObject({ type: v.literal('memory') }),
-        strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),
-      ],
-      'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
-    ),
-  ),
+  responseStore: memoryOrRedis({ ttlSeconds: v.optional(positiveInteger) }),
   /** Each key's usage by day and model for GET /v1/usage (docs/policies.md): memory (default) or Redis. */
-  usageStore: v.optional(
-    v.variant(
-      'type',
-      [
-        strictObject({ type: v.literal('memory') }),
-        strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ttlSeconds: v.optional(positiveInteger) }),
-      ],
-      'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
-    ),
-  ),
+  usageStore: memoryOrRedis({ ttlSeconds: v.optional(positiveInteger) }),
   /** The exact-match response cache (docs/policies.md): memory (default) or Redis. */
   responseCache: v.optional(
     strictObject({
@@ -312,13 +290,7 @@ const ConfigSchema = strictObject({
       maxEntries: v.optional(positiveInteger),
       maxEntryBytes: v.optional(positiveInteger),
       allowSampling: v.optional(flag),
-      store: v.optional(
-        v.variant(
-          'type',
-          [strictObject({ type: v.literal('memory') }), strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text) })],
-          'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
-        ),
-      ),
+      store: memoryOrRedis({}),
     }),
   ),
   videoRefreshIntervalMs: v.optional(nonNegativeInteger),
