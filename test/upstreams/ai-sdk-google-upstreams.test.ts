@@ -1,7 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { APICallError, generateText, type LanguageModel, stepCountIs, streamText } from 'ai';
-import { weatherAndTimeTools } from './ai-sdk-tools.js';
+import { APICallError, generateText, type LanguageModel, streamText } from 'ai';
+import { drain, streamStory, streamWeatherAndTimeLoop } from './ai-sdk-tools.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
@@ -137,16 +137,6 @@ const CALLS = [
   { name: 'get_time', args: ['{"tz":"Europe/Paris"}'] },
 ];
 
-/** Reads the whole stream; an error part is thrown, as the SDK's consumers must see it. */
-async function drain(result: { fullStream: AsyncIterable<{ type: string; error?: unknown; text?: string }> }): Promise<string> {
-  let text = '';
-  for await (const part of result.fullStream) {
-    if (part.type === 'error') throw part.error;
-    if (part.type === 'text-delta') text += part.text;
-  }
-  return text;
-}
-
 const cases = (Object.keys(CLIENTS) as ClientName[]).flatMap((client) =>
   (Object.keys(UPSTREAMS) as UpstreamName[]).map((upstream) => [client, upstream] as const),
 );
@@ -193,15 +183,7 @@ describe.each(cases)('AI SDK %s → %s', (client, upstream) => {
 
   it('a two-turn tool loop with parallel calls: both results reach the upstream, then the answer', async () => {
     up.fake().reply({ text: ['Checking.'], toolCalls: CALLS, usage: up.usage }, { text: ['It is 18°C', ' at 14:05.'], usage: up.usage });
-    const executed: unknown[] = [];
-    const result = streamText({
-      model: model(),
-      prompt: 'Weather and time in Paris?',
-      maxRetries: 0,
-      stopWhen: stepCountIs(3),
-      providerOptions,
-      tools: weatherAndTimeTools(executed, { closed: true }),
-    });
+    const { result, executed } = streamWeatherAndTimeLoop(model(), providerOptions);
 
     expect(await drain(result)).toBe('Checking.It is 18°C at 14:05.');
     expect(executed).toEqual([{ city: 'Paris' }, { tz: 'Europe/Paris' }]);
@@ -255,16 +237,7 @@ describe.each(cases)('AI SDK %s → %s', (client, upstream) => {
 
   it('a stream cut mid-answer makes the stream helper throw after the text so far', async () => {
     up.fake().reply({ text: ['Once', ' upon', ' a time'], cutAfter: up.throughSecondDelta });
-    const deltas: string[] = [];
-    const result = streamText({
-      model: model(),
-      prompt: 'A story',
-      maxRetries: 0,
-      providerOptions,
-      onChunk: ({ chunk }) => {
-        if (chunk.type === 'text-delta') deltas.push(chunk.text);
-      },
-    });
+    const { result, deltas } = streamStory(model(), providerOptions);
 
     await expect(drain(result)).rejects.toThrow();
     expect(deltas.join('')).toBe('Once upon');

@@ -1,7 +1,7 @@
-import { APICallError, generateText, stepCountIs, streamText } from 'ai';
+import { APICallError, generateText, streamText } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLAUDE, type FakeBedrock, NOVA, startFakeBedrock, THROTTLED } from '../fakes/fake-bedrock.js';
-import { type AiSdkClient, drain, gatewayModels, weatherAndTimeTools } from './ai-sdk-tools.js';
+import { type AiSdkClient, drain, gatewayModels, streamStory, streamWeatherAndTimeLoop } from './ai-sdk-tools.js';
 import { type BedrockGateway, converseExchangeByName, serveBedrockGateway } from './bedrock-harness.js';
 import { THROUGH_SECOND_DELTA, toolExchangeByName, USAGE, weatherAndTimeByName } from './harness.js';
 
@@ -72,15 +72,7 @@ describe.each(cases)('AI SDK %s → Bedrock %s', (client, family) => {
 
   it('a two-turn tool loop with parallel calls: both results reach Bedrock, then the answer', async () => {
     fake.reply({ text: ['Checking.'], toolCalls: CALLS, usage: USAGE }, { text: ['It is 18°C', ' at 14:05.'], usage: USAGE });
-    const executed: unknown[] = [];
-    const result = streamText({
-      model: model(),
-      prompt: 'Weather and time in Paris?',
-      maxRetries: 0,
-      stopWhen: stepCountIs(3),
-      providerOptions,
-      tools: weatherAndTimeTools(executed, { closed: true }),
-    });
+    const { result, executed } = streamWeatherAndTimeLoop(model(), providerOptions);
     expect(await drain(result)).toBe('Checking.It is 18°C at 14:05.');
     expect(executed).toEqual([{ city: 'Paris' }, { tz: 'Europe/Paris' }]);
     expect((await result.steps).map((step) => step.finishReason)).toEqual(['tool-calls', 'stop']);
@@ -115,16 +107,7 @@ describe.each(cases)('AI SDK %s → Bedrock %s', (client, family) => {
 
   it('a stream cut mid-answer makes the stream throw after the text so far', async () => {
     fake.reply({ text: ['Once', ' upon', ' a time'], cutAfter: MODELS[family].throughSecondDelta });
-    const deltas: string[] = [];
-    const result = streamText({
-      model: model(),
-      prompt: 'A story',
-      maxRetries: 0,
-      providerOptions,
-      onChunk: ({ chunk }) => {
-        if (chunk.type === 'text-delta') deltas.push(chunk.text);
-      },
-    });
+    const { result, deltas } = streamStory(model(), providerOptions);
     await expect(drain(result)).rejects.toThrow();
     expect(deltas.join('')).toBe('Once upon');
   });
