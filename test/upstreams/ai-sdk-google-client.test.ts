@@ -1,6 +1,6 @@
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { generateText, type LanguageModel, stepCountIs, streamText } from 'ai';
-import { weatherAndTimeTools } from './ai-sdk-tools.js';
+import { drain, weatherAndTimeTools } from './ai-sdk-tools.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
@@ -71,16 +71,6 @@ function promptReceived(upstream: Scripted, body: Json): { system: string; user:
     system: body.systemInstruction ? text(body.systemInstruction) : '',
     user: body.contents.filter((content: Json) => content.role === 'user').map(text),
   };
-}
-
-/** Reads the whole stream; an error part is thrown, as the SDK's consumers must see it. */
-async function drain(result: { fullStream: AsyncIterable<{ type: string; error?: unknown; text?: string }> }): Promise<string> {
-  let text = '';
-  for await (const part of result.fullStream) {
-    if (part.type === 'error') throw part.error;
-    if (part.type === 'text-delta') text += part.text;
-  }
-  return text;
 }
 
 describe.each(Object.keys(SCRIPTED) as Scripted[])('@ai-sdk/google → %s upstream', (upstream) => {
