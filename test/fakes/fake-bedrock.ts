@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicProtocol, fakeTokenCount } from './fake-anthropic.js';
-import { counter, isObject, Rejection, type NeutralUsage, type RecordedRequest, type Reply, type UpstreamErrorSpec } from './fake-server.js';
+import { counter, isObject, recordRequest, Rejection, type NeutralUsage, type RecordedRequest, type Reply, type UpstreamErrorSpec } from './fake-server.js';
 
 type Json = Record<string, any>;
 
@@ -132,33 +132,13 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    let body: unknown;
-    try {
-      body = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
-    } catch {
-      body = undefined;
-    }
-    let resolveClosed!: () => void;
-    const record: BedrockRecordedRequest = {
-      method: req.method ?? '',
-      path: (req.url ?? '').split('?')[0]!,
-      url: req.url ?? '',
-      headers,
-      body,
-      raw,
-      closedEarly: false,
-      receivedAt: Date.now(),
-      closed: new Promise<void>((resolve) => (resolveClosed = resolve)),
-    };
     let cut = false;
+    const record: BedrockRecordedRequest = Object.assign(
+      recordRequest(req, res, raw.toString('utf8'), () => cut),
+      { raw },
+    );
     peak = Math.max(peak, ++open);
-    res.on('close', () => {
-      open--;
-      if (!res.writableFinished && !cut) record.closedEarly = true;
-      resolveClosed();
-    });
+    res.on('close', () => open--);
     requests.push(record);
 
     let route: { model: string; action: string };

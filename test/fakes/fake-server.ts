@@ -135,6 +135,37 @@ const DEFAULT_REPLY: Reply = { text: ['Hello', ' from', ' upstream.'], usage: { 
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * What a fake records of one request: its head, its body as JSON when it parses, and whether the
+ * connection closed before the answer was finished (`cutByFake` tells a cut the fake made itself).
+ */
+export function recordRequest(req: IncomingMessage, res: ServerResponse, text: string, cutByFake: () => boolean): RecordedRequest {
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  let resolveClosed!: () => void;
+  const record: RecordedRequest = {
+    method: req.method ?? '',
+    path: (req.url ?? '').split('?')[0]!,
+    url: req.url ?? '',
+    headers,
+    body,
+    closedEarly: false,
+    receivedAt: Date.now(),
+    closed: new Promise<void>((resolve) => (resolveClosed = resolve)),
+  };
+  res.on('close', () => {
+    if (!res.writableFinished && !cutByFake()) record.closedEarly = true;
+    resolveClosed();
+  });
+  return record;
+}
+
 /** A fake upstream: a real HTTP server on loopback that validates, records and answers per script. */
 export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
@@ -152,31 +183,9 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    let body: unknown;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-
-    let resolveClosed!: () => void;
-    const record: RecordedRequest = {
-      method: req.method ?? '',
-      path: (req.url ?? '').split('?')[0]!,
-      url: req.url ?? '',
-      headers,
-      body,
-      closedEarly: false,
-      receivedAt: Date.now(),
-      closed: new Promise<void>((resolve) => (resolveClosed = resolve)),
-    };
     let cutByFake = false;
-    res.on('close', () => {
-      if (!res.writableFinished && !cutByFake) record.closedEarly = true;
-      resolveClosed();
-    });
+    const record = recordRequest(req, res, text, () => cutByFake);
+    const body = record.body;
     requests.push(record);
 
     let endpoint: string;
