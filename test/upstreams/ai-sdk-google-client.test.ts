@@ -1,12 +1,10 @@
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { type FakeGemini, useGoogleHarness } from './google-harness.js';
 import { generateText, type LanguageModel, stepCountIs, streamText } from 'ai';
 import { drain, weatherAndTimeTools } from './ai-sdk-tools.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
-import { createLocalProvider } from '../../src/providers/local/local-provider.js';
-import { startFakeGemini } from '../fakes/fake-gemini.js';
+import { describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-server.js';
-import { USAGE, parallelCalls, promptOf, startHarness, type Harness, weatherAndTimeByName, toolExchangeByName } from './harness.js';
+import { USAGE, parallelCalls, promptOf, type Harness, weatherAndTimeByName, toolExchangeByName } from './harness.js';
 
 type Json = Record<string, any>;
 
@@ -17,28 +15,8 @@ type Json = Record<string, any>;
  * usage the SDK reads back.
  */
 let h: Harness;
-let gemini: Awaited<ReturnType<typeof startFakeGemini>>;
-beforeAll(async () => {
-  gemini = await startFakeGemini();
-  h = await startHarness({
-    providers: () => ({
-      local: createLocalProvider({ chunkDelayMs: 0 }),
-      google: createGeminiProvider({ baseURL: gemini.url, apiKey: 'up-key' }),
-    }),
-    models: [
-      { id: 'local-chat', provider: 'local' },
-      { id: 'gem-3', provider: 'google', upstreamModel: 'gemini-3-pro-preview' },
-    ],
-  });
-});
-afterAll(async () => {
-  await h.close();
-  await gemini.close();
-});
-beforeEach(() => {
-  h.reset();
-  gemini.reset();
-});
+let gemini: FakeGemini;
+useGoogleHarness((started) => ({ h, gemini } = started));
 
 const google = (model: string): LanguageModel => createGoogleGenerativeAI({ baseURL: `${h.url}/v1beta`, apiKey: 'sk-test' })(model);
 

@@ -1,9 +1,8 @@
 import { ApiError, type Content, type FunctionDeclaration, GoogleGenAI, type GenerateContentResponse, Type } from '@google/genai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeGemini, useGoogleHarness } from './google-harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
-import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
-import { startFakeGemini } from '../fakes/fake-gemini.js';
 import { serve } from '../helpers/serve.js';
 import {
   THROUGH_SECOND_DELTA,
@@ -15,7 +14,6 @@ import {
   parallelCalls,
   promptOf,
   rateLimited,
-  startHarness,
   toolExchange,
   type Harness,
   type UpstreamKind,
@@ -27,29 +25,10 @@ type Json = Record<string, any>;
 /** `@google/genai` (the official Gemini SDK) against the gateway's Gemini endpoint, over each upstream. */
 let h: Harness;
 let genai: GoogleGenAI;
-let gemini: Awaited<ReturnType<typeof startFakeGemini>>;
-beforeAll(async () => {
-  gemini = await startFakeGemini();
-  h = await startHarness({
-    providers: () => ({
-      local: createLocalProvider({ chunkDelayMs: 0 }),
-      google: createGeminiProvider({ baseURL: gemini.url, apiKey: 'up-key' }),
-    }),
-    models: [
-      { id: 'local-chat', provider: 'local' },
-      { id: 'gem-3', provider: 'google', upstreamModel: 'gemini-3-pro-preview' },
-      { id: 'gem-25', provider: 'google', upstreamModel: 'gemini-2.5-flash' },
-    ],
-  });
+let gemini: FakeGemini;
+useGoogleHarness((started) => ({ h, gemini } = started));
+beforeAll(() => {
   genai = client('sk-test');
-});
-afterAll(async () => {
-  await h.close();
-  await gemini.close();
-});
-beforeEach(() => {
-  h.reset();
-  gemini.reset();
 });
 
 function client(apiKey: string): GoogleGenAI {

@@ -1,32 +1,16 @@
 import { GoogleGenAI } from '@google/genai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
-import { createLocalProvider } from '../../src/providers/local/local-provider.js';
-import { fakeTokenCount, startFakeGemini } from '../fakes/fake-gemini.js';
-import { type Harness, startHarness } from './harness.js';
+import { type FakeGemini, useGoogleHarness } from './google-harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fakeTokenCount } from '../fakes/fake-gemini.js';
+import type { Harness } from './harness.js';
 
 /** `@google/genai`'s `models.countTokens` against the gateway: Google counts for a Gemini upstream, a tokenizer for the others. */
 let h: Harness;
 let genai: GoogleGenAI;
-let gemini: Awaited<ReturnType<typeof startFakeGemini>>;
-beforeAll(async () => {
-  gemini = await startFakeGemini();
-  h = await startHarness({
-    providers: () => ({ local: createLocalProvider({ chunkDelayMs: 0 }), google: createGeminiProvider({ baseURL: gemini.url, apiKey: 'up-key' }) }),
-    models: [
-      { id: 'local-chat', provider: 'local' },
-      { id: 'gem-25', provider: 'google', upstreamModel: 'gemini-2.5-flash' },
-    ],
-  });
+let gemini: FakeGemini;
+useGoogleHarness((started) => ({ h, gemini } = started));
+beforeAll(() => {
   genai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: h.url } });
-});
-afterAll(async () => {
-  await h.close();
-  await gemini.close();
-});
-beforeEach(() => {
-  h.reset();
-  gemini.reset();
 });
 
 const contents = [{ role: 'user', parts: [{ text: 'How many tokens are in this sentence, roughly?' }] }];
