@@ -42,7 +42,8 @@ export interface RedisLimitEngineOptions extends LimitEngineOptions {
  *
  * Dollar budgets are integer counters of billionths of a dollar, one per budget window, named
  * by the window: `{key:<id>}:budget:1d:20415`, `{group:<name>}:budget:month:2026-11`,
- * `…:budget:lifetime`. Each expires an hour after its window ends (a lifetime one never). The
+ * `…:budget:lifetime`. Each expires an hour after its window ends as this process sees it (a
+ * relative `PEXPIRE`, so Redis's own clock does not matter; a lifetime one never expires). The
  * window comes from this process's clock (the key name must be known before the call), so
  * instances whose clocks differ disagree only for those seconds around the window's end. They
  * are read before the `admit` script and added to with `INCRBY` in `MULTI` at settle: a budget,
@@ -104,13 +105,17 @@ export class RedisLimitEngine implements LimitEngine {
     return { account, spentUsd: Number(nanoUsd ?? 0) / NANO_USD_PER_USD, resetsAt: window.resetsAt };
   }
 
-  /** One `MULTI`: the counter and its expiry move together. */
+  /**
+   * One `MULTI`: the counter and its expiry move together. The expiry is a duration (`PEXPIRE`),
+   * not a time: Redis would judge an absolute one by its own clock, and delete at once a counter
+   * whose window ended by Redis's clock but not by the caller's.
+   */
   private async addToBudget(account: BudgetAccount, nanoUsd: number, now: number): Promise<void> {
     const window = budgetWindow(account.period, now);
     const key = this.budgetKey(account, window.id);
     const results = await this.connection.call((redis) => {
       const transaction = redis.multi().incrby(key, nanoUsd);
-      if (window.resetsAt !== undefined) transaction.pexpireat(key, window.resetsAt + BUDGET_GRACE_MS);
+      if (window.resetsAt !== undefined) transaction.pexpire(key, Math.max(1, window.resetsAt - now) + BUDGET_GRACE_MS);
       return transaction.exec();
     });
     const failure = results?.find(([error]) => error)?.[0];
