@@ -118,14 +118,8 @@ export class GatewayCore {
       throw new GatewayError({ status: 404, message: 'The Messages endpoint is not available on this gateway (coming soon).' });
     }
     const key = await authenticate(request, style, this.options.keyStore, serverContext);
-    for (const plugin of this.options.plugins) {
-      if (!plugin.onAuthenticated) continue;
-      try {
-        await plugin.onAuthenticated({ request, requestId, key, serverContext });
-      } catch (error) {
-        this.options.logger.error('onAuthenticated plugin failed', { requestId, error: describe(error) });
-      }
-    }
+    // Fails closed: a plugin that throws here (a suspended tenant's 403) refuses the request.
+    for (const plugin of this.options.plugins) await plugin.onAuthenticated?.({ request, requestId, key, serverContext });
     return route.handler({
       request,
       url,

@@ -9,15 +9,15 @@ import type { RequestObserver } from '../policy/events.js';
  * request's end; after the answer for a stream) → `onGatewayResponse`. The hooks, the access log
  * and OpenTelemetry are plugins too.
  *
- * A failure in `onAuthenticated`, `onAttempt`, `onUsage` or `onGatewayResponse` is logged and
- * never changes the answer; `onGatewayRequest` may refuse a request by throwing (a `GatewayError`
- * keeps its status), answered in the route's error shape. whatwg-node's own stages run outside
- * the gateway, with whatwg-node's rules.
+ * `onGatewayRequest` and `onAuthenticated` may refuse a request by throwing (a `GatewayError`
+ * keeps its status, anything else is a logged 500), answered in the route's error shape: access
+ * fails closed. A failure in `onAttempt`, `onUsage` or `onGatewayResponse` is logged and never
+ * changes the answer. whatwg-node's own stages run outside the gateway, with whatwg-node's rules.
  */
 export interface GatewayPlugin extends ServerAdapterPlugin<Record<string, unknown>>, RequestObserver {
   /** Before routing and authentication, with the gateway's request id; `respondWith` answers early. */
   onGatewayRequest?(payload: RequestHookPayload): void | Promise<void>;
-  /** The key is known (the request passed authentication); awaited before the route's handler runs. */
+  /** The key is known (the request passed authentication); awaited before the route's handler runs. A throw refuses the request. */
   onAuthenticated?(payload: AuthenticatedPayload): void | Promise<void>;
   /** The answer is built, with the gateway's headers, before it is sent; `setResponse` replaces it. */
   onGatewayResponse?(payload: ResponseHookPayload): void | Promise<void>;

@@ -90,7 +90,6 @@ describe('plugins by stage', () => {
     const logger = capturingLogger();
     const hookUsage: string[] = [];
     const broken: GatewayPlugin = {
-      onAuthenticated: async () => Promise.reject(new Error('authenticated stage bug')),
       onAttempt: async () => Promise.reject(new Error('attempt stage bug')),
       onUsage: async () => Promise.reject(new Error('usage stage bug')),
       onGatewayResponse: async () => Promise.reject(new Error('response stage bug')),
@@ -108,7 +107,52 @@ describe('plugins by stage', () => {
     await settled();
     expect(hookUsage).toEqual(['ok']);
     const logged = logger.lines.join('\n');
-    for (const bug of ['authenticated stage bug', 'attempt stage bug', 'usage stage bug', 'response stage bug']) expect(logged).toContain(bug);
+    for (const bug of ['attempt stage bug', 'usage stage bug', 'response stage bug']) expect(logged).toContain(bug);
+  });
+
+  it("onAuthenticated fails closed: a GatewayError refuses with its status in the route's shape, any other throw is a 500", async () => {
+    const logger = capturingLogger();
+    const usage: string[] = [];
+    const gateway = createGateway({
+      keys: [
+        { key: 'sk-1', id: 'active' },
+        { key: 'sk-suspended', id: 'suspended' },
+        { key: 'sk-buggy', id: 'buggy' },
+      ],
+      providers: { local: createLocalProvider({ chunkDelayMs: 0 }) },
+      logger,
+      hooks: { onUsage: (event) => void usage.push(event.keyId) },
+      plugins: [
+        {
+          onAuthenticated: async ({ key }) => {
+            if (key.id === 'suspended') throw new GatewayError({ status: 403, message: 'Tenant suspended.', code: 'tenant_suspended' });
+            if (key.id === 'buggy') throw new Error('authorization backend bug');
+          },
+        },
+      ],
+    });
+    const ask = (key: string, path = '/v1/chat/completions', body = chatBody) =>
+      gateway.fetch(`http://gw.test${path}`, { method: 'POST', headers: { ...bearer, authorization: `Bearer ${key}`, 'x-api-key': key }, body });
+
+    const suspended = await ask('sk-suspended');
+    expect(suspended.status).toBe(403);
+    expect(await suspended.json()).toMatchObject({ error: { message: 'Tenant suspended.', code: 'tenant_suspended' } });
+    const messages = await ask(
+      'sk-suspended',
+      '/v1/messages',
+      JSON.stringify({ model: 'local-chat', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] }),
+    );
+    expect(messages.status).toBe(403);
+    expect(await messages.json()).toMatchObject({ type: 'error', error: { message: 'Tenant suspended.' } });
+
+    const buggy = await ask('sk-buggy');
+    expect(buggy.status).toBe(500);
+    expect(JSON.stringify(await buggy.json())).not.toContain('authorization backend bug');
+    expect(logger.lines.join('\n')).toContain('authorization backend bug');
+
+    expect((await ask('sk-1')).status).toBe(200);
+    await settled();
+    expect(usage).toEqual(['active']);
   });
 
   it('a plugin can answer early and change the answer, after the hooks', async () => {
