@@ -6,7 +6,18 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicProtocol, fakeTokenCount } from './fake-anthropic.js';
-import { counter, isObject, recordRequest, Rejection, type NeutralUsage, type RecordedRequest, type Reply, type UpstreamErrorSpec } from './fake-server.js';
+import {
+  concurrencyProbe,
+  counter,
+  isObject,
+  recordRequest,
+  Rejection,
+  type NeutralUsage,
+  type RecordedRequest,
+  type Reply,
+  type FakeUpstream,
+  type UpstreamErrorSpec,
+} from './fake-server.js';
 
 type Json = Record<string, any>;
 
@@ -51,7 +62,7 @@ export interface BedrockRecordedRequest extends RecordedRequest {
   action?: string;
 }
 
-export interface FakeBedrock {
+export interface FakeBedrock extends Pick<FakeUpstream, 'peakConcurrency' | 'holdUntilQuiet'> {
   url: string;
   readonly requests: BedrockRecordedRequest[];
   reply(...replies: Reply[]): void;
@@ -59,13 +70,6 @@ export interface FakeBedrock {
   answerWith(decide: (request: RecordedRequest) => Reply): void;
   accepted(): BedrockRecordedRequest[];
   last(): BedrockRecordedRequest;
-  /** The most requests the fake has had open at once since the last reset. */
-  readonly peakConcurrency: number;
-  /**
-   * Holds the answers to accepted requests until no new request has come for a moment, then
-   * answers them all: whatever a client sends at once is open at once (see `peakConcurrency`).
-   */
-  holdUntilQuiet(on: boolean): void;
   /** The fake's clock for the signature's date check. */
   useClock(now: () => number): void;
   reset(): void;
@@ -98,24 +102,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
   let queue: Reply[] = [];
   let decide: ((request: RecordedRequest) => Reply) | undefined;
   let clock = Date.now;
-  let open = 0;
-  let peak = 0;
-  let holding = false;
-  let held: (() => void)[] = [];
-  let quiet: NodeJS.Timeout | undefined;
-  /** Resolves once no request has arrived for 25 ms (when holding), with every request held so far. */
-  const heldUntilQuiet = (): Promise<void> | undefined => {
-    if (!holding) return undefined;
-    return new Promise<void>((resolve) => {
-      held.push(resolve);
-      clearTimeout(quiet);
-      quiet = setTimeout(() => {
-        const release = held;
-        held = [];
-        for (const resume of release) resume();
-      }, 25);
-    });
-  };
+  const probe = concurrencyProbe();
   const codec = new EventStreamCodec(toUtf8, fromUtf8);
   const toolId = counter('tooluse_Fake');
   const claude = anthropicProtocol({ models: [CLAUDE] });
@@ -137,8 +124,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       recordRequest(req, res, raw.toString('utf8'), () => cut),
       { raw },
     );
-    peak = Math.max(peak, ++open);
-    res.on('close', () => open--);
+    probe.opened(res);
     requests.push(record);
 
     let route: { model: string; action: string };
@@ -152,13 +138,14 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     }
 
     // A token count is not a generation: it takes no scripted reply.
-    await heldUntilQuiet();
+    await probe.heldUntilQuiet();
     const reply: Reply =
       route.action === 'count-tokens'
         ? {}
         : decide
           ? decide(record)
           : (queue.shift() ?? { text: ['Hello', ' from', ' Bedrock.'], usage: { input: 12, output: 4 } });
+    if (reply.hang) return; // the headers never come; the client's timeout or abort ends it
     if (reply.error) return sendError(res, reply.error.status ?? 500, reply.error.type ?? 'InternalServerException', reply.error.message, reply.error.headers);
 
     const streaming = route.action === 'converse-stream' || route.action === 'invoke-with-response-stream';
@@ -387,6 +374,11 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
           throw validation(`Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`);
       if (typeof body.inputText !== 'string' || body.inputText === '')
         throw validation('Malformed input request: #/inputText: expected minLength: 1, actual: 0');
+      // Titan's limit is 50,000 characters (and 8k tokens) a text.
+      if (body.inputText.length > 50_000)
+        throw validation(
+          `Malformed input request: #/inputText: expected maxLength: 50000, actual: ${body.inputText.length}, please reformat your input and try again.`,
+        );
       if (body.dimensions !== undefined && ![256, 512, 1024].includes(body.dimensions))
         throw validation(`Malformed input request: #/dimensions: ${body.dimensions} is not a valid enum value`);
       return;
@@ -470,11 +462,9 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       if (!last) throw new Error(`the fake Bedrock accepted no request; rejected: ${requests.map((r) => `${r.path}: ${r.rejected?.message}`).join('; ')}`);
       return last;
     },
-    holdUntilQuiet(on) {
-      holding = on;
-    },
+    holdUntilQuiet: (on) => probe.hold(on),
     get peakConcurrency() {
-      return peak;
+      return probe.peak;
     },
     useClock(now) {
       clock = now;
@@ -482,8 +472,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     reset() {
       requests.length = 0;
       queue = [];
-      peak = open;
-      holding = false;
+      probe.reset();
       clock = Date.now;
     },
     close: () =>

@@ -127,6 +127,13 @@ export interface FakeUpstream {
   accepted(): RecordedRequest[];
   /** The last accepted request; throws (listing the rejections) when there is none. */
   last(): RecordedRequest;
+  /** The most requests the fake has had open at once since the last reset. */
+  readonly peakConcurrency: number;
+  /**
+   * Holds the answers to accepted requests until no new request has come for a moment, then
+   * answers them all: whatever a client sends at once is open at once (see `peakConcurrency`).
+   */
+  holdUntilQuiet(on: boolean): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -166,11 +173,54 @@ export function recordRequest(req: IncomingMessage, res: ServerResponse, text: s
   return record;
 }
 
+/**
+ * How many requests a fake has open at once (`peakConcurrency`), and the hold that makes it see
+ * a client's true fan-out (`holdUntilQuiet`): answers wait until no request has arrived for 25 ms.
+ */
+export function concurrencyProbe() {
+  let open = 0;
+  let peak = 0;
+  let holding = false;
+  let held: (() => void)[] = [];
+  let quiet: NodeJS.Timeout | undefined;
+  return {
+    /** Counts `res` as open until its connection closes. */
+    opened(res: ServerResponse): void {
+      peak = Math.max(peak, ++open);
+      res.on('close', () => open--);
+    },
+    /** Resolves once no request has arrived for 25 ms (when holding), with every request held so far. */
+    heldUntilQuiet(): Promise<void> | undefined {
+      if (!holding) return undefined;
+      return new Promise<void>((resolve) => {
+        held.push(resolve);
+        clearTimeout(quiet);
+        quiet = setTimeout(() => {
+          const release = held;
+          held = [];
+          for (const resume of release) resume();
+        }, 25);
+      });
+    },
+    hold(on: boolean): void {
+      holding = on;
+    },
+    get peak(): number {
+      return peak;
+    },
+    reset(): void {
+      peak = open;
+      holding = false;
+    },
+  };
+}
+
 /** A fake upstream: a real HTTP server on loopback that validates, records and answers per script. */
 export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   let queue: Reply[] = [];
   let decide: ((request: RecordedRequest) => Reply) | undefined;
+  const probe = concurrencyProbe();
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -186,6 +236,7 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
     let cutByFake = false;
     const record = recordRequest(req, res, text, () => cutByFake);
     const body = record.body;
+    probe.opened(res);
     requests.push(record);
 
     let endpoint: string;
@@ -200,6 +251,7 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
       return send(res, protocol.errorResponse(error.status, error.message, error.fields));
     }
 
+    await probe.heldUntilQuiet();
     const reply = decide ? decide(record) : (queue.shift() ?? DEFAULT_REPLY);
     if (reply.hang) return; // the headers never come; the client's timeout or abort ends it
     if (reply.error) {
@@ -271,9 +323,14 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
       }
       return last;
     },
+    get peakConcurrency() {
+      return probe.peak;
+    },
+    holdUntilQuiet: (on) => probe.hold(on),
     reset() {
       requests.length = 0;
       queue = [];
+      probe.reset();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -186,6 +186,21 @@ describe('embeddings: a gemini upstream', () => {
     expect(answer.data[229]!.embedding).toEqual(fakeVector('text number 229', 4));
   });
 
+  it('2048 inputs make 21 batches, at most 8 in flight at once', async () => {
+    geminiFake.reset();
+    const input = Array.from({ length: 2048 }, (_, at) => `text ${at}`);
+    // The fake answers only once the calls stop coming: what it has open is what the gateway sent at once.
+    geminiFake.holdUntilQuiet(true);
+    const answer = await client.embeddings.create({ model: 'emb-gem', input, dimensions: 4, encoding_format: 'float' });
+    const peak = geminiFake.peakConcurrency;
+    const batches = geminiFake.accepted().length;
+    geminiFake.reset();
+    expect(answer.data.map((item) => item.index)).toEqual(input.map((_, at) => at));
+    expect(answer.data[2047]!.embedding).toEqual(fakeVector('text 2047', 4));
+    expect(batches).toBe(21);
+    expect(peak).toBeLessThanOrEqual(8);
+  });
+
   it('base64 from Gemini’s floats; token ids are a 400 naming input, before any upstream call', async () => {
     const raw = await client.embeddings.create({ model: 'emb-gem', input: 'hello', dimensions: 4, encoding_format: 'base64' });
     const bytes = Buffer.from(raw.data[0]!.embedding as unknown as string, 'base64');

@@ -86,6 +86,21 @@ describe('Bedrock Titan embeddings', () => {
     expect(fake.peakConcurrency).toBeLessThanOrEqual(8);
   });
 
+  it('the first failed call ends the request: the calls in flight are aborted and no more are made', async () => {
+    // Every call Bedrock accepts hangs: only the gateway can end it, by aborting.
+    fake.reply(...Array.from({ length: 2048 }, () => ({ hang: true })));
+    const input = ['x'.repeat(60_000), ...Array.from({ length: 2047 }, (_, i) => `short text ${i}`)];
+    const error = (await openai.embeddings.create({ model: 'titan', input, encoding_format: 'float' }).catch((caught: unknown) => caught)) as InstanceType<
+      typeof OpenAI.APIError
+    >;
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('expected maxLength: 50000');
+    // The refused text and the 7 calls in flight with it, each cut by the gateway; nothing after them.
+    await expect.poll(() => fake.requests.filter((call) => !call.rejected && !call.closedEarly)).toEqual([]);
+    expect(fake.requests.length).toBeGreaterThan(1);
+    expect(fake.requests.length).toBeLessThanOrEqual(8);
+  });
+
   it('dimensions and base64: the shortened vector as little-endian float32', async () => {
     const answer = await openai.embeddings.create({ model: 'titan', input: 'short', dimensions: 256, encoding_format: 'base64' });
     const base64 = answer.data[0]!.embedding as unknown as string;

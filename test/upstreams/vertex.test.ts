@@ -487,4 +487,22 @@ describe('embeddings on Vertex (:predict)', () => {
       await embedGateway.dispose();
     }
   });
+
+  it('gemini-embedding takes one text a call: many texts make at most 8 calls in flight, answered in input order', async () => {
+    const embedGateway = embedder();
+    const embedServed = await serve(embedGateway);
+    try {
+      const client = new OpenAI({ baseURL: embedServed.url + '/v1', apiKey: 'sk-test', maxRetries: 0 });
+      const input = Array.from({ length: 40 }, (_, i) => `text number ${i}`);
+      // The fake answers only once the calls stop coming: what it has open is what the gateway sent at once.
+      fake.holdUntilQuiet(true);
+      const answer = await client.embeddings.create({ model: 'gem-embed', input, dimensions: 8, encoding_format: 'float' });
+      expect(answer.data.map((item) => item.embedding)).toEqual(input.map((text) => fakeVector(text, 8)));
+      expect(fake.accepted().filter((request) => request.path.endsWith(':predict'))).toHaveLength(40);
+      expect(fake.peakConcurrency).toBeLessThanOrEqual(8);
+    } finally {
+      await embedServed.close();
+      await embedGateway.dispose();
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { invalidRequest, upstreamInvalidResponse } from '../../errors.js';
 import { isRecord, type Json } from '../../json.js';
 import { dimensionsUnsupported, textInputs } from '../embedding-inputs.js';
 import type { EmbeddingVector } from '../media.js';
+import { CALLS_IN_FLIGHT, mapLimited } from '../http/map-limited.js';
 import type { CallContext, EmbeddingCapability } from '../provider.js';
 
 /** A signed `invoke` call: the answer's JSON and headers. */
@@ -11,13 +12,11 @@ export type InvokeJson = (model: string, body: Json, call: CallContext) => Promi
 const COHERE_BATCH = 96;
 const TITAN_V2_DIMENSIONS = new Set([256, 512, 1024]);
 const COHERE_V4_DIMENSIONS = new Set([256, 512, 1024, 1536]);
-/** Titan calls in flight for one request: 2048 inputs must not be 2048 calls at once (Bedrock would throttle). */
-const TITAN_CONCURRENCY = 8;
 
 /**
  * Embeddings on Bedrock's `invoke`, in each model family's own body:
  * - Titan Text Embeddings (`amazon.titan-embed-text-v2:0`, `-v1`): one text per call (the texts
- *   of a request go in parallel calls, 8 at a time), `dimensions` 256, 512 or 1024 on v2 (v1 has a fixed
+ *   of a request go in parallel calls, 8 at a time, and the first failure ends them all), `dimensions` 256, 512 or 1024 on v2 (v1 has a fixed
  *   length), vectors normalized as OpenAI's are; tokens from `inputTextTokenCount`.
  * - Cohere Embed (`cohere.embed-english-v3`, `cohere.embed-multilingual-v3`, `cohere.embed-v4:0`):
  *   up to 96 texts a call, `input_type: search_document` (the client's `input_type` when it sends
@@ -43,8 +42,8 @@ async function titan(invoke: InvokeJson, model: string, texts: string[], dimensi
     if (!v2) throw dimensionsUnsupported(call.model);
     if (!TITAN_V2_DIMENSIONS.has(dimensions)) throw invalidRequest('`dimensions` must be 256, 512 or 1024 for this model.', 'dimensions', 'invalid_value');
   }
-  const answers = await mapLimited(texts, TITAN_CONCURRENCY, (inputText) =>
-    invoke(model, v2 ? { inputText, ...(dimensions !== undefined ? { dimensions } : {}), normalize: true } : { inputText }, call),
+  const answers = await mapLimited(texts, CALLS_IN_FLIGHT, call.signal, (inputText, signal) =>
+    invoke(model, v2 ? { inputText, ...(dimensions !== undefined ? { dimensions } : {}), normalize: true } : { inputText }, { ...call, signal }),
   );
   let tokens = 0;
   const data: EmbeddingVector[] = answers.map(({ json }, index) => {
@@ -69,8 +68,8 @@ async function cohere(invoke: InvokeJson, model: string, texts: string[], reques
   const inputType = typeof request.input_type === 'string' ? request.input_type : 'search_document';
   const batches: string[][] = [];
   for (let start = 0; start < texts.length; start += COHERE_BATCH) batches.push(texts.slice(start, start + COHERE_BATCH));
-  const answers = await Promise.all(
-    batches.map((batch) => invoke(model, { texts: batch, input_type: inputType, embedding_types: ['float'], ...shortened }, call)),
+  const answers = await mapLimited(batches, CALLS_IN_FLIGHT, call.signal, (batch, signal) =>
+    invoke(model, { texts: batch, input_type: inputType, embedding_types: ['float'], ...shortened }, { ...call, signal }),
   );
   const data: EmbeddingVector[] = [];
   let tokens = 0;
@@ -91,18 +90,4 @@ async function cohere(invoke: InvokeJson, model: string, texts: string[], reques
 
 function isNumbers(value: unknown): value is number[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'number');
-}
-
-/** `run` over `items`, at most `limit` at a time, results in order; the first failure rejects. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const at = next++;
-      results[at] = await run(items[at]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

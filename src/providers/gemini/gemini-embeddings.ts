@@ -3,11 +3,12 @@ import { isRecord } from '../../json.js';
 import { encodingFor, TokenCounter } from '../../tokens/tokenizer.js';
 import { textInputs } from '../embedding-inputs.js';
 import { postJson } from '../http/json-call.js';
+import { CALLS_IN_FLIGHT, mapLimited } from '../http/map-limited.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import type { EmbeddingVector } from '../media.js';
 import type { EmbeddingCapability } from '../provider.js';
 
-/** Most requests one `batchEmbedContents` call takes (Google's limit); larger inputs go in several calls. */
+/** Most requests one `batchEmbedContents` call takes (Google's limit); larger inputs go in several calls, 8 at a time. */
 const BATCH_SIZE = 100;
 
 /**
@@ -24,21 +25,19 @@ export function geminiEmbeddings(client: UpstreamClient, prefix: string): Embedd
       const path = `${prefix}/models/${encodeURIComponent(model)}:batchEmbedContents`;
       const batches: string[][] = [];
       for (let start = 0; start < texts.length; start += BATCH_SIZE) batches.push(texts.slice(start, start + BATCH_SIZE));
-      const answers = await Promise.all(
-        batches.map((batch) =>
-          postJson(
-            client,
-            path,
-            {
-              requests: batch.map((text) => ({
-                model: `models/${model}`,
-                content: { parts: [{ text }] },
-                ...(request.dimensions !== undefined ? { outputDimensionality: request.dimensions } : {}),
-                ...(typeof request.task_type === 'string' ? { taskType: request.task_type } : {}),
-              })),
-            },
-            call,
-          ),
+      const answers = await mapLimited(batches, CALLS_IN_FLIGHT, call.signal, (batch, signal) =>
+        postJson(
+          client,
+          path,
+          {
+            requests: batch.map((text) => ({
+              model: `models/${model}`,
+              content: { parts: [{ text }] },
+              ...(request.dimensions !== undefined ? { outputDimensionality: request.dimensions } : {}),
+              ...(typeof request.task_type === 'string' ? { taskType: request.task_type } : {}),
+            })),
+          },
+          { ...call, signal },
         ),
       );
       const data: EmbeddingVector[] = [];

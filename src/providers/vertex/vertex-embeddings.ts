@@ -2,6 +2,7 @@ import { upstreamInvalidResponse } from '../../errors.js';
 import { isRecord } from '../../json.js';
 import { textInputs } from '../embedding-inputs.js';
 import type { EmbeddingVector } from '../media.js';
+import { CALLS_IN_FLIGHT, mapLimited } from '../http/map-limited.js';
 import type { CallContext, EmbeddingCapability } from '../provider.js';
 
 /**
@@ -9,7 +10,8 @@ import type { CallContext, EmbeddingCapability } from '../provider.js';
  * (`content`, with `task_type` when a Gemini client gave one), `dimensions` as
  * `parameters.outputDimensionality`. Vertex counts the tokens of each instance
  * (`statistics.token_count`), which become the usage. `gemini-embedding-*` models take one
- * instance a request, the older text-embedding models up to 250 (Google's limits).
+ * instance a request, the older text-embedding models up to 250 (Google's limits); the calls go
+ * 8 at a time, and the first failure ends them all.
  */
 export function vertexEmbeddings(predict: (model: string, body: unknown, call: CallContext) => Promise<unknown>): EmbeddingCapability {
   return {
@@ -21,8 +23,8 @@ export function vertexEmbeddings(predict: (model: string, body: unknown, call: C
       for (let start = 0; start < texts.length; start += size) batches.push(texts.slice(start, start + size));
       const taskType = typeof request.task_type === 'string' ? { task_type: request.task_type } : {};
       const parameters = request.dimensions !== undefined ? { parameters: { outputDimensionality: request.dimensions } } : {};
-      const answers = await Promise.all(
-        batches.map((batch) => predict(model, { instances: batch.map((content) => ({ content, ...taskType })), ...parameters }, call)),
+      const answers = await mapLimited(batches, CALLS_IN_FLIGHT, call.signal, (batch, signal) =>
+        predict(model, { instances: batch.map((content) => ({ content, ...taskType })), ...parameters }, { ...call, signal }),
       );
       const data: EmbeddingVector[] = [];
       let tokens = 0;
