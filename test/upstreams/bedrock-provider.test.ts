@@ -173,6 +173,24 @@ describe('Claude on Bedrock', () => {
     expect(received.headers['anthropic-beta']).toBeUndefined();
   });
 
+  it("a client's own `anthropic_beta` body field goes through the same allowlist as the header", async () => {
+    const { anthropic } = await clients({ ...SIGNED_BY, betas: ['interleaved-thinking-2025-05-14'] });
+    const body = { model: 'claude-bedrock', max_tokens: 10, messages: [{ role: 'user' as const, content: 'Hi' }] };
+    await anthropic.messages.create({ ...body, anthropic_beta: ['context-1m-2025-08-07', 'interleaved-thinking-2025-05-14'] } as typeof body, {
+      headers: { 'anthropic-beta': 'context-1m-2025-08-07' },
+    });
+    expect(fake.last().body.anthropic_beta).toEqual(['interleaved-thinking-2025-05-14']);
+
+    await anthropic.messages.create({ ...body, anthropic_beta: ['context-1m-2025-08-07'] } as typeof body);
+    expect(fake.last().body).not.toHaveProperty('anthropic_beta');
+
+    const error = (await anthropic.messages
+      .create({ ...body, anthropic_beta: 'context-1m-2025-08-07' } as typeof body)
+      .catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
+    expect(error.status).toBe(400);
+    expect((error.error as Json).error.message).toMatch(/anthropic_beta/);
+  });
+
   it('with betas "all", a beta Bedrock lacks reaches it, and its 400 reaches the client', async () => {
     const { anthropic } = await clients({ ...SIGNED_BY, betas: 'all' });
     const error = (await anthropic.messages

@@ -31,8 +31,8 @@ export interface BedrockProviderOptions {
   /** The runtime endpoint. Default `https://bedrock-runtime.{region}.amazonaws.com`; set for a VPC endpoint. */
   baseURL?: string | undefined;
   /**
-   * Which of a Messages client's `anthropic-beta` values reach Claude: an allowlist (default: the
-   * betas AWS documents for Bedrock, `BEDROCK_BETAS`) or `'all'`.
+   * Which of a Messages client's betas (its `anthropic-beta` header and its body's `anthropic_beta`)
+   * reach Claude: an allowlist (default: the betas AWS documents for Bedrock, `BEDROCK_BETAS`) or `'all'`.
    */
   betas?: 'all' | readonly string[] | undefined;
   /**
@@ -158,7 +158,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
       async passthrough({ body, headers }, call) {
         const model = upstreamId(body, call);
         const streaming = body.stream === true;
-        const betas = bedrockBetas(headers.get('anthropic-beta'), allowedBetas);
+        const betas = bedrockBetas({ headers, body }, allowedBetas);
         const result = await post(
           path(model, streaming ? 'invoke-with-response-stream' : 'invoke'),
           invokeBody(body, betas),
@@ -173,7 +173,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
       async countTokens(request, call) {
         const model = upstreamId(request.body, call);
         if (request.protocol !== 'messages' || !claudeOnInvoke(model)) return undefined;
-        return countClaudeTokens(postJson, model, request, bedrockBetas(request.headers.get('anthropic-beta'), allowedBetas), call);
+        return countClaudeTokens(postJson, model, request, bedrockBetas(request, allowedBetas), call);
       },
 
       streamBatches,

@@ -1,3 +1,6 @@
+import { invalidRequest } from '../../errors.js';
+import type { PassthroughRequest } from '../provider.js';
+
 /**
  * The `anthropic-beta` values Bedrock's Claude accepts (AWS's model-parameters page for the
  * Anthropic Messages API). Bedrock answers 400 "invalid beta flag" to any other value, where
@@ -20,12 +23,24 @@ export const BEDROCK_BETAS: readonly string[] = [
   'tool-examples-2025-10-29',
 ];
 
-/** The client's `anthropic-beta` header as Bedrock's `anthropic_beta` body array: the allowed values (all without a list), each once. */
-export function bedrockBetas(header: string | null, allowed: ReadonlySet<string> | undefined): string[] {
+/**
+ * The betas a Messages client asked for, in its `anthropic-beta` header and its body's own
+ * `anthropic_beta` array, as Bedrock's `anthropic_beta` body array: the allowed values (all
+ * without a list), each once. Both ways are filtered alike, so the body is no way around the list.
+ */
+export function bedrockBetas(request: Pick<PassthroughRequest, 'headers' | 'body'>, allowed: ReadonlySet<string> | undefined): string[] {
   const kept = new Set<string>();
-  for (const value of (header ?? '').split(',')) {
+  for (const value of [...(request.headers.get('anthropic-beta') ?? '').split(','), ...bodyBetas(request.body.anthropic_beta)]) {
     const beta = value.trim();
     if (beta !== '' && (!allowed || allowed.has(beta))) kept.add(beta);
   }
   return [...kept];
+}
+
+function bodyBetas(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((beta) => typeof beta !== 'string')) {
+    throw invalidRequest("'anthropic_beta' must be an array of strings.", 'anthropic_beta');
+  }
+  return value as string[];
 }
