@@ -33,7 +33,7 @@ const AnthropicProviderSchema = strictObject({
       v.transform((beta) => (Array.isArray(beta) ? beta.join(',') : beta)),
     ),
   ),
-  /** Client `anthropic-beta` values forwarded on passthrough: "all" (default) or an allowlist. */
+  /** Client `anthropic-beta` values forwarded on passthrough: an allowlist (default: the request-scoped betas) or "all". */
   betas: v.optional(v.union([v.literal('all'), v.array(text)], 'expected "all" or an array of strings')),
   defaultMaxTokens: v.optional(positiveInteger),
   headers: v.optional(headers),

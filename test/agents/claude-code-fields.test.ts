@@ -118,10 +118,13 @@ beforeAll(async () => {
     providers: (urls) => ({
       // An Anthropic-compatible server that takes only some betas.
       'claude-betas': createAnthropicProvider({ baseURL: urls.anthropic, apiKey: 'up-key', betas: ['claude-code-20250219', 'effort-2025-11-24'] }),
+      // A gateway whose keys all belong to the operator: every beta forwarded.
+      'claude-all-betas': createAnthropicProvider({ baseURL: urls.anthropic, apiKey: 'up-key', betas: 'all' }),
       local: createLocalProvider({ chunkDelayMs: 0 }),
     }),
     models: [
       { id: 'claude-betas', provider: 'claude-betas', upstreamModel: 'claude-sonnet-4-5' },
+      { id: 'claude-all-betas', provider: 'claude-all-betas', upstreamModel: 'claude-sonnet-4-5' },
       { id: 'local-chat', provider: 'local', upstreamModel: 'local-chat' },
       { id: 'local-reasoner', provider: 'local', upstreamModel: 'local-reasoner' },
     ],
@@ -159,6 +162,17 @@ describe('Claude Code on an Anthropic upstream (passthrough)', () => {
     const received = h.upstreams.anthropic.fake.last();
     expect(received.body).toEqual({ ...body, model: 'claude-sonnet-4-5' });
     expect(received.headers['anthropic-beta']).toBe(BETAS.join(','));
+  });
+
+  it("by default, drops the betas that reach the operator's account (files, skills, code-execution containers, MCP connector)", async () => {
+    const account = ['files-api-2025-04-14', 'skills-2025-10-02', 'code-execution-2025-08-25', 'mcp-client-2025-11-20'];
+    const headers = { ...HEADERS, 'anthropic-beta': [...BETAS, ...account].join(',') };
+    h.upstreams.anthropic.fake.reply({ text: ['ok'] }, { text: ['ok'] });
+    expect((await send(claudeCodeBody('claude'), headers)).status).toBe(200);
+    expect(h.upstreams.anthropic.fake.last().headers['anthropic-beta']).toBe(BETAS.join(','));
+
+    expect((await send(claudeCodeBody('claude-all-betas'), headers)).status).toBe(200);
+    expect(h.upstreams.anthropic.fake.last().headers['anthropic-beta']).toBe([...BETAS, ...account].join(','));
   });
 
   it('forwards only the allowed betas to a server configured with an allowlist', async () => {

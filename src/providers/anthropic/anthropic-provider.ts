@@ -7,6 +7,7 @@ import { forwardBody } from '../http/forward-body.js';
 import type { CallContext, Provider } from '../provider.js';
 import type { IRRequest } from '../../protocols/ir.js';
 import { anthropicTokenCounting } from './anthropic-count-tokens.js';
+import { ANTHROPIC_BETAS } from './betas.js';
 
 export interface AnthropicProviderOptions {
   /** Without `/v1`, as in the official SDK. Default `https://api.anthropic.com`. */
@@ -17,9 +18,10 @@ export interface AnthropicProviderOptions {
   /** `anthropic-beta` sent on every request, merged with the client's on passthrough. */
   beta?: string | undefined;
   /**
-   * Which of the client's `anthropic-beta` values are forwarded on passthrough: `'all'` (the
-   * default, right for api.anthropic.com), or an allowlist for a server that mimics the API and
-   * rejects betas it does not know. Translated requests never carry the client's betas.
+   * Which of the client's `anthropic-beta` values are forwarded on passthrough: an allowlist
+   * (default `ANTHROPIC_BETAS`: the betas that change only the request itself, Claude Code's
+   * among them, not those that reach the account's files, skills or containers), or `'all'`.
+   * Translated requests never carry the client's betas.
    */
   betas?: 'all' | readonly string[] | undefined;
   /** `max_tokens` for translated requests that set none (Anthropic requires it). Default 4096. */
@@ -39,7 +41,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
-  const allowedBetas = options.betas === undefined || options.betas === 'all' ? undefined : new Set(options.betas);
+  const allowedBetas = options.betas === 'all' ? undefined : new Set(options.betas ?? ANTHROPIC_BETAS);
   const betaHeader = (clientBeta?: string | null): Record<string, string> => {
     const forwarded = (clientBeta ?? '')
       .split(',')
