@@ -31,8 +31,12 @@ const DEFAULT_HOST = '127.0.0.1';
 
 interface Setup {
   config: LoadedConfig;
-  /** The key to print: only one the CLI made up or took from the environment, never a configured one. */
-  printedKey?: string;
+  /**
+   * The key to tell the user about: only one the CLI made up (printed whole: nobody else knows
+   * it) or took from `INFERGATE_API_KEY` (masked: it is the operator's secret, and stdout often
+   * ends up in logs), never a configured one.
+   */
+  startKey?: { key: string; fromEnvironment: boolean };
   configPath?: string;
 }
 
@@ -71,12 +75,13 @@ async function main(): Promise<void> {
   const models = options.models.map((model) => model.id);
   const lines = [`infergate listening on ${url}`];
   if (setup.configPath) lines.push(`Config: ${setup.configPath}`, `API keys: from the config file (${options.keys.length})`);
-  if (setup.printedKey) lines.push(`API key: ${setup.printedKey}`);
+  const { startKey } = setup;
+  if (startKey) lines.push(startKey.fromEnvironment ? `API key: ${masked(startKey.key)} (from INFERGATE_API_KEY)` : `API key: ${startKey.key}`);
   lines.push(`Models: ${models.join(', ') || '(none)'}`);
   const textModel = options.models.find((model) => (model.kind ?? 'text') === 'text');
   if (textModel) {
     const body = JSON.stringify({ model: textModel.id, messages: [{ role: 'user', content: 'Hello' }] });
-    const auth = setup.printedKey ?? '<your key>';
+    const auth = !startKey ? '<your key>' : startKey.fromEnvironment ? '$INFERGATE_API_KEY' : startKey.key;
     lines.push(`Try: curl ${url}/v1/chat/completions -H "Authorization: Bearer ${auth}" -H "Content-Type: application/json" -d '${body}'`);
   }
   process.stdout.write(lines.join('\n') + '\n');
@@ -125,11 +130,17 @@ function parseCommandLine(argv: string[]): { config?: string; port?: string; hos
 
 async function loadSetup(configPath: string | undefined): Promise<Setup> {
   if (configPath) return { config: await loadConfigFile(configPath), configPath };
-  const key = nonEmpty(process.env.INFERGATE_API_KEY) ?? 'sk-local-' + randomBytes(16).toString('hex');
+  const fromEnvironment = nonEmpty(process.env.INFERGATE_API_KEY);
+  const key = fromEnvironment ?? 'sk-local-' + randomBytes(16).toString('hex');
   return {
     config: { keys: [{ key, models: '*' }], providers: { local: createLocalProvider() }, models: localModels('local') },
-    printedKey: key,
+    startKey: { key, fromEnvironment: fromEnvironment !== undefined },
   };
+}
+
+/** `sk-…9f8e`: enough to tell which key it is, not enough to use it (a short key shows nothing). */
+function masked(key: string): string {
+  return key.length >= 16 ? `${key.slice(0, 3)}…${key.slice(-4)}` : '…';
 }
 
 /** The Redis stores are imported only when configured: `ioredis` is an optional dependency. */

@@ -9,6 +9,7 @@ import type { Provider } from './providers/provider.js';
 import { ProviderConfigSchema, type ProviderConfig } from './providers/provider-config.js';
 import { createProvider } from './providers/registry.js';
 import type { ModelConfig } from './routing/model.js';
+import { jsonSyntaxErrorPosition } from './json-syntax-error.js';
 import { ModelPriceSchema } from './pricing/price-schema.js';
 
 /**
@@ -59,8 +60,9 @@ export async function loadConfigFile(path: string): Promise<LoadedConfig> {
   let json: unknown;
   try {
     json = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}`);
+  } catch {
+    // Only where: V8's message quotes the text around the error, which may be a secret.
+    throw new ConfigError(`Config file ${path} is not valid JSON: syntax error at ${jsonSyntaxErrorPosition(text.replace(/^\uFEFF/, ''))}.`);
   }
   return parseConfig(json, path);
 }
@@ -315,8 +317,13 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
   // A secret in the wrong shape must not be printed back.
   const secret = typeof last === 'string' && /key|secret|token|password/i.test(last);
   let found = '';
-  if (!complete && !secret) found = issue.received === 'undefined' ? ', but it is missing' : `, got ${issue.received}`;
+  if (!complete && !secret) found = issue.received === 'undefined' ? ', but it is missing' : `, got ${withoutUserinfo(issue.received)}`;
   return `${path}: ${issue.message}${found}`;
+}
+
+/** A URL's `user:password@` (in a `baseURL` that did not parse, say) is printed as `***@`. */
+function withoutUserinfo(received: string): string {
+  return received.replace(/([a-z][\w+.-]*:\/\/)[^@"]*@/gi, '$1***@');
 }
 
 /** `["models", 0, "id"]` → `models[0].id`; the root is `config`. */

@@ -118,9 +118,12 @@ describe('infergate CLI', () => {
   });
 
   it('takes the key from INFERGATE_API_KEY and the port from PORT, and stops on SIGTERM', async () => {
-    const running = await startCli([], { INFERGATE_API_KEY: 'sk-test-env-key', PORT: '0' });
-    expect(running.key).toBe('sk-test-env-key');
-    expect(await modelIds(running.url + '/v1', 'sk-test-env-key')).toContain('local-chat');
+    const running = await startCli([], { INFERGATE_API_KEY: 'sk-test-env-key-9f8e7d', PORT: '0' });
+    // The operator's own key is never printed whole: masked, and the curl line names the variable.
+    expect(running.stdout).not.toContain('sk-test-env-key-9f8e7d');
+    expect(running.stdout).toContain('API key: sk-…8e7d (from INFERGATE_API_KEY)\n');
+    expect(running.stdout).toContain('-H "Authorization: Bearer $INFERGATE_API_KEY"');
+    expect(await modelIds(running.url + '/v1', 'sk-test-env-key-9f8e7d')).toContain('local-chat');
     await expect(modelIds(running.url + '/v1', 'sk-wrong')).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     expect(await stop(running, 'SIGTERM')).toMatchObject({ code: 0, signal: null });
   });
@@ -159,6 +162,20 @@ describe('infergate CLI', () => {
     expect(exit.stdout).toBe('');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no such file');
+  });
+
+  it('prints neither the password of a URL nor the text around a JSON syntax error', async () => {
+    const badUrl = join(dir, 'userinfo.json');
+    const providers = { oai: { type: 'openai', baseURL: 'https://admin:hunter2@llm internal/v1' } };
+    await writeFile(badUrl, JSON.stringify({ keys: [{ key: 'sk-a' }], providers }));
+    const unquoted = join(dir, 'unquoted.json');
+    await writeFile(unquoted, '{\n  "keys": [{ "key": "sk-a" }],\n  "providers": { "oai": { "type": "openai", "apiKey": sk-proj-UPSTREAM-SECRET } }\n}\n');
+    const [url, json] = await Promise.all([runCli(['--config', badUrl]).exit, runCli(['--config', unquoted]).exit]);
+    expect(url.code).toBe(1);
+    expect(url.stderr).toContain('providers.oai.baseURL: expected a URL string, got "https://***@llm internal/v1"');
+    expect(url.stderr).not.toMatch(/admin|hunter2/);
+    expect(json.code).toBe(1);
+    expect(json.stderr).toBe(`infergate: Config file ${unquoted} is not valid JSON: syntax error at line 3, column 55.\n`);
   });
 
   it('exits with 1 on a bad flag or port, and prints help with --help', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfigFile, parseConfig } from '../src/config.js';
+import { jsonSyntaxErrorPosition } from '../src/json-syntax-error.js';
 
 /** The example of the issue, as written there. */
 const issueExample = {
@@ -228,6 +229,17 @@ describe('loadConfigFile', () => {
     await expect(loadConfigFile(missing)).rejects.toThrow(`Cannot read config file ${missing}: no such file`);
     const broken = join(dir, 'broken.json');
     await writeFile(broken, '{ "keys": [ }');
-    await expect(loadConfigFile(broken)).rejects.toThrow(new RegExp(`^Config file ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: `));
+    await expect(loadConfigFile(broken)).rejects.toThrow(`Config file ${broken} is not valid JSON: syntax error at line 1, column 13.`);
+  });
+
+  it('places a JSON syntax error by line and column, never quoting the text', () => {
+    expect(jsonSyntaxErrorPosition('{"apiKey": sk-secret}')).toBe('line 1, column 12');
+    expect(jsonSyntaxErrorPosition('{\n  "a": [1, 2,],\n}')).toBe('line 2, column 14');
+    expect(jsonSyntaxErrorPosition('{"a": "b"')).toBe('line 1, column 10');
+    expect(jsonSyntaxErrorPosition('{"a": 1} x')).toBe('line 1, column 10');
+    expect(jsonSyntaxErrorPosition('{"a" 1}')).toBe('line 1, column 6');
+    expect(jsonSyntaxErrorPosition('{"a": "line\nbreak"}')).toBe('line 1, column 7');
+    // Nesting is walked without recursion.
+    expect(jsonSyntaxErrorPosition(`${'['.repeat(200_000)}x`)).toBe('line 1, column 200001');
   });
 });
