@@ -344,6 +344,26 @@ describe('the access token', () => {
     expect(retried!.headers.authorization).not.toBe(refused!.headers.authorization);
   });
 
+  it('is kept when Vertex answers 403 (a permission, not the token): one exchange for any number of refusals', async () => {
+    // The fake answers 403 PERMISSION_DENIED for another project, as Vertex does for a model not enabled or an org policy.
+    const provider = createVertexProvider({ credentials: fake.serviceAccount, project: 'not-enabled', location: VERTEX_LOCATION, baseURL: fake.url });
+    const { url, close } = await serveWith(provider);
+    try {
+      const client = new OpenAI({ baseURL: url + '/v1', apiKey: 'sk-test', maxRetries: 0 });
+      for (let i = 0; i < 5; i++) {
+        const error = await client.chat.completions
+          .create({ model: 'claude-vx', messages: [{ role: 'user', content: 'Hi' }] })
+          .catch((caught: unknown) => caught);
+        expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+      }
+      expect(fake.requests.map((request) => request.rejected?.status)).toEqual([403, 403, 403, 403, 403]);
+      expect(new Set(fake.requests.map((request) => request.headers.authorization)).size).toBe(1);
+      expect(fake.exchanges).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
   it('failing to exchange is a 502 naming the cause, on both client protocols', async () => {
     fake.scriptTokens({ fail: { status: 400, error: 'invalid_grant', description: 'Invalid grant: account not found' } });
     const provider = createVertexProvider({ credentials: fake.serviceAccount, location: VERTEX_LOCATION, baseURL: fake.url });

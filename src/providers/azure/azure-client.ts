@@ -1,9 +1,8 @@
 import type { Dispatcher } from 'undici';
 import type { AccessTokens } from '../http/access-tokens.js';
+import { BearerClient, type CallInit } from '../http/bearer-client.js';
 import type { UpstreamBody } from '../http/upstream-body.js';
-import { type UpstreamCall, UpstreamClient, type UpstreamResult, type UpstreamTimeouts } from '../http/upstream-client.js';
-
-type CallInit = UpstreamCall & { headers?: Record<string, string>; contentType?: string };
+import type { UpstreamResult, UpstreamTimeouts } from '../http/upstream-client.js';
 
 export interface AzureClientOptions {
   /** `{resource}/openai/deployments/{deployment}` (dated API) or `{resource}/openai/v1`. */
@@ -25,44 +24,34 @@ export interface AzureClientOptions {
  * current Entra ID token when the provider authenticates with one. Everything else is the
  * OpenAI provider's own code.
  */
-export class AzureClient extends UpstreamClient {
+export class AzureClient extends BearerClient {
   private readonly query: string;
-  private readonly tokens: AccessTokens | undefined;
 
   constructor(options: AzureClientOptions) {
     super({
       baseURL: options.baseURL,
       headers: options.headers,
       dispatcher: options.dispatcher,
+      tokens: options.tokens,
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     });
     this.query = options.apiVersion === undefined ? '' : `api-version=${encodeURIComponent(options.apiVersion)}`;
-    this.tokens = options.tokens;
   }
 
   override post(path: string, body: UpstreamBody, init: CallInit): Promise<UpstreamResult> {
-    return this.authorized(init, (authorized) => super.post(this.versioned(path), body, authorized));
+    return super.post(this.versioned(path), body, init);
   }
 
   override get(path: string, init: CallInit): Promise<UpstreamResult> {
-    return this.authorized(init, (authorized) => super.get(this.versioned(path), authorized));
+    return super.get(this.versioned(path), init);
   }
 
   override delete(path: string, init: CallInit): Promise<UpstreamResult> {
-    return this.authorized(init, (authorized) => super.delete(this.versioned(path), authorized));
+    return super.delete(this.versioned(path), init);
   }
 
   private versioned(path: string): string {
     if (this.query === '') return path;
     return `${path}${path.includes('?') ? '&' : '?'}${this.query}`;
-  }
-
-  /** The call with a bearer token when there are tokens; a 401 drops it so the next call gets another. */
-  private async authorized(init: CallInit, send: (init: CallInit) => Promise<UpstreamResult>): Promise<UpstreamResult> {
-    if (!this.tokens) return send(init);
-    const token = await this.tokens.get();
-    const result = await send({ ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
-    if (result.status === 401) this.tokens.invalidate(token);
-    return result;
   }
 }

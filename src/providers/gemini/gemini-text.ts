@@ -15,8 +15,6 @@ export interface GeminiTextOptions {
   path: (model: string, stream: boolean) => string;
   /** The path of a model's `:countTokens`, where the upstream counts (the Gemini API); without it, the gateway counts. */
   countPath?: ((model: string) => string) | undefined;
-  /** Headers computed per call (Vertex AI's OAuth token); static ones belong to the client. */
-  authHeaders?: (() => Promise<Record<string, string>>) | undefined;
 }
 
 /**
@@ -27,11 +25,10 @@ export function geminiTextCalls(
   options: GeminiTextOptions,
 ): Required<Pick<TextCapability, 'streamBatches' | 'stream' | 'generate' | 'passthrough'>> & Pick<TextCapability, 'countTokens'> {
   const { client, path } = options;
-  const headers = async () => (options.authHeaders ? await options.authHeaders() : undefined);
 
   async function* streamBatches(ir: IRRequest, call: CallContext) {
     const body = codec.encodeRequest({ ...ir, stream: true });
-    yield* streamIR(client, path(ir.model, true), body, call, codec.streamDecoder(), await headers());
+    yield* streamIR(client, path(ir.model, true), body, call, codec.streamDecoder());
   }
 
   return {
@@ -39,7 +36,7 @@ export function geminiTextCalls(
     stream: (ir, call) => eventsOf(streamBatches(ir, call)),
     async generate(ir, call) {
       const body = codec.encodeRequest({ ...ir, stream: false });
-      return codec.decodeResponse(await postJson(client, path(ir.model, false), body, call, await headers()));
+      return codec.decodeResponse(await postJson(client, path(ir.model, false), body, call));
     },
     passthrough: (request, call) => passthrough(request, call),
     ...(options.countPath ? { countTokens } : {}),
@@ -53,7 +50,7 @@ export function geminiTextCalls(
     if (protocol !== 'gemini') return undefined;
     const { model, stream: _stream, ...wire } = body;
     const request = { generateContentRequest: { model: `models/${String(model)}`, ...wire } };
-    return postJson(client, options.countPath!(String(model)), request, call, await headers());
+    return postJson(client, options.countPath!(String(model)), request, call);
   }
 
   /**
@@ -64,7 +61,7 @@ export function geminiTextCalls(
   async function passthrough({ body, rawBody }: PassthroughRequest, call: CallContext): Promise<UpstreamReply> {
     const streaming = body.stream === true;
     const { model, stream: _stream, ...wire } = body;
-    return forwardBody(client, path(String(model), streaming), rawBody ?? JSON.stringify(wire), streaming, call, await headers());
+    return forwardBody(client, path(String(model), streaming), rawBody ?? JSON.stringify(wire), streaming, call);
   }
 }
 

@@ -1,11 +1,11 @@
 import type { Dispatcher } from 'undici';
-import { isGatewayError } from '../../errors.js';
 import { eventsOf } from '../../protocols/event-batches.js';
 import type { IRRequest, IRStreamEvent, TextProtocol } from '../../protocols/ir.js';
 import { messagesUpstream } from '../../protocols/messages/index.js';
 import { geminiTextCalls } from '../gemini/gemini-text.js';
 import { postJson, streamIR } from '../http/json-call.js';
-import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.js';
+import { BearerClient } from '../http/bearer-client.js';
+import type { UpstreamTimeouts } from '../http/upstream-client.js';
 import { forwardBody } from '../http/forward-body.js';
 import type { CallContext, Provider } from '../provider.js';
 import { type AccessTokens, callbackAccessTokens, fixedAccessToken } from '../http/access-tokens.js';
@@ -59,24 +59,15 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
     : options.accessToken !== undefined
       ? fixedAccessToken(options.accessToken)
       : callbackAccessTokens(options.getAccessToken!, 'Vertex AI');
-  const client = new UpstreamClient({
+  // Every call with the current token; a 401 (only) drops it (see `BearerClient`).
+  const client = new BearerClient({
     baseURL: host.replace(/\/+$/, '') + `/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}`,
     headers: { ...options.headers },
+    tokens,
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const path = (target: VertexModel, method: string) => `/publishers/${target.publisher}/models/${modelSegment(target.model)}:${method}`;
-
-  /** The bearer header for one call; a 401 from Vertex drops the token so the next call gets another. */
-  const authorized = async <T>(run: (headers: Record<string, string>) => Promise<T>): Promise<T> => {
-    const token = await tokens.get();
-    try {
-      return await run({ authorization: `Bearer ${token}` });
-    } catch (error) {
-      if (isGatewayError(error) && error.code === 'upstream_auth_failed') tokens.invalidate(token);
-      throw error;
-    }
-  };
 
   const allowedBetas = options.betas === undefined || options.betas === 'all' ? undefined : new Set(options.betas);
   const betaHeader = (clientBeta: string | null): Record<string, string> => {
@@ -90,37 +81,16 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
   const claudeBody = (ir: IRRequest, target: VertexModel, stream: boolean) =>
     rawPredictBody(messagesUpstream.encodeRequest({ ...ir, model: target.model, stream }, encodeOptions));
 
-  /** The Gemini calls, with one call's bearer header (A's factory, shared with the gemini provider). */
-  const gemini = (auth: Record<string, string>) =>
-    geminiTextCalls({
-      client,
-      path: (model, stream) => path(vertexModelOf(model), stream ? 'streamGenerateContent?alt=sse' : 'generateContent'),
-      authHeaders: () => Promise.resolve(auth),
-    });
+  /** The Gemini calls (shared with the gemini provider), under Vertex's publisher paths. */
+  const gemini = geminiTextCalls({
+    client,
+    path: (model, stream) => path(vertexModelOf(model), stream ? 'streamGenerateContent?alt=sse' : 'generateContent'),
+  });
 
-  /**
-   * A stream opened inside `authorized`: its first batch is awaited there, so an error status
-   * (a 401 among them) is seen before the stream is handed on.
-   */
-  async function* authorizedStream(open: (auth: Record<string, string>) => AsyncIterable<readonly IRStreamEvent[]>): AsyncGenerator<readonly IRStreamEvent[]> {
-    const { batches, first } = await authorized(async (auth) => {
-      const batches = open(auth)[Symbol.asyncIterator]();
-      return { batches, first: await batches.next() };
-    });
-    try {
-      for (let next = first; !next.done; next = await batches.next()) yield next.value;
-    } finally {
-      // A client that left ends the upstream read too.
-      await batches.return?.();
-    }
-  }
-
-  const streamBatches = (ir: IRRequest, call: CallContext): AsyncGenerator<readonly IRStreamEvent[]> => {
+  const streamBatches = (ir: IRRequest, call: CallContext): AsyncIterable<readonly IRStreamEvent[]> => {
     const target = vertexModelOf(ir.model);
-    if (target.publisher === 'google') return authorizedStream((auth) => gemini(auth).streamBatches(ir, call));
-    return authorizedStream((auth) =>
-      streamIR(client, path(target, 'streamRawPredict'), claudeBody(ir, target, true), call, messagesUpstream.streamDecoder(), auth),
-    );
+    if (target.publisher === 'google') return gemini.streamBatches(ir, call);
+    return streamIR(client, path(target, 'streamRawPredict'), claudeBody(ir, target, true), call, messagesUpstream.streamDecoder());
   };
 
   return {
@@ -136,11 +106,13 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
         // The body without `model` and with `anthropic_version`, edited as text when the client's
         // text is at hand (joined once: cheaper than serializing a large body again).
         const wire = rawBody ? rawPredictText(rawBody.join('')) : JSON.stringify(rawPredictBody(body));
-        return authorized((auth) =>
-          forwardBody(client, path(target, streaming ? 'streamRawPredict' : 'rawPredict'), wire, streaming, call, {
-            ...betaHeader(headers.get('anthropic-beta')),
-            ...auth,
-          }),
+        return forwardBody(
+          client,
+          path(target, streaming ? 'streamRawPredict' : 'rawPredict'),
+          wire,
+          streaming,
+          call,
+          betaHeader(headers.get('anthropic-beta')),
         );
       },
 
@@ -152,14 +124,14 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
 
       async generate(ir, call) {
         const target = vertexModelOf(ir.model);
-        if (target.publisher === 'google') return authorized((auth) => gemini(auth).generate(ir, call));
-        const json = await authorized((auth) => postJson(client, path(target, 'rawPredict'), claudeBody(ir, target, false), call, auth));
+        if (target.publisher === 'google') return gemini.generate(ir, call);
+        const json = await postJson(client, path(target, 'rawPredict'), claudeBody(ir, target, false), call);
         return messagesUpstream.decodeResponse(json);
       },
     },
 
     embeddings: vertexEmbeddings((model, body, call) =>
-      authorized((auth) => postJson(client, path({ publisher: 'google', model: vertexModelOf(model).model }, 'predict'), body, call, auth)),
+      postJson(client, path({ publisher: 'google', model: vertexModelOf(model).model }, 'predict'), body, call),
     ),
 
     close: async () => {
