@@ -342,7 +342,7 @@ describe('valueFromSchema', () => {
       },
       required: ['where', 'mode', 'level', 'ratio', 'tags', 'label', 'when', 'maybe'],
     };
-    expect(valueFromSchema(schema, 'forecast for New York City tomorrow')).toEqual({
+    expect(valueFromSchema(schema, 'forecast for New York City tomorrow', 'response_format')).toEqual({
       where: { location: 'New York City' },
       mode: 'fast',
       level: 3,
@@ -355,7 +355,7 @@ describe('valueFromSchema', () => {
   });
 
   it('uses a placeholder naming the property when the prompt has nothing for it', () => {
-    expect(valueFromSchema({ type: 'object', properties: { city: { type: 'string' }, id: { type: 'string' } } }, 'no place here')).toEqual({
+    expect(valueFromSchema({ type: 'object', properties: { city: { type: 'string' }, id: { type: 'string' } } }, 'no place here', 'response_format')).toEqual({
       city: 'example_city',
       id: 'example_id',
     });

@@ -98,6 +98,8 @@ export interface IRTool {
   description?: string | undefined;
   /** JSON Schema of the input object. */
   parameters?: Record<string, unknown> | undefined;
+  /** Where the client wrote `parameters` (`tools[2].function.parameters`), for errors about it. */
+  schemaField?: string | undefined;
   strict?: boolean | undefined;
   cacheControl?: CacheControl | undefined;
 }
@@ -128,7 +130,15 @@ export interface IRRequest {
   responseFormat?:
     | { type: 'text' }
     | { type: 'json_object' }
-    | { type: 'json_schema'; name?: string | undefined; schema?: unknown; strict?: boolean | undefined; description?: string | undefined }
+    | {
+        type: 'json_schema';
+        name?: string | undefined;
+        schema?: unknown;
+        /** Where the client wrote `schema` (`response_format.json_schema.schema`), for errors about it. */
+        schemaField?: string | undefined;
+        strict?: boolean | undefined;
+        description?: string | undefined;
+      }
     | undefined;
   metadata?: Record<string, unknown> | undefined;
   user?: string | undefined;

@@ -96,7 +96,7 @@ describe('decodeChatRequest', () => {
       { role: 'system', content: [{ type: 'text', text: 'late system' }] },
       { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
     ]);
-    expect(ir.tools).toEqual([{ name: 'f', description: 'd', parameters: { type: 'object' }, strict: true }]);
+    expect(ir.tools).toEqual([{ name: 'f', description: 'd', parameters: { type: 'object' }, schemaField: 'tools[0].function.parameters', strict: true }]);
     expect(ir.toolChoice).toEqual({ type: 'tool', name: 'f', parallel: false });
     expect(ir.parallelToolCalls).toBe(false);
     expect(ir.maxOutputTokens).toBe(20);
@@ -104,7 +104,13 @@ describe('decodeChatRequest', () => {
     expect(ir.topP).toBe(0.9);
     expect(ir.stop).toEqual(['END']);
     expect(ir.reasoning).toEqual({ effort: 'high' });
-    expect(ir.responseFormat).toEqual({ type: 'json_schema', name: 's', schema: { type: 'object' }, strict: true });
+    expect(ir.responseFormat).toEqual({
+      type: 'json_schema',
+      name: 's',
+      schema: { type: 'object' },
+      schemaField: 'response_format.json_schema.schema',
+      strict: true,
+    });
     expect(ir.metadata).toEqual({ k: 'v' });
     expect(ir.user).toBe('u1');
     expect(ir.stream).toBe(true);

@@ -153,6 +153,7 @@ describe('gemini request → IR', () => {
       type: 'json_schema',
       name: 'response',
       schema: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' }, maxItems: 3 }, note: { type: ['string', 'null'] } } },
+      schemaField: 'generationConfig.responseSchema',
     });
     expect(decode({ contents: [user('x')], generationConfig: { responseMimeType: 'application/json' } }).responseFormat).toEqual({ type: 'json_object' });
   });

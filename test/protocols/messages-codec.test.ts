@@ -116,7 +116,9 @@ describe('decodeMessagesRequest', () => {
       service_tier: 'auto',
     });
     expect(ir.system).toEqual([{ type: 'text', text: 'plain system' }]);
-    expect(ir.tools).toEqual([{ name: 'f', description: 'd', parameters: { type: 'object', properties: {} }, cacheControl: ephemeral }]);
+    expect(ir.tools).toEqual([
+      { name: 'f', description: 'd', parameters: { type: 'object', properties: {} }, schemaField: 'tools[0].input_schema', cacheControl: ephemeral },
+    ]);
     expect(ir.toolChoice).toEqual({ type: 'required', parallel: false });
     expect(ir.parallelToolCalls).toBe(false);
     expect(ir.reasoning).toEqual({ budgetTokens: 2048 });
@@ -128,7 +130,7 @@ describe('decodeMessagesRequest', () => {
     expect(ir.stop).toEqual(['###']);
     expect(ir.user).toBe('user-1');
     expect(ir.metadata).toBeUndefined();
-    expect(ir.responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object' } });
+    expect(ir.responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object' }, schemaField: 'output_config.format.schema' });
     expect(ir.stream).toBe(true);
   });
 
@@ -290,7 +292,7 @@ describe('decodeMessagesRequest: what Claude Code sends', () => {
       { name: 'CronCreate', input_schema: schema, defer_loading: true },
     ];
     expect(decode({ tools }).tools!.map((tool) => tool.name)).toEqual(['Read', 'ToolSearch']);
-    expect(decode({ tools }).tools![0]).toEqual({ name: 'Read', description: 'Reads a file', parameters: schema });
+    expect(decode({ tools }).tools![0]).toEqual({ name: 'Read', description: 'Reads a file', parameters: schema, schemaField: 'tools[0].input_schema' });
 
     const ir = decode({
       tools,
@@ -324,9 +326,9 @@ describe('decodeMessagesRequest: what Claude Code sends', () => {
       ],
     });
     expect(ir.tools).toEqual([
-      { name: 'Read', parameters: schema },
-      { name: 'CronList', description: 'List jobs', parameters: schema },
-      { name: 'Monitor', parameters: schema },
+      { name: 'Read', parameters: schema, schemaField: 'tools[0].input_schema' },
+      { name: 'CronList', description: 'List jobs', parameters: schema, schemaField: 'messages[1].content[0].tool.definition.input_schema' },
+      { name: 'Monitor', parameters: schema, schemaField: 'tools[2].input_schema' },
     ]);
     // A system message of tool changes only has no text to show.
     expect(ir.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'go' }] }]);

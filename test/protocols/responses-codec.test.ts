@@ -132,14 +132,14 @@ describe('decodeResponsesRequest', () => {
       service_tier: 'priority',
       safety_identifier: 's',
     });
-    expect(ir.tools).toEqual([{ name: 'f', description: 'd', parameters: { type: 'object' }, strict: false }]);
+    expect(ir.tools).toEqual([{ name: 'f', description: 'd', parameters: { type: 'object' }, schemaField: 'tools[0].parameters', strict: false }]);
     expect(ir.toolChoice).toEqual({ type: 'tool', name: 'f', parallel: true });
     expect(ir.parallelToolCalls).toBe(true);
     expect(ir.maxOutputTokens).toBe(64);
     expect(ir.temperature).toBe(0.2);
     expect(ir.topP).toBe(0.8);
     expect(ir.reasoning).toEqual({ effort: 'low', summary: 'auto' });
-    expect(ir.responseFormat).toEqual({ type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true });
+    expect(ir.responseFormat).toEqual({ type: 'json_schema', name: 'out', schema: { type: 'object' }, schemaField: 'text.format.schema', strict: true });
     expect(ir.metadata).toEqual({ a: 'b' });
     expect(ir.user).toBe('u');
     expect(ir.stream).toBe(true);
@@ -491,7 +491,13 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
       'apply_patch',
       'tool_search',
     ]);
-    expect(ir.tools![1]).toEqual({ name: 'multi_agent_v1__spawn_agent', description: 'Spawn', parameters: spawn.parameters, strict: false });
+    expect(ir.tools![1]).toEqual({
+      name: 'multi_agent_v1__spawn_agent',
+      description: 'Spawn',
+      parameters: spawn.parameters,
+      schemaField: 'tools[1].tools[0].parameters',
+      strict: false,
+    });
     const patch = ir.tools![3]!;
     expect(patch.parameters).toEqual({
       type: 'object',
@@ -502,7 +508,7 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
     expect(patch.description).toContain('Edit files. FREEFORM.');
     expect(patch.description).toContain('lark grammar');
     expect(patch.description).toContain(grammar.definition);
-    expect(ir.tools![4]).toEqual({ name: 'tool_search', description: 'Find tools', parameters: toolSearch.parameters });
+    expect(ir.tools![4]).toEqual({ name: 'tool_search', description: 'Find tools', parameters: toolSearch.parameters, schemaField: 'tools[3].parameters' });
     expect(ir.droppedTools).toEqual(['web_search']);
     expect(ir.toolChoice).toEqual({ type: 'auto' });
   });

@@ -233,7 +233,10 @@ function decodeTool(raw: unknown, param: string): IRTool {
   const description = optString(fn, 'description', `${param}.function.description`);
   if (description !== undefined) out.description = description;
   const parameters = optRecord(fn, 'parameters', `${param}.function.parameters`);
-  if (parameters) out.parameters = parameters;
+  if (parameters) {
+    out.parameters = parameters;
+    out.schemaField = `${param}.function.parameters`;
+  }
   const strict = optBoolean(fn, 'strict', `${param}.function.strict`);
   if (strict !== undefined) out.strict = strict;
   return out;
@@ -275,7 +278,10 @@ function decodeResponseFormat(raw: unknown): IRRequest['responseFormat'] {
       const out: JsonSchemaFormat = { type: 'json_schema' };
       const name = optString(spec, 'name', 'response_format.json_schema.name');
       if (name !== undefined) out.name = name;
-      if (isPresent(spec, 'schema')) out.schema = spec.schema;
+      if (isPresent(spec, 'schema')) {
+        out.schema = spec.schema;
+        out.schemaField = 'response_format.json_schema.schema';
+      }
       const strict = optBoolean(spec, 'strict', 'response_format.json_schema.strict');
       if (strict !== undefined) out.strict = strict;
       const description = optString(spec, 'description', 'response_format.json_schema.description');

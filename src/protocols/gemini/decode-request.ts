@@ -258,8 +258,10 @@ function decodeDeclaration(declaration: Json, param: string): IRTool {
   if (description !== undefined) tool.description = description;
   if (isPresent(declaration, 'parametersJsonSchema')) {
     tool.parameters = expectRecord(declaration.parametersJsonSchema, `${param}.parametersJsonSchema`);
+    tool.schemaField = `${param}.parametersJsonSchema`;
   } else if (isPresent(declaration, 'parameters')) {
     tool.parameters = jsonSchemaOf(expectRecord(declaration.parameters, `${param}.parameters`)) as Json;
+    tool.schemaField = `${param}.parameters`;
   }
   return tool;
 }
@@ -343,8 +345,9 @@ function decodeGenerationConfig(config: Json, request: IRRequest): void {
 /** `responseMimeType: application/json` with a schema (Gemini's or JSON Schema) → json_schema; without → json_object. */
 function decodeResponseFormat(config: Json): IRRequest['responseFormat'] {
   const mime = optString(config, 'responseMimeType', 'generationConfig.responseMimeType');
-  const jsonSchema = config.responseJsonSchema ?? config._responseJsonSchema;
-  const schema = isPresent(config, 'responseSchema') ? jsonSchemaOf(expectRecord(config.responseSchema, 'generationConfig.responseSchema')) : jsonSchema;
+  const jsonSchemaField = isPresent(config, 'responseJsonSchema') ? 'responseJsonSchema' : '_responseJsonSchema';
+  const field = isPresent(config, 'responseSchema') ? 'responseSchema' : jsonSchemaField;
+  const schema = field === 'responseSchema' ? jsonSchemaOf(expectRecord(config.responseSchema, 'generationConfig.responseSchema')) : config[field];
   if (mime === undefined || mime === 'text/plain') {
     if (schema !== undefined && schema !== null) {
       throw invalidRequest(`'generationConfig.responseMimeType' must be application/json when a response schema is set.`, 'generationConfig.responseMimeType');
@@ -359,7 +362,7 @@ function decodeResponseFormat(config: Json): IRRequest['responseFormat'] {
     );
   }
   if (schema === undefined || schema === null) return { type: 'json_object' };
-  return { type: 'json_schema', name: 'response', schema };
+  return { type: 'json_schema', name: 'response', schema, schemaField: `generationConfig.${field}` };
 }
 
 /**

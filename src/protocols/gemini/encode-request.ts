@@ -1,5 +1,6 @@
 import { invalidRequest } from '../../errors.js';
 import { isRecord, parseJson } from '../../json.js';
+import { WorkBudget } from '../../work-budget.js';
 import type { IRAssistantPart, IRContentPart, IRMessage, IRRequest, IRToolChoice } from '../ir.js';
 import { toGeminiSchema } from './schema-subset.js';
 import { isSynthesizedCallId } from './call-id.js';
@@ -64,11 +65,13 @@ export function encodeGeminiRequest(ir: IRRequest): GeminiGenerateContentRequest
 
   const body: GeminiGenerateContentRequest = { contents };
   if (system.length > 0) body.systemInstruction = { parts: system };
+  // One budget for every schema of the request (`work-budget.ts`).
+  const budget = new WorkBudget();
   if (ir.tools && ir.tools.length > 0) {
     body.tools = [
       {
-        functionDeclarations: ir.tools.map((tool) => {
-          const parameters = toGeminiSchema(tool.parameters ?? {});
+        functionDeclarations: ir.tools.map((tool, i) => {
+          const parameters = toGeminiSchema(tool.parameters ?? {}, budget, tool.schemaField ?? `tools[${i}].parameters`);
           return {
             name: tool.name,
             ...(tool.description !== undefined ? { description: tool.description } : {}),
@@ -81,7 +84,7 @@ export function encodeGeminiRequest(ir: IRRequest): GeminiGenerateContentRequest
     const toolConfig = encodeToolChoice(ir.toolChoice);
     if (toolConfig) body.toolConfig = toolConfig;
   }
-  const generationConfig = encodeGenerationConfig(ir);
+  const generationConfig = encodeGenerationConfig(ir, budget);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   return body;
 }
@@ -217,7 +220,7 @@ function encodeToolChoice(choice: IRToolChoice | undefined): GeminiToolConfig | 
   }
 }
 
-function encodeGenerationConfig(ir: IRRequest): GeminiGenerationConfig {
+function encodeGenerationConfig(ir: IRRequest, budget: WorkBudget): GeminiGenerationConfig {
   const config: GeminiGenerationConfig = {};
   const stop = ir.stop?.filter((sequence) => sequence !== '');
   if (stop && stop.length > 0) {
@@ -237,7 +240,7 @@ function encodeGenerationConfig(ir: IRRequest): GeminiGenerationConfig {
   if (format?.type === 'json_object') config.responseMimeType = 'application/json';
   else if (format?.type === 'json_schema') {
     config.responseMimeType = 'application/json';
-    config.responseSchema = toGeminiSchema(format.schema);
+    config.responseSchema = toGeminiSchema(format.schema, budget, format.schemaField ?? 'response_format');
   }
   const thinking = thinkingConfig(ir.model, ir.reasoning);
   if (thinking) config.thinkingConfig = thinking;

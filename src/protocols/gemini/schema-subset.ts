@@ -1,4 +1,5 @@
 import { isRecord, type Json } from '../../json.js';
+import { jsonChars, shallowNodes, type WorkBudget } from '../../work-budget.js';
 import type { GeminiSchema, GeminiSchemaType } from './wire.js';
 
 /**
@@ -8,14 +9,27 @@ import type { GeminiSchema, GeminiSchemaType } from './wire.js';
  * `$defs`/`definitions`, and keywords Gemini refuses (`additionalProperties`, `$schema`,
  * `patternProperties`, `not`, `if`…) are dropped rather than sent, since Gemini answers 400 to
  * an unknown schema field. `allOf` is merged when its branches are objects.
+ *
+ * Gemini has no recursive schemas: a `$ref` met again inside its own expansion becomes `{}`. A
+ * chain of distinct definitions still multiplies (each used from several properties), so the
+ * conversion spends `budget` and stops with a 400 naming `field` (the client's name for the
+ * schema) when it runs out.
  */
-export function toGeminiSchema(schema: unknown): GeminiSchema {
+export function toGeminiSchema(schema: unknown, budget: WorkBudget, field: string): GeminiSchema {
   const root = isRecord(schema) ? schema : {};
   const defs = { ...(isRecord(root.definitions) ? root.definitions : {}), ...(isRecord(root.$defs) ? root.$defs : {}) };
-  return convert(root, defs, 0);
+  return convert(root, { defs, budget, field, expanding: new Set() }, 0);
 }
 
-/** `$ref` cycles are cut here: Gemini has no recursive schemas. */
+interface Conversion {
+  defs: Json;
+  budget: WorkBudget;
+  field: string;
+  /** The `$ref`s being inlined on the path from the root: meeting one again is a cycle. */
+  expanding: Set<string>;
+}
+
+/** Deeper than any real schema; a bound on the stack, not on the work (the budget is). */
 const MAX_DEPTH = 32;
 
 const TYPES: Record<string, GeminiSchemaType> = {
@@ -31,16 +45,24 @@ const TYPES: Record<string, GeminiSchemaType> = {
 /** The formats Gemini takes; others are dropped (the description still says what the value is). */
 const FORMATS = new Set(['enum', 'date-time', 'int32', 'int64', 'float', 'double']);
 
-function convert(node: Json, defs: Json, depth: number): GeminiSchema {
+function convert(node: Json, context: Conversion, depth: number): GeminiSchema {
   if (depth > MAX_DEPTH) return {};
-  const resolved = resolveRef(node, defs);
-  if (resolved !== node) return convert({ ...resolved, ...withoutRef(node) }, defs, depth + 1);
+  context.budget.spend(context.field, shallowNodes(node), copiedChars(node));
+  const ref = node.$ref;
+  if (typeof ref === 'string') {
+    if (context.expanding.has(ref)) return {};
+    context.expanding.add(ref);
+    const inlined = convert({ ...resolveRef(ref, context.defs), ...withoutRef(node) }, context, depth + 1);
+    context.expanding.delete(ref);
+    return inlined;
+  }
 
   const out: GeminiSchema = {};
   if (Array.isArray(node.allOf) && node.allOf.every(isRecord)) {
-    const merged = mergeAllOf(node.allOf.map((branch) => resolveRef(branch, defs)));
+    const branches = node.allOf.map((branch) => resolveBranch(branch, context));
+    for (const branch of branches) context.budget.spend(context.field, shallowNodes(branch));
     const { allOf: _allOf, ...rest } = node;
-    return convert({ ...merged, ...rest }, defs, depth + 1);
+    return convert(mergeAllOf([...branches, rest]), context, depth + 1);
   }
 
   let nullable = node.nullable === true;
@@ -61,8 +83,8 @@ function convert(node: Json, defs: Json, depth: number): GeminiSchema {
       }
       return true;
     });
-    if (kept.length === 1) Object.assign(out, convert({ ...kept[0]!, ...pick(node, ['description', 'title']) }, defs, depth + 1));
-    else if (kept.length > 1) out.anyOf = kept.map((branch) => convert(branch, defs, depth + 1));
+    if (kept.length === 1) Object.assign(out, convert({ ...kept[0]!, ...pick(node, ['description', 'title']) }, context, depth + 1));
+    else if (kept.length > 1) out.anyOf = kept.map((branch) => convert(branch, context, depth + 1));
   }
   if (nullable) out.nullable = true;
 
@@ -81,7 +103,7 @@ function convert(node: Json, defs: Json, depth: number): GeminiSchema {
 
   if (isRecord(node.properties)) {
     const properties: Record<string, GeminiSchema> = {};
-    for (const [name, value] of Object.entries(node.properties)) properties[name] = convert(isRecord(value) ? value : {}, defs, depth + 1);
+    for (const [name, value] of Object.entries(node.properties)) properties[name] = convert(isRecord(value) ? value : {}, context, depth + 1);
     if (Object.keys(properties).length > 0) {
       out.properties = properties;
       if (out.type === undefined) out.type = 'OBJECT';
@@ -93,9 +115,9 @@ function convert(node: Json, defs: Json, depth: number): GeminiSchema {
   }
   if (node.items !== undefined) {
     const items = Array.isArray(node.items) ? node.items[0] : node.items;
-    out.items = convert(isRecord(items) ? items : {}, defs, depth + 1);
+    out.items = convert(isRecord(items) ? items : {}, context, depth + 1);
   } else if (Array.isArray(node.prefixItems) && isRecord(node.prefixItems[0])) {
-    out.items = convert(node.prefixItems[0], defs, depth + 1);
+    out.items = convert(node.prefixItems[0], context, depth + 1);
   }
   for (const key of ['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties'] as const) {
     if (typeof node[key] === 'number') out[key] = String(node[key]);
@@ -110,11 +132,21 @@ function convert(node: Json, defs: Json, depth: number): GeminiSchema {
   return out;
 }
 
-function resolveRef(node: Json, defs: Json): Json {
-  if (typeof node.$ref !== 'string') return node;
-  const match = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(node.$ref);
+/** The definition a local `$ref` names, or `{}` for a ref that names none (or not locally). */
+function resolveRef(ref: string, defs: Json): Json {
+  const match = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref);
   const target = match ? defs[decodeURIComponent(match[1]!).replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;
   return isRecord(target) ? target : {};
+}
+
+/** Characters of text the converted node repeats from `node`: what grows when a definition is used many times. */
+function copiedChars(node: Json): number {
+  let chars = 0;
+  for (const key of ['description', 'title', 'pattern', 'default', 'example', 'const', 'enum', 'propertyOrdering', 'required'] as const) {
+    if (node[key] !== undefined) chars += jsonChars(node[key]);
+  }
+  if (isRecord(node.properties)) for (const name of Object.keys(node.properties)) chars += name.length;
+  return chars;
 }
 
 function withoutRef(node: Json): Json {
@@ -122,6 +154,13 @@ function withoutRef(node: Json): Json {
   return rest;
 }
 
+/** An `allOf` branch with its `$ref` resolved; nothing for a ref being inlined already (a cycle). */
+function resolveBranch(branch: Json, context: Conversion): Json {
+  if (typeof branch.$ref !== 'string') return branch;
+  return context.expanding.has(branch.$ref) ? {} : resolveRef(branch.$ref, context.defs);
+}
+
+/** The objects merged, later keys winning; `properties` and `required` are the union of all. */
 function mergeAllOf(branches: Json[]): Json {
   const merged: Json = {};
   const properties: Json = {};

@@ -91,7 +91,7 @@ export function decodeMessagesRequest(body: Record<string, unknown>, upstreamMod
     const format = optRecord(outputConfig, 'format', 'output_config.format');
     if (format) {
       if (format.type !== 'json_schema') unsupported('output_config.format.type', `'output_config.format' of type '${String(format.type)}'`);
-      request.responseFormat = { type: 'json_schema', schema: format.schema };
+      request.responseFormat = { type: 'json_schema', schema: format.schema, schemaField: 'output_config.format.schema' };
     }
   }
 
@@ -426,7 +426,10 @@ function decodeTool(tool: Json, param: string): IRTool {
   const description = optString(tool, 'description', `${param}.description`);
   if (description !== undefined) out.description = description;
   const schema = optRecord(tool, 'input_schema', `${param}.input_schema`);
-  if (schema) out.parameters = schema;
+  if (schema) {
+    out.parameters = schema;
+    out.schemaField = `${param}.input_schema`;
+  }
   const strict = optBoolean(tool, 'strict', `${param}.strict`);
   if (strict !== undefined) out.strict = strict;
   return withCache(out, tool, param);

@@ -131,7 +131,10 @@ export class ClientTools {
         const description = optString(tool, 'description', `${param}.description`);
         if (description !== undefined) out.description = description;
         const parameters = optRecord(tool, 'parameters', `${param}.parameters`);
-        if (parameters) out.parameters = parameters;
+        if (parameters) {
+          out.parameters = parameters;
+          out.schemaField = `${param}.parameters`;
+        }
         const strict = optBoolean(tool, 'strict', `${param}.strict`);
         if (strict !== undefined) out.strict = strict;
         this.add(out);
@@ -191,6 +194,7 @@ export class ClientTools {
       name: this.flatOf({ kind: 'tool_search', name: TOOL_SEARCH }),
       description,
       parameters: optRecord(tool, 'parameters', `${param}.parameters`) ?? { type: 'object', properties: {} },
+      schemaField: `${param}.parameters`,
     });
   }
 

@@ -398,7 +398,10 @@ function decodeTextFormat(raw: unknown): IRRequest['responseFormat'] {
       const out: JsonSchemaFormat = { type: 'json_schema' };
       const name = optString(format, 'name', 'text.format.name');
       if (name !== undefined) out.name = name;
-      if (isPresent(format, 'schema')) out.schema = format.schema;
+      if (isPresent(format, 'schema')) {
+        out.schema = format.schema;
+        out.schemaField = 'text.format.schema';
+      }
       const strict = optBoolean(format, 'strict', 'text.format.strict');
       if (strict !== undefined) out.strict = strict;
       const description = optString(format, 'description', 'text.format.description');

@@ -24,7 +24,7 @@ export function planReply(request: IRRequest): LocalReply {
       kind: 'tool_call',
       id: callId(tool.name, userText, request.messages.length),
       name: tool.name,
-      arguments: toolArguments(tool.parameters, withoutContextNotes(userText)),
+      arguments: toolArguments(tool.parameters, withoutContextNotes(userText), tool.schemaField ?? 'tools'),
     };
   }
   return { kind: 'text', text: formatted(request, describePrompt(request.messages), userText) };
@@ -107,7 +107,8 @@ function describePrompt(messages: readonly IRMessage[]): string {
 /** The answer in the requested response format: JSON built from the schema, or `{"answer": …}`. */
 function formatted(request: IRRequest, sentence: string, userText: string): string {
   const format = request.responseFormat;
-  if (format?.type === 'json_schema' && format.schema !== undefined) return JSON.stringify(valueFromSchema(format.schema, userText));
+  if (format?.type === 'json_schema' && format.schema !== undefined)
+    return JSON.stringify(valueFromSchema(format.schema, userText, format.schemaField ?? 'response_format'));
   if (format?.type === 'json_object' || format?.type === 'json_schema') return JSON.stringify({ answer: sentence });
   return sentence;
 }

@@ -1,4 +1,5 @@
 import { isRecord, type Json as Schema } from '../../json.js';
+import { jsonChars, shallowNodes, WorkBudget } from '../../work-budget.js';
 
 /**
  * Builds a value that satisfies a JSON Schema, deterministically, for the local model's tool calls
@@ -6,8 +7,13 @@ import { isRecord, type Json as Schema } from '../../json.js';
  * wants (a city, a query, a file path, a `command`), else the schema's `default` or a placeholder naming the property;
  * numbers are 1 (within bounds), booleans true, enums and `const` their first value. Only what the local model needs: local
  * `$ref`s, `anyOf`/`oneOf` (first branch), nested objects and arrays.
+ *
+ * A `$ref` met again inside its own expansion is `null` (the value would be infinite), and the
+ * filling spends a `WorkBudget`: a chain of definitions each used from several properties
+ * multiplies, and past the budget the request is refused with a 400 naming the schema's field.
  */
 
+/** Deeper than a tool's arguments need; a bound on the nesting, not on the work (the budget is). */
 const MAX_DEPTH = 8;
 const LOCATION_NAME = /city|location|place|town|country|region|address|destination|where/i;
 const TEXT_NAME = /^(q|query|question|prompt|text|input|message|content|search|term|keywords?|topic|subject)$|query/i;
@@ -16,21 +22,28 @@ const PATH_NAME = /(^|_)(path|file|filename|dir|directory)$/i;
 /** A shell command: Codex's `cmd`, Claude Code's Bash `command`. */
 const COMMAND_NAME = /^(cmd|command|script)$/i;
 
-/** A value for `schema`, taking strings from `prompt` where sensible. */
-export function valueFromSchema(schema: unknown, prompt: string): unknown {
+/**
+ * A value for `schema`, taking strings from `prompt` where sensible. `field` is where the client
+ * wrote the schema (`tools[0].function.parameters`), named by the 400 when `budget` runs out.
+ */
+export function valueFromSchema(schema: unknown, prompt: string, field: string, budget = new WorkBudget()): unknown {
   const root = isRecord(schema) ? schema : {};
-  return buildValue(root, { root, prompt, depth: 0, name: 'value' });
+  return buildValue(root, { root, hints: hintsIn(prompt), budget, field, expanding: new Set(), depth: 0, name: 'value' });
 }
 
 /** The JSON text of a tool call's arguments: always an object, as every protocol requires. */
-export function toolArguments(parameters: Record<string, unknown> | undefined, prompt: string): string {
-  const value = valueFromSchema(parameters ?? { type: 'object' }, prompt);
+export function toolArguments(parameters: Record<string, unknown> | undefined, prompt: string, field: string): string {
+  const value = valueFromSchema(parameters ?? { type: 'object' }, prompt, field);
   return JSON.stringify(isRecord(value) ? value : {});
 }
 
 interface BuildContext {
   root: Schema;
-  prompt: string;
+  hints: PromptHints;
+  budget: WorkBudget;
+  field: string;
+  /** The `$ref`s being expanded on the path from the root: meeting one again is a cycle. */
+  expanding: Set<string>;
   depth: number;
   /** The property the value is for, which hints at what a string should hold. */
   name: string;
@@ -39,33 +52,48 @@ interface BuildContext {
 
 function buildValue(schema: Schema, context: BuildContext): unknown {
   if (context.depth > MAX_DEPTH) return null;
-  const resolved = resolveRef(schema, context.root);
-  if ('const' in resolved) return resolved.const;
-  if (Array.isArray(resolved.enum) && resolved.enum.length > 0) return resolved.enum[0];
-  const branches = (resolved.anyOf ?? resolved.oneOf ?? resolved.allOf) as unknown;
+  context.budget.spend(context.field, shallowNodes(schema), context.name.length);
+  const ref = schema.$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/')) {
+    if (context.expanding.has(ref)) return null;
+    context.expanding.add(ref);
+    // The same depth: a ref is a name for the schema, not a level of the value.
+    const value = buildValue(resolveRef(ref, context.root), context);
+    context.expanding.delete(ref);
+    return value;
+  }
+  if ('const' in schema) return repeated(schema.const, context);
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return repeated(schema.enum[0], context);
+  const branches = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as unknown;
   if (Array.isArray(branches)) {
     const branch = branches.find((entry) => isRecord(entry) && entry.type !== 'null') ?? branches[0];
     if (isRecord(branch)) return buildValue(branch, { ...context, depth: context.depth + 1 });
   }
-  const description = typeof resolved.description === 'string' ? resolved.description : context.description;
-  switch (schemaType(resolved)) {
+  const description = typeof schema.description === 'string' ? schema.description : context.description;
+  switch (schemaType(schema)) {
     case 'object':
-      return buildObject(resolved, context);
+      return buildObject(schema, context);
     case 'array': {
-      if (resolved.maxItems === 0) return [];
-      const items = isRecord(resolved.items) ? resolved.items : {};
+      if (schema.maxItems === 0) return [];
+      const items = isRecord(schema.items) ? schema.items : {};
       return [buildValue(items, { ...context, depth: context.depth + 1 })];
     }
     case 'integer':
     case 'number':
-      return typeof resolved.default === 'number' ? resolved.default : numberWithin(resolved);
+      return typeof schema.default === 'number' ? schema.default : numberWithin(schema);
     case 'boolean':
-      return typeof resolved.default === 'boolean' ? resolved.default : true;
+      return typeof schema.default === 'boolean' ? schema.default : true;
     case 'null':
       return null;
     default:
-      return stringFor({ ...context, ...(description === undefined ? {} : { description }) }, resolved);
+      return repeated(stringFor({ ...context, ...(description === undefined ? {} : { description }) }, schema), context);
   }
+}
+
+/** `value`, taken from the schema or the prompt, after spending its characters: a shared definition repeats it each time. */
+function repeated(value: unknown, context: BuildContext): unknown {
+  context.budget.spend(context.field, 0, jsonChars(value));
+  return value;
 }
 
 function buildObject(schema: Schema, context: BuildContext): Record<string, unknown> {
@@ -83,19 +111,13 @@ function buildObject(schema: Schema, context: BuildContext): Record<string, unkn
 
 function stringFor(context: BuildContext, schema: Schema): string {
   const hint = `${context.name} ${context.description ?? ''}`;
-  if (LOCATION_NAME.test(hint)) {
-    const place = placeIn(context.prompt);
-    if (place) return place;
-  }
-  if (PATH_NAME.test(context.name)) {
-    const path = pathIn(context.prompt);
-    if (path) return path;
-  }
-  if (COMMAND_NAME.test(context.name)) {
-    const command = codeSpanIn(context.prompt);
-    if (command) return command;
-  }
-  if (TEXT_NAME.test(context.name) && context.prompt.trim()) return truncate(context.prompt.trim(), 200);
+  // The hint is matched once per value: its length is work a shared definition repeats.
+  context.budget.spend(context.field, 0, hint.length);
+  const { hints } = context;
+  if (LOCATION_NAME.test(hint) && hints.place) return hints.place;
+  if (PATH_NAME.test(context.name) && hints.path) return hints.path;
+  if (COMMAND_NAME.test(context.name) && hints.command) return hints.command;
+  if (TEXT_NAME.test(context.name) && hints.text) return hints.text;
   if (typeof schema.default === 'string') return schema.default;
   switch (schema.format) {
     case 'date':
@@ -110,6 +132,20 @@ function stringFor(context: BuildContext, schema: Schema): string {
     default:
       return `example_${context.name}`;
   }
+}
+
+/** What the prompt offers for strings, found once per schema rather than once per property (the prompt may be long). */
+interface PromptHints {
+  place: string | undefined;
+  path: string | undefined;
+  command: string | undefined;
+  /** The prompt itself, for a query or a message. */
+  text: string | undefined;
+}
+
+function hintsIn(prompt: string): PromptHints {
+  const text = prompt.trim();
+  return { place: placeIn(prompt), path: pathIn(prompt), command: codeSpanIn(prompt), text: text ? truncate(text, 200) : undefined };
 }
 
 /** The place a prompt names: "weather in New York" → "New York", "forecast for paris" → "paris". */
@@ -150,10 +186,8 @@ function schemaType(schema: Schema): string | undefined {
   return undefined;
 }
 
-/** Resolves `#/$defs/…` and `#/definitions/…` against the root schema; other refs stay as they are. */
-function resolveRef(schema: Schema, root: Schema): Schema {
-  const ref = schema.$ref;
-  if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema;
+/** Resolves `#/$defs/…`, `#/definitions/…` (any `#/` pointer) against the root schema; `{}` when it names nothing. */
+function resolveRef(ref: string, root: Schema): Schema {
   let target: unknown = root;
   for (const segment of ref.slice(2).split('/')) {
     target = isRecord(target) ? target[segment.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;

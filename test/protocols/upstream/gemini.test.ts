@@ -6,6 +6,8 @@ import { encodeGeminiRequest } from '../../../src/protocols/gemini/encode-reques
 import { toGeminiSchema } from '../../../src/protocols/gemini/schema-subset.js';
 import { fromGeminiUsage } from '../../../src/protocols/gemini/usage.js';
 import type { IRRequest } from '../../../src/protocols/ir.js';
+import { SCHEMA_WORK, WorkBudget } from '../../../src/work-budget.js';
+import { definitionChain, selfReference } from '../../helpers/hostile-schemas.js';
 import { decodeText, withoutRaw } from './helpers.js';
 
 const base = (over: Partial<IRRequest> = {}): IRRequest => ({
@@ -184,9 +186,11 @@ describe('encodeGeminiRequest', () => {
 });
 
 describe('toGeminiSchema', () => {
+  const convert = (schema: unknown, budget = new WorkBudget()) => toGeminiSchema(schema, budget, 'tools[0].function.parameters');
+
   it('merges allOf, turns const into enum and cuts $ref cycles', () => {
     expect(
-      toGeminiSchema({
+      convert({
         allOf: [
           { type: 'object', properties: { a: { const: 1 } } },
           { properties: { b: { type: 'boolean' } }, required: ['b'] },
@@ -197,8 +201,33 @@ describe('toGeminiSchema', () => {
       properties: { a: { type: 'STRING', enum: ['1'] }, b: { type: 'BOOLEAN' } },
       required: ['b'],
     });
-    const cyclic = toGeminiSchema({ type: 'object', properties: { next: { $ref: '#' } }, $defs: {} });
+    const cyclic = convert({ type: 'object', properties: { next: { $ref: '#' } }, $defs: {} });
     expect(cyclic.type).toBe('OBJECT');
+  });
+
+  it('inlines a definition that refers to itself once, with {} where it recurs (the 369-byte bomb of the review)', () => {
+    const budget = new WorkBudget();
+    const inner = { type: 'OBJECT', properties: { p0: {}, p1: {}, p2: {} } };
+    expect(convert(selfReference(3), budget)).toEqual({ type: 'OBJECT', properties: { p0: inner, p1: inner, p2: inner } });
+    expect(budget.nodes).toBeLessThan(100);
+  });
+
+  it('refuses a chain of definitions that multiplies past the budget, naming the field', () => {
+    const budget = new WorkBudget();
+    expect(() => convert(definitionChain(12, 3), budget)).toThrow(
+      expect.objectContaining({ status: 400, code: 'schema_too_complex', param: 'tools[0].function.parameters' }),
+    );
+    expect(budget.nodes).toBeLessThanOrEqual(SCHEMA_WORK.nodes + 100);
+  });
+
+  it('counts the text a shared definition repeats, and one budget serves every schema of a request', () => {
+    const long = { type: 'string', description: 'x'.repeat(100_000) };
+    // 30 uses of a 100 KB description: 3 MB of text once expanded, under the 4 MiB a request may expand.
+    const wide = { type: 'object', properties: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, { $ref: '#/$defs/long' }])), $defs: { long } };
+    const budget = new WorkBudget();
+    convert(wide, budget);
+    expect(budget.chars).toBeGreaterThan(3_000_000);
+    expect(() => convert(wide, budget)).toThrow(/too large once its \$refs are expanded/);
   });
 });
 
