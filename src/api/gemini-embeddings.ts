@@ -1,8 +1,9 @@
 import { invalidRequest } from '../errors.js';
+import { echo } from '../http/echo.js';
 import { jsonResponse } from '../http/json-response.js';
 import { readJsonBody } from '../http/read-json.js';
 import type { RouteContext } from '../http/route.js';
-import { modelOfPath } from '../protocols/gemini/route-fields.js';
+import { modelOfPath, modelOfUrl } from '../protocols/gemini/route-fields.js';
 import { type GeminiEmbedRequest, geminiBatchEmbedRequestSchema, geminiEmbedRequestSchema } from '../schemas/gemini-embeddings.js';
 import { validateBody } from '../schemas/validate.js';
 import { encodeVector } from './embedding-vectors.js';
@@ -15,7 +16,7 @@ import { embed } from './embeddings.js';
  */
 export async function batchEmbedContents(context: RouteContext): Promise<Response> {
   const body = validateBody(geminiBatchEmbedRequestSchema, await readBody(context));
-  const model = modelOfPath(context.params.model ?? '');
+  const model = modelOfUrl(context.params);
   const { vectors, headers } = await embedTexts(context, model, body.requests, 'requests');
   return jsonResponse({ embeddings: vectors.map((values) => ({ values })) }, 200, headers);
 }
@@ -23,7 +24,7 @@ export async function batchEmbedContents(context: RouteContext): Promise<Respons
 /** POST /v1beta/models/{model}:embedContent: one text, answered as `embedding.values`. */
 export async function embedContent(context: RouteContext): Promise<Response> {
   const body = validateBody(geminiEmbedRequestSchema, await readBody(context));
-  const model = modelOfPath(context.params.model ?? '');
+  const model = modelOfUrl(context.params);
   const { vectors, headers } = await embedTexts(context, model, [body], undefined);
   return jsonResponse({ embedding: { values: vectors[0] } }, 200, headers);
 }
@@ -49,7 +50,7 @@ async function embedTexts(
   const first = requests[0]!;
   requests.forEach((request, index) => {
     if (request.model !== undefined && modelOfPath(request.model) !== model) {
-      throw invalidRequest(`${at(index, 'model')} names ${request.model}, but the URL names models/${model}.`, at(index, 'model'), 'invalid_value');
+      throw invalidRequest(`${at(index, 'model')} names ${echo(request.model)}, but the URL names models/${model}.`, at(index, 'model'), 'invalid_value');
     }
     if (request.outputDimensionality !== first.outputDimensionality) {
       throw invalidRequest(`Every request must ask for the same outputDimensionality as the first.`, at(index, 'outputDimensionality'), 'invalid_value');

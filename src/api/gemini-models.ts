@@ -1,7 +1,7 @@
 import { GatewayError, invalidRequest } from '../errors.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
-import { modelOfPath } from '../protocols/gemini/route-fields.js';
+import { modelOfUrl } from '../protocols/gemini/route-fields.js';
 import type { ModelListing } from '../routing/catalog.js';
 
 /** What a model answers on the Gemini endpoint, by the endpoint type that serves it there. */
@@ -34,7 +34,7 @@ export async function listGeminiModels(context: RouteContext): Promise<Response>
 
 /** GET /v1beta/models/{model}: one text or embedding model the key may use (`models/` prefix optional); 404 otherwise. */
 export async function retrieveGeminiModel(context: RouteContext): Promise<Response> {
-  const id = modelOfPath(context.params.model ?? '');
+  const id = modelOfUrl(context.params);
   const found = geminiModels(context).find((model) => model.id === id);
   if (!found)
     throw new GatewayError({ status: 404, message: `models/${id} is not found, or this API key may not use it.`, param: 'model', code: 'model_not_found' });

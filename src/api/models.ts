@@ -1,4 +1,5 @@
-import { GatewayError, invalidRequest } from '../errors.js';
+import { invalidRequest } from '../errors.js';
+import { echo } from '../http/echo.js';
 import type { ClientStyle } from '../http/client-style.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
@@ -6,7 +7,8 @@ import { geminiStyle } from '../protocols/gemini/style.js';
 import { anthropicStyle } from '../protocols/messages/style.js';
 import { listGeminiModels, retrieveGeminiModel } from './gemini-models.js';
 import { openaiStyle } from '../protocols/openai/style.js';
-import type { ModelListing } from '../routing/catalog.js';
+import { type ModelListing, modelNotFound } from '../routing/catalog.js';
+import { checkedModelId } from '../routing/model-id.js';
 
 /**
  * GET /v1/models: only what the caller's key may use, in one body both kinds of clients read.
@@ -29,14 +31,9 @@ export async function listModels(context: RouteContext): Promise<Response> {
 export async function retrieveModel(context: RouteContext): Promise<Response> {
   const { options, key, params, request } = context;
   if (modelsStyle(request) === geminiStyle) return retrieveGeminiModel(context);
-  const found = options.catalog.list(key, { messagesEnabled: options.messagesEnabled }).find((model) => model.id === params.model);
-  if (!found)
-    throw new GatewayError({
-      status: 404,
-      message: `The model '${params.model}' does not exist or you do not have access to it.`,
-      param: 'model',
-      code: 'model_not_found',
-    });
+  const id = checkedModelId(params.model ?? '');
+  const found = options.catalog.list(key, { messagesEnabled: options.messagesEnabled }).find((model) => model.id === id);
+  if (!found) throw modelNotFound(id);
   return jsonResponse(describe(found));
 }
 
@@ -76,6 +73,6 @@ function pageOf(models: ModelListing[], query: URLSearchParams): { models: Model
 
 function indexOf(models: ModelListing[], id: string, param: string): number {
   const at = models.findIndex((model) => model.id === id);
-  if (at < 0) throw invalidRequest(`Invalid '${param}': no model '${id}' in this listing.`, param, 'invalid_value');
+  if (at < 0) throw invalidRequest(`Invalid '${param}': no model '${echo(id)}' in this listing.`, param, 'invalid_value');
   return at;
 }

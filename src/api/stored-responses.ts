@@ -1,3 +1,4 @@
+import { echo } from '../http/echo.js';
 import { GatewayError, invalidRequest } from '../errors.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
@@ -49,7 +50,7 @@ export async function listInputItems(context: RouteContext): Promise<Response> {
   let start = 0;
   if (after !== null) {
     const at = ordered.findIndex((item) => item.id === after);
-    if (at < 0) throw new GatewayError({ status: 404, message: `Item with id '${after}' not found.`, param: 'after', code: 'item_not_found' });
+    if (at < 0) throw new GatewayError({ status: 404, message: `Item with id '${echo(after)}' not found.`, param: 'after', code: 'item_not_found' });
     start = at + 1;
   }
   const data = ordered.slice(start, start + limit);
@@ -74,7 +75,7 @@ async function ownRecord(context: RouteContext): Promise<StoredResponse> {
   const id = context.params.id!;
   const record = await context.options.responseStore?.get(id);
   if (!record || record.keyId !== context.key.id) {
-    throw new GatewayError({ status: 404, message: `Response with id '${id}' not found.`, param: 'response_id', code: 'response_not_found' });
+    throw new GatewayError({ status: 404, message: `Response with id '${echo(id)}' not found.`, param: 'response_id', code: 'response_not_found' });
   }
   return record;
 }

@@ -1,3 +1,4 @@
+import { echo } from '../http/echo.js';
 import { GatewayError, invalidRequest } from '../errors.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
@@ -38,6 +39,6 @@ export async function getUsage(context: RouteContext): Promise<Response> {
 function dayParam(query: URLSearchParams, name: 'start' | 'end'): string | undefined {
   const value = query.get(name);
   if (value === null) return undefined;
-  if (!isDay(value)) throw invalidRequest(`Invalid '${name}': expected a date YYYY-MM-DD, got '${value}'.`, name, 'invalid_value');
+  if (!isDay(value)) throw invalidRequest(`Invalid '${name}': expected a date YYYY-MM-DD, got '${echo(value)}'.`, name, 'invalid_value');
   return value;
 }

@@ -1,3 +1,4 @@
+import { echo } from '../http/echo.js';
 import { GatewayError } from '../errors.js';
 import { streamBody } from '../http/binary-response.js';
 import { jsonResponse } from '../http/json-response.js';
@@ -54,7 +55,7 @@ async function findTask({ options, params, key, signal }: RouteContext): Promise
   const id = params.task_id ?? '';
   const task = await options.taskStore.get(id);
   if (!task || task.keyId !== key.id) {
-    throw new GatewayError({ status: 404, message: `No video task with id ${id}.`, param: 'task_id', code: 'task_not_found' });
+    throw new GatewayError({ status: 404, message: `No video task with id ${echo(id)}.`, param: 'task_id', code: 'task_not_found' });
   }
   return options.videoTasks.refresh(task, signal);
 }

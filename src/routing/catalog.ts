@@ -1,7 +1,9 @@
 import { GatewayError } from '../errors.js';
+import { echo } from '../http/echo.js';
 import type { KeyRecord } from '../auth/key-store.js';
 import { deploymentsOf, type Deployment } from './deployments.js';
 import type { ModelConfig, ModelEntry, ModelKind } from './model.js';
+import { isModelId, MODEL_ID_EXPECTED } from './model-id.js';
 import { isWildcardId, matchWildcard, scopeIncludes, type WildcardEntry, wildcardIdProblem } from './wildcard.js';
 
 /** Concrete entries made from wildcards, kept so each model id maps to one entry (bounded: ids come from clients). */
@@ -39,6 +41,7 @@ export class ModelCatalog {
     };
     for (const [index, config] of configs.entries()) {
       if (!config.id) throw new TypeError(`models[${index}].id must be a non-empty string`);
+      if (!isModelId(config.id)) throw new TypeError(`models[${index}].id "${echo(config.id)}" cannot be named by a request: expected ${MODEL_ID_EXPECTED}`);
       const patternProblem = config.id.includes('*') ? wildcardIdProblem(config.id) : undefined;
       if (patternProblem) throw new TypeError(`models[${index}].id "${config.id}": ${patternProblem}`);
       if (this.byId.has(config.id)) throw new TypeError(`models[${index}].id "${config.id}" is listed twice`);
@@ -70,17 +73,22 @@ export class ModelCatalog {
     return this.deploymentsById.get(model.id) ?? this.concrete.get(model.id)?.deployments ?? deploymentsOf(model);
   }
 
-  /** A listed model, or the concrete model a wildcard entry serves for `id`. */
+  /** A listed model, or the concrete model a wildcard entry serves for `id`; for ids `resolve` let through (a client's id goes to `resolve`). */
   get(id: string): ModelEntry | undefined {
     return this.byId.get(id) ?? this.fromWildcard(id);
   }
 
-  private fromWildcard(id: string): ModelEntry | undefined {
+  /**
+   * The concrete entry a wildcard serves for `id`, remembered so that each id maps to one entry.
+   * Asked for a client's `key`, only an entry that key may use is remembered: any key could
+   * otherwise fill the cache with names of its choice before its scope is checked.
+   */
+  private fromWildcard(id: string, key?: KeyRecord): ModelEntry | undefined {
     if (this.wildcards.length === 0) return undefined;
     const known = this.concrete.get(id);
     if (known) return known.entry;
     const entry = matchWildcard(this.wildcards, id);
-    if (!entry) return undefined;
+    if (!entry || (key && !this.allows(key, entry))) return entry;
     if (this.concrete.size >= CONCRETE_CACHE_SIZE) this.concrete.delete(this.concrete.keys().next().value!);
     this.concrete.set(id, { entry, deployments: deploymentsOf(entry) });
     return entry;
@@ -101,31 +109,17 @@ export class ModelCatalog {
   }
 
   /**
-   * The entry a request may use, or the error to answer: unknown model → 400 naming it;
-   * outside the key's scope or group → 403; wrong kind for the endpoint → 400.
+   * The entry a request may use, or the error to answer: an unknown model and one outside the
+   * key's scope or group are the same 404 (as OpenAI answers both), so that a key cannot learn
+   * which models exist beyond its own; wrong kind for the endpoint → 400.
    */
   resolve(key: KeyRecord, modelId: string, kind: ModelKind, endpoint: string): ModelEntry {
-    const entry = this.get(modelId);
-    if (!entry) {
-      throw new GatewayError({
-        status: 400,
-        message: `The model \`${modelId}\` does not exist.`,
-        param: 'model',
-        code: 'model_not_found',
-      });
-    }
-    if (!this.allows(key, entry)) {
-      throw new GatewayError({
-        status: 403,
-        message: `This API key is not allowed to use the model \`${modelId}\`.`,
-        param: 'model',
-        code: 'model_not_allowed',
-      });
-    }
+    const entry = this.byId.get(modelId) ?? this.fromWildcard(modelId, key);
+    if (!entry || !this.allows(key, entry)) throw modelNotFound(modelId);
     if ((entry.kind ?? 'text') !== kind) {
       throw new GatewayError({
         status: 400,
-        message: `The model \`${modelId}\` is a ${entry.kind ?? 'text'} model and is not served by ${endpoint}.`,
+        message: `The model \`${echo(modelId)}\` is a ${entry.kind ?? 'text'} model and is not served by ${endpoint}.`,
         param: 'model',
         code: 'model_not_supported',
       });
@@ -149,4 +143,18 @@ export class ModelCatalog {
     }
     return listing;
   }
+}
+
+/**
+ * A model the key cannot use, whether it exists or not: 404 `model_not_found`, OpenAI's own answer
+ * (Anthropic's and Google's APIs answer an unknown model with a 404 too, which their SDKs raise as
+ * `NotFoundError` / `NOT_FOUND`).
+ */
+export function modelNotFound(modelId: string): GatewayError {
+  return new GatewayError({
+    status: 404,
+    message: `The model \`${echo(modelId)}\` does not exist or you do not have access to it.`,
+    param: 'model',
+    code: 'model_not_found',
+  });
 }

@@ -1,4 +1,5 @@
 import type { DeploymentEntry, ModelEntry } from './model.js';
+import { isModelId } from './model-id.js';
 
 /**
  * Wildcard catalog entries: `{ "id": "openai/*", "provider": "oai" }` serves any `openai/<name>`
@@ -12,9 +13,6 @@ export interface WildcardEntry {
   entry: ModelEntry;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters in a client's model name is the point
-const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
-
 /** Whether a configured id is a pattern: only a trailing `*` is one (`openai/*`, `*`). */
 export function isWildcardId(id: string): boolean {
   return id.endsWith('*');
@@ -27,16 +25,16 @@ export function wildcardIdProblem(id: string): string | undefined {
 
 /**
  * The concrete entry a pattern serves for a client's model id: the longest matching prefix wins.
- * The matched name must be non-empty and printable (it goes into upstream paths and headers).
+ * The id must be one a request may name (`isModelId`: bounded, printable, no `.`/`..` segment),
+ * since the matched name goes into upstream paths and headers.
  */
 export function matchWildcard(wildcards: readonly WildcardEntry[], id: string): ModelEntry | undefined {
   let best: WildcardEntry | undefined;
   for (const wildcard of wildcards) {
     if (id.length > wildcard.prefix.length && id.startsWith(wildcard.prefix) && (!best || wildcard.prefix.length > best.prefix.length)) best = wildcard;
   }
-  if (!best) return undefined;
+  if (!best || !isModelId(id)) return undefined;
   const name = id.slice(best.prefix.length);
-  if (CONTROL_CHARACTER.test(name)) return undefined;
   const { entry } = best;
   const fill = (template: string | undefined) => (template === undefined ? undefined : template.replaceAll('*', name));
   return {

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { isRecord } from '../json.js';
+import { isModelId, MODEL_ID_EXPECTED } from '../routing/model-id.js';
 
 /**
  * Building blocks shared by the request schemas.
@@ -119,7 +120,8 @@ export function stringOrStrings(min: number, max: number) {
 }
 
 /**
- * The body of a text-to-media or text request always names a model; an empty string is reported
- * here rather than as an unknown model, since it can never be one.
+ * The body of a text-to-media or text request always names a model. A string that can never be
+ * one (empty, too long, control characters, a `.`/`..` segment: `routing/model-id.ts`) is refused
+ * here, before the catalog or any cache sees it, rather than looked up as an unknown model.
  */
-export const model = () => nonEmptyStr('a model id (a non-empty string)');
+export const model = () => v.pipe(v.string(MODEL_ID_EXPECTED), v.check(isModelId, MODEL_ID_EXPECTED));

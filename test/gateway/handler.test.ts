@@ -124,7 +124,7 @@ describe('model rules before any upstream call', () => {
       headers: bearer,
       body: JSON.stringify({ model: 'gpt-unknown', messages: [{ role: 'user', content: 'hi' }] }),
     });
-    expect(response.status).toBe(400);
+    expect(response.status).toBe(404);
     expect((await response.json()).error).toMatchObject({ param: 'model', code: 'model_not_found', message: expect.stringContaining('gpt-unknown') });
   });
 });

@@ -244,15 +244,15 @@ describe('embeddings: what the gateway refuses', () => {
     { name: 'fractional dimensions', body: { model: 'local-embedding', input: 'a', dimensions: 1.5 }, param: 'dimensions', code: 'invalid_value' },
     { name: 'a numeric user', body: { model: 'local-embedding', input: 'a', user: 7 }, param: 'user', code: 'invalid_value' },
     { name: 'a text model', body: { model: 'local-chat', input: 'a' }, param: 'model', code: 'model_not_supported' },
-    { name: 'an unknown model', body: { model: 'nope', input: 'a' }, param: 'model', code: 'model_not_found' },
   ])('$name: 400 naming $param', async ({ body, param, code }) => {
     const { status, json } = await post(body);
     expect(status).toBe(400);
     expect(json.error).toMatchObject({ param, code, type: 'invalid_request_error' });
   });
 
-  it('a model outside the key’s scope is a 403; /v1/models lists embedding models as embeddings', async () => {
-    expect(await post({ model: 'local-embedding', input: 'a' }, CHAT_ONLY_KEY)).toMatchObject({ status: 403, json: { error: { code: 'model_not_allowed' } } });
+  it('a model outside the key’s scope is a 404 (as an unknown one); /v1/models lists embedding models as embeddings', async () => {
+    expect(await post({ model: 'local-embedding', input: 'a' }, CHAT_ONLY_KEY)).toMatchObject({ status: 404, json: { error: { code: 'model_not_found' } } });
+    expect(await post({ model: 'nope', input: 'a' })).toMatchObject({ status: 404, json: { error: { param: 'model', code: 'model_not_found' } } });
     const listing = await client.models.list();
     const embedding = listing.data.find((model) => model.id === 'local-embedding') as unknown as { supported_endpoint_types: string[] };
     expect(embedding.supported_endpoint_types).toEqual(['embeddings']);

@@ -143,6 +143,6 @@ describe('Gemini clients embed through the gateway', () => {
     const outsider = new GoogleGenAI({ apiKey: 'sk-chat-only', httpOptions: { baseUrl: server.url } });
     const error = await outsider.models.embedContent({ model: 'emb-oai', contents: 'x' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).status).toBe(403);
+    expect((error as ApiError).status).toBe(404);
   });
 });

@@ -420,7 +420,7 @@ describe('transcriptions: refused requests (400, 403, 413 naming the field)', ()
       param: 'chunking_strategy.type',
     },
     { name: 'a speech model', fields: { model: 'local-speech' }, file: new Uint8Array(4), status: 400, param: 'model' },
-    { name: 'an unknown model', fields: { model: 'nope' }, file: new Uint8Array(4), status: 400, param: 'model' },
+    { name: 'an unknown model', fields: { model: 'nope' }, file: new Uint8Array(4), status: 404, param: 'model' },
     { name: 'audio the local model cannot decode', fields: { model: 'local-transcription' }, file: new Uint8Array(64).fill(7), status: 400, param: 'file' },
     {
       name: 'a file over the upload limit',
@@ -447,12 +447,12 @@ describe('transcriptions: refused requests (400, 403, 413 naming the field)', ()
     expect(json.error).toMatchObject({ param: 'file', code: 'request_too_large' });
   });
 
-  it('a key without the model in its scope gets a 403, through the SDK', async () => {
+  it('a key without the model in its scope gets a 404, as for an unknown model, through the SDK', async () => {
     const scoped = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: CHAT_ONLY_KEY, maxRetries: 0 });
     const error = await scoped.audio.transcriptions
       .create({ model: 'local-transcription', file: await toFile(Buffer.from('RIFF'), 'a.wav') })
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it('a JSON body is refused as no multipart form', async () => {

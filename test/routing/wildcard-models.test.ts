@@ -82,23 +82,23 @@ describe('wildcard models', () => {
     const refused = await client('sk-one')
       .chat.completions.create({ model: 'openai/gpt-5', messages: [{ role: 'user', content: 'hi' }] })
       .catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(refused).toBeInstanceOf(OpenAI.NotFoundError);
     expect((refused as InstanceType<typeof OpenAI.APIError>).param).toBe('model');
     // A pattern in a key's scope admits every name under it, and nothing else.
     await expect(client('sk-openai').chat.completions.create({ model: 'openai/gpt-5', messages: [{ role: 'user', content: 'hi' }] })).resolves.toBeTruthy();
     const outside = await client('sk-openai')
       .chat.completions.create({ model: 'anthropic/haiku-4-5', messages: [{ role: 'user', content: 'hi' }] })
       .catch((error: unknown) => error);
-    expect(outside).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(outside).toBeInstanceOf(OpenAI.NotFoundError);
     expect(openaiFake.accepted().map((request) => request.body.model)).toEqual(['gpt-4.1', 'gpt-5']);
   });
 
-  it('answer 400 for a name no entry serves, and for the bare prefix', async () => {
+  it('answer 404 for a name no entry serves, and for the bare prefix', async () => {
     for (const model of ['mistral/large', 'openai/']) {
       const error = await client('sk-all')
         .chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
         .catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error).toBeInstanceOf(OpenAI.NotFoundError);
       expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('model_not_found');
     }
     expect(openaiFake.requests).toHaveLength(0);

@@ -181,8 +181,8 @@ export function transportSuite(host: HostUnderTest): void {
       expect(((await suspended.json()) as { error: { code: string } }).error.code).toBe('api_key_disabled');
 
       const freePlan = await fetch(`${base}/v1/chat/completions`, json(CAROL, { model: 'local-reasoner', messages: [{ role: 'user', content: 'Hi' }] }));
-      expect(freePlan.status).toBe(403);
-      expect(((await freePlan.json()) as { error: { code: string } }).error.code).toBe('model_not_allowed');
+      expect(freePlan.status).toBe(404);
+      expect(((await freePlan.json()) as { error: { code: string } }).error.code).toBe('model_not_found');
       const freeModel = await fetch(`${base}/v1/chat/completions`, json(CAROL, { model: 'local-chat', messages: [{ role: 'user', content: 'Hi' }] }));
       expect(freeModel.status).toBe(200);
       expect(freeModel.headers.get('x-app-user')).toBe('carol');

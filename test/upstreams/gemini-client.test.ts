@@ -417,10 +417,10 @@ describe('gemini endpoint', () => {
     expect(JSON.stringify(received.messages)).toContain('data:image/png;base64,AAAA');
   });
 
-  it('answers an unknown model with 400 and a model outside the key’s scope with 403 PERMISSION_DENIED, listing only its scope', async () => {
+  it('answers an unknown model and a model outside the key’s scope alike with 404 NOT_FOUND, listing only its scope', async () => {
     const unknown = await post('/v1beta/models/nope:generateContent', { contents: [{ parts: [{ text: 'Hi' }] }] });
-    expect(unknown.status).toBe(400);
-    expect((await unknown.json()).error).toMatchObject({ status: 'INVALID_ARGUMENT', message: expect.stringContaining('nope') });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error).toMatchObject({ status: 'NOT_FOUND', message: expect.stringContaining('nope') });
 
     const gateway = createGateway({
       keys: [{ key: 'sk-scoped', models: ['local-chat'] }],
@@ -435,8 +435,8 @@ describe('gemini endpoint', () => {
     try {
       const scoped = new GoogleGenAI({ apiKey: 'sk-scoped', httpOptions: { baseUrl: served.url } });
       const error = await scoped.models.generateContent({ model: 'local-other', contents: 'Hi' }).catch((e: unknown) => e);
-      expect((error as ApiError).status).toBe(403);
-      expect(JSON.parse((error as ApiError).message).error).toMatchObject({ code: 403, status: 'PERMISSION_DENIED' });
+      expect((error as ApiError).status).toBe(404);
+      expect(JSON.parse((error as ApiError).message).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
       const names: string[] = [];
       for await (const model of await scoped.models.list()) names.push(model.name!);
       expect(names).toEqual(['models/local-chat']);

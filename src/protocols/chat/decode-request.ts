@@ -1,3 +1,4 @@
+import { echo } from '../../http/echo.js';
 import { invalidRequest } from '../../errors.js';
 import type { Json } from '../../json.js';
 import {
@@ -76,7 +77,7 @@ export function decodeChatRequest(body: Record<string, unknown>, upstreamModel: 
         return;
       default:
         // Includes the legacy `function` role, which pairs with the unsupported `functions`.
-        throw invalidRequest(`Unsupported role '${String(role)}' in '${param}.role'.`, `${param}.role`);
+        throw invalidRequest(`Unsupported role '${echo(String(role))}' in '${param}.role'.`, `${param}.role`);
     }
   });
 
@@ -138,7 +139,7 @@ function decodeTextContent(content: unknown, param: string): IRTextPart[] {
   return expectArray(content, param).map((raw, j) => {
     const part = expectRecord(raw, `${param}[${j}]`);
     if (part.type !== 'text') {
-      throw invalidRequest(`Content part type '${String(part.type)}' is not allowed here.`, `${param}[${j}].type`);
+      throw invalidRequest(`Content part type '${echo(String(part.type))}' is not allowed here.`, `${param}[${j}].type`);
     }
     return withCache<IRTextPart>({ type: 'text', text: expectString(part, 'text', `${param}[${j}].text`) }, part, `${param}[${j}]`);
   });
@@ -165,7 +166,7 @@ function decodeUserContent(content: unknown, param: string): IRContentPart[] {
       case 'input_audio':
         return unsupported(`${at}.type`, `Audio input ('input_audio')`);
       default:
-        throw invalidRequest(`Unsupported content part type '${String(part.type)}'.`, `${at}.type`);
+        throw invalidRequest(`Unsupported content part type '${echo(String(part.type))}'.`, `${at}.type`);
     }
   });
 }
@@ -197,7 +198,7 @@ function decodeAssistant(message: Json, param: string): IRAssistantPart[] {
       const part = expectRecord(raw, at);
       if (part.type === 'text') parts.push({ type: 'text', text: expectString(part, 'text', `${at}.text`) });
       else if (part.type === 'refusal') parts.push({ type: 'refusal', refusal: expectString(part, 'refusal', `${at}.refusal`) });
-      else throw invalidRequest(`Unsupported assistant content part type '${String(part.type)}'.`, `${at}.type`);
+      else throw invalidRequest(`Unsupported assistant content part type '${echo(String(part.type))}'.`, `${at}.type`);
     });
   }
   const refusal = optString(message, 'refusal', `${param}.refusal`);
@@ -207,7 +208,7 @@ function decodeAssistant(message: Json, param: string): IRAssistantPart[] {
     const at = `${param}.tool_calls[${k}]`;
     const call = expectRecord(raw, at);
     if (call.type !== 'function') {
-      throw invalidRequest(`Unsupported tool call type '${String(call.type)}'.`, `${at}.type`);
+      throw invalidRequest(`Unsupported tool call type '${echo(String(call.type))}'.`, `${at}.type`);
     }
     const fn = expectRecord(call.function, `${at}.function`);
     // A Gemini thought signature the gateway put in the id goes back before the call it signs.
@@ -226,7 +227,7 @@ function decodeAssistant(message: Json, param: string): IRAssistantPart[] {
 function decodeTool(raw: unknown, param: string): IRTool {
   const tool = expectRecord(raw, param);
   if (tool.type !== 'function') {
-    throw invalidRequest(`Tool type '${String(tool.type)}' is not supported; only 'function' tools are.`, `${param}.type`);
+    throw invalidRequest(`Tool type '${echo(String(tool.type))}' is not supported; only 'function' tools are.`, `${param}.type`);
   }
   const fn = expectRecord(tool.function, `${param}.function`);
   const out: IRTool = { name: expectString(fn, 'name', `${param}.function.name`) };
@@ -245,7 +246,7 @@ function decodeTool(raw: unknown, param: string): IRTool {
 function decodeToolChoice(raw: unknown): IRToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw };
-  if (typeof raw === 'string') throw invalidRequest(`Invalid 'tool_choice' value '${raw}'.`, 'tool_choice');
+  if (typeof raw === 'string') throw invalidRequest(`Invalid 'tool_choice' value '${echo(raw)}'.`, 'tool_choice');
   const choice = expectRecord(raw, 'tool_choice');
   if (choice.type !== 'function') {
     return unsupported('tool_choice.type', `'tool_choice' of type '${String(choice.type)}'`);

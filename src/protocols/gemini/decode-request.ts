@@ -1,3 +1,4 @@
+import { echo } from '../../http/echo.js';
 import { invalidRequest } from '../../errors.js';
 import { isRecord, type Json } from '../../json.js';
 import { expectArray, expectRecord, isPresent, optArray, optBoolean, optNumber, optRecord, optString, unsupported } from '../decode-helpers.js';
@@ -71,7 +72,7 @@ class CallIds {
     const at = id ? this.pending.findIndex((call) => call.id === id) : this.pending.findIndex((call) => call.name === name);
     if (at < 0) {
       if (id) return id;
-      throw invalidRequest(`'${param}.name' names '${name}', but the model turn before it has no unanswered functionCall of that name.`, `${param}.name`);
+      throw invalidRequest(`'${param}.name' names '${echo(name)}', but the model turn before it has no unanswered functionCall of that name.`, `${param}.name`);
     }
     const [call] = this.pending.splice(at, 1);
     return call!.id;
@@ -88,7 +89,7 @@ function decodeContent(content: Json, param: string, calls: CallIds, out: IRMess
   }
   // `function` is the older role of a turn of function responses; they read as user turns.
   if (role !== 'user' && role !== 'function') {
-    throw invalidRequest(`Please use a valid role: user, model. '${param}.role' is '${String(role)}'.`, `${param}.role`);
+    throw invalidRequest(`Please use a valid role: user, model. '${param}.role' is '${echo(String(role))}'.`, `${param}.role`);
   }
   let pending: IRContentPart[] = [];
   const flush = () => {
@@ -228,7 +229,7 @@ function decodeTools(body: Json, request: IRRequest): void {
       if (value === undefined || value === null) continue;
       if (key !== 'functionDeclarations') {
         // As Google answers a field its Tool message lacks; the name also goes into a header.
-        if (!HOSTED_TOOLS.has(key)) throw invalidRequest(`Unknown name '${key}' at 'tools[${i}]': Cannot find field.`, `tools[${i}]`);
+        if (!HOSTED_TOOLS.has(key)) throw invalidRequest(`Unknown name '${echo(key)}' at 'tools[${i}]': Cannot find field.`, `tools[${i}]`);
         dropped.push(key);
         continue;
       }
@@ -278,7 +279,7 @@ function decodeCallingConfig(config: Json, tools: IRTool[]): { choice: IRToolCho
     if (typeof name !== 'string') throw invalidRequest(`'${param}.allowedFunctionNames[${i}]' must be a string.`, `${param}.allowedFunctionNames[${i}]`);
     if (!tools.some((tool) => tool.name === name)) {
       throw invalidRequest(
-        `'${param}.allowedFunctionNames[${i}]' names '${name}', which no functionDeclaration declares.`,
+        `'${param}.allowedFunctionNames[${i}]' names '${echo(name)}', which no functionDeclaration declares.`,
         `${param}.allowedFunctionNames[${i}]`,
       );
     }
@@ -295,7 +296,7 @@ function decodeCallingConfig(config: Json, tools: IRTool[]): { choice: IRToolCho
       if (names?.length === 1) return { choice: { type: 'tool', name: names[0]! } };
       return { choice: { type: 'required' }, ...(names ? { allowed: names } : {}) };
     default:
-      throw invalidRequest(`Invalid '${param}.mode' '${mode}': expected one of AUTO, ANY, NONE, VALIDATED.`, `${param}.mode`);
+      throw invalidRequest(`Invalid '${param}.mode' '${echo(String(mode))}': expected one of AUTO, ANY, NONE, VALIDATED.`, `${param}.mode`);
   }
 }
 
@@ -377,7 +378,8 @@ function decodeThinking(thinking: Json): IRRequest['reasoning'] {
   let reasoning: NonNullable<IRRequest['reasoning']> | undefined;
   if (level !== undefined && level !== 'THINKING_LEVEL_UNSPECIFIED') {
     const effort = THINKING_LEVELS[level];
-    if (!effort) throw invalidRequest(`Invalid '${param}.thinkingLevel' '${level}': expected one of MINIMAL, LOW, MEDIUM, HIGH.`, `${param}.thinkingLevel`);
+    if (!effort)
+      throw invalidRequest(`Invalid '${param}.thinkingLevel' '${echo(String(level))}': expected one of MINIMAL, LOW, MEDIUM, HIGH.`, `${param}.thinkingLevel`);
     reasoning = { effort };
   } else if (budget !== undefined && budget !== 0) {
     reasoning = budget < 0 ? { effort: 'medium' } : { budgetTokens: budget };

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../errors.js';
+import { checkedModelId } from '../../routing/model-id.js';
 
 /**
  * What a Gemini request says in its URL: the model (`models/{model}:generateContent`; a client
@@ -7,7 +8,7 @@ import { invalidRequest } from '../../errors.js';
  * this gateway streams Server-Sent Events only, so a stream must ask for them.
  */
 export function generateFields(params: Record<string, string>): Record<string, unknown> {
-  return { model: modelOfPath(params.model ?? ''), stream: false };
+  return { model: modelOfUrl(params), stream: false };
 }
 
 export function streamFields(params: Record<string, string>, url: URL): Record<string, unknown> {
@@ -19,7 +20,12 @@ export function streamFields(params: Record<string, string>, url: URL): Record<s
       'unsupported_value',
     );
   }
-  return { model: modelOfPath(params.model ?? ''), stream: true };
+  return { model: modelOfUrl(params), stream: true };
+}
+
+/** The model a Gemini URL names (`models/{model}:…`), or a 400 naming `model` for one that cannot be an id. */
+export function modelOfUrl(params: Record<string, string>): string {
+  return checkedModelId(modelOfPath(params.model ?? ''));
 }
 
 export function modelOfPath(model: string): string {

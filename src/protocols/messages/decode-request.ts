@@ -1,3 +1,4 @@
+import { echo } from '../../http/echo.js';
 import { createHash } from 'node:crypto';
 import { invalidRequest } from '../../errors.js';
 import { isRecord, type Json } from '../../json.js';
@@ -226,7 +227,7 @@ function decodeSystemMessage(message: Json, param: string, hasLaterUserTurn: boo
         context.toolChanges.push(decodeToolChange(block, at));
         return;
       default:
-        throw invalidRequest(`Content block type '${String(block.type)}' is not supported in a system message by this gateway.`, `${at}.type`);
+        throw invalidRequest(`Content block type '${echo(String(block.type))}' is not supported in a system message by this gateway.`, `${at}.type`);
     }
   });
   if (text.length > 0 && !cleared) out.push({ role: 'system', content: text });
@@ -282,7 +283,7 @@ function decodeUserBlock(block: Json, param: string): IRContentPart[] {
     case 'document':
       return decodeDocument(block, param);
     default:
-      throw invalidRequest(`Content block type '${String(block.type)}' is not supported here by this gateway.`, `${param}.type`);
+      throw invalidRequest(`Content block type '${echo(String(block.type))}' is not supported here by this gateway.`, `${param}.type`);
   }
 }
 
@@ -367,7 +368,7 @@ function decodeAssistantBlocks(blocks: unknown[], param: string): IRAssistantPar
         parts.push({ type: 'reasoning', text: '', redacted: expectString(block, 'data', `${at}.data`) });
         return;
       default:
-        throw invalidRequest(`Content block type '${String(block.type)}' is not supported here by this gateway.`, `${at}.type`);
+        throw invalidRequest(`Content block type '${echo(String(block.type))}' is not supported here by this gateway.`, `${at}.type`);
     }
   });
   return parts;

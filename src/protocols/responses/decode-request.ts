@@ -1,3 +1,4 @@
+import { echo } from '../../http/echo.js';
 import { invalidRequest } from '../../errors.js';
 import { isRecord, type Json } from '../../json.js';
 import {
@@ -282,7 +283,7 @@ function decodeInputContent(content: unknown, param: string): IRContentPart[] {
       case 'input_audio':
         return unsupported(`${at}.type`, `Audio input ('input_audio')`);
       default:
-        throw invalidRequest(`Unsupported content part type '${String(part.type)}'.`, `${at}.type`);
+        throw invalidRequest(`Unsupported content part type '${echo(String(part.type))}'.`, `${at}.type`);
     }
   });
 }
@@ -309,7 +310,7 @@ function decodeAssistantContent(content: unknown, param: string): IRAssistantPar
       return { type: 'text', text: expectString(part, 'text', `${at}.text`) };
     }
     if (part.type === 'refusal') return { type: 'refusal', refusal: expectString(part, 'refusal', `${at}.refusal`) };
-    throw invalidRequest(`Unsupported assistant content part type '${String(part.type)}'.`, `${at}.type`);
+    throw invalidRequest(`Unsupported assistant content part type '${echo(String(part.type))}'.`, `${at}.type`);
   });
 }
 
