@@ -2,6 +2,7 @@ import { invalidRequest } from '../errors.js';
 import { echo } from '../http/echo.js';
 import { jsonResponse } from '../http/json-response.js';
 import { readJsonBody } from '../http/read-json.js';
+import { geminiRequestKeys } from '../protocols/gemini/field-names.js';
 import type { RouteContext } from '../http/route.js';
 import { modelOfPath, modelOfUrl } from '../protocols/gemini/route-fields.js';
 import { type GeminiEmbedRequest, geminiBatchEmbedRequestSchema, geminiEmbedRequestSchema } from '../schemas/gemini-embeddings.js';
@@ -31,7 +32,7 @@ export async function embedContent(context: RouteContext): Promise<Response> {
 
 function readBody(context: RouteContext): Promise<unknown> {
   const { request, options } = context;
-  return readJsonBody(request, options.limits.jsonBodyBytes, options.limits.requestBodyTimeoutMs);
+  return readJsonBody(request, options.limits.jsonBodyBytes, options.limits.requestBodyTimeoutMs, geminiRequestKeys);
 }
 
 /**

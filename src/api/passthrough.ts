@@ -32,7 +32,7 @@ export async function passthroughText(
   const upstreamBody = { ...asked.body, model: call.model.upstreamModel ?? call.model.id };
   // The client's own text with only the changed fields replaced: serializing a large body again
   // would block the event loop for tens of milliseconds.
-  const changed = { model: upstreamBody.model, ...(asked.stripUsageFrames ? { stream_options: asked.body.stream_options } : {}) };
+  const changed = { model: upstreamBody.model, ...(asked.body !== body ? { stream_options: asked.body.stream_options } : {}) };
   // Gemini names the model in the URL: its body goes on as the client wrote it (the provider puts
   // the upstream model in the path).
   const rawBody =

@@ -1,4 +1,5 @@
 import { readJsonBodyWithText } from '../http/read-json.js';
+import { geminiRequestKeys } from '../protocols/gemini/field-names.js';
 import type { RouteContext } from '../http/route.js';
 import type { ClientCodec } from '../protocols/codec.js';
 import type { ModelEntry } from '../routing/model.js';
@@ -20,7 +21,12 @@ export async function readTextRequest(context: RouteContext, route: TextRoute): 
   const { request, options, key } = context;
   route.checkHeaders?.(request);
   const { limits } = options;
-  const { body: raw, text } = await readJsonBodyWithText(request, limits.jsonBodyBytes, limits.requestBodyTimeoutMs);
+  const { body: raw, text } = await readJsonBodyWithText(
+    request,
+    limits.jsonBodyBytes,
+    limits.requestBodyTimeoutMs,
+    route.protocol === 'gemini' ? geminiRequestKeys : 'snake_case',
+  );
   checkItemCount(route.protocol, raw, limits.messages);
   const validated = validateBody(route.schema, raw) as Record<string, unknown>;
   const body = route.routeFields ? { ...validated, ...route.routeFields(context.params, context.url) } : validated;

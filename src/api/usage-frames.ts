@@ -1,15 +1,24 @@
-import { parseObject } from '../json.js';
+import { isRecord, parseObject } from '../json.js';
 
 /**
  * A Chat client that did not ask for usage (`stream_options.include_usage`) still has to be
  * charged: the gateway asks the upstream for it, reads it, and takes it out again before the
  * client sees it (the usage-only chunk, and the `"usage":null` every other chunk then carries),
  * so the client gets the stream it asked for.
+ *
+ * A stream's `stream_options` is always sent rebuilt, `include_usage: true` last and keys with an
+ * upper-case or non-ASCII letter left out: an upstream that matches keys case-insensitively, last
+ * one winning (Go's `encoding/json`), would read `{"include_usage":true,"INCLUDE_USAGE":false}`
+ * as no usage, and the stream would cost nothing.
  */
 export function withUsageRequested(body: Record<string, unknown>): { body: Record<string, unknown>; stripUsageFrames: boolean } {
-  const options = body.stream_options as { include_usage?: unknown } | undefined;
-  if (body.stream !== true || options?.include_usage === true) return { body, stripUsageFrames: false };
-  return { body: { ...body, stream_options: { ...options, include_usage: true } }, stripUsageFrames: true };
+  if (body.stream !== true) return { body, stripUsageFrames: false };
+  const options = isRecord(body.stream_options) ? body.stream_options : {};
+  const kept = Object.entries(options).filter(([key]) => key !== 'include_usage' && /^[\x20-\x40\x5b-\x7e]*$/.test(key));
+  return {
+    body: { ...body, stream_options: { ...Object.fromEntries(kept), include_usage: true } },
+    stripUsageFrames: options.include_usage !== true,
+  };
 }
 
 const encoder = new TextEncoder();

@@ -2,6 +2,7 @@ import { isAscii } from 'node:buffer';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { withDeadline } from './body-deadline.js';
 import { parseJsonOutlined } from './outlined-json.js';
+import { checkTopLevelKeys, type KeySpelling } from './top-level-keys.js';
 import { YIELD_EVERY_BYTES, yieldToLoop } from './yield-to-loop.js';
 
 /** Longest piece of the JSON parser's reason repeated in a message (V8 quotes the input). */
@@ -25,12 +26,13 @@ const MAX_DEPTH = 256;
  * - empty (or blank) body → 400 `missing_body`; bytes that are not UTF-8 → 400
  *   `invalid_encoding`; malformed JSON → 400 `invalid_json` with the parser's reason; a value
  *   that is not an object → 400 `invalid_body`; arrays and objects nested more than 256 levels
- *   deep → 400 `json_too_deep`;
+ *   deep → 400 `json_too_deep`; a top-level key written twice, or in another spelling than the
+ *   API's (`keys`, see `top-level-keys.ts`) → 400 naming it;
  * - a body still incomplete `timeoutMs` after reading began (a client trickling it, slowloris
  *   style) → 408 `request_body_timeout`, and the connection is closed. No deadline when omitted.
  */
-export async function readJsonBody(request: Request, limitBytes: number, timeoutMs?: number): Promise<Record<string, unknown>> {
-  return (await readJsonBodyWithText(request, limitBytes, timeoutMs)).body;
+export async function readJsonBody(request: Request, limitBytes: number, timeoutMs?: number, keys?: KeySpelling): Promise<Record<string, unknown>> {
+  return (await readJsonBodyWithText(request, limitBytes, timeoutMs, keys)).body;
 }
 
 /**
@@ -38,7 +40,12 @@ export async function readJsonBody(request: Request, limitBytes: number, timeout
  * passthrough path sends it on with only `model` replaced (`replace-json-model.ts`) rather than
  * serializing the parsed body again.
  */
-export async function readJsonBodyWithText(request: Request, limitBytes: number, timeoutMs?: number): Promise<{ body: Record<string, unknown>; text: string }> {
+export async function readJsonBodyWithText(
+  request: Request,
+  limitBytes: number,
+  timeoutMs?: number,
+  keys: KeySpelling = 'snake_case',
+): Promise<{ body: Record<string, unknown>; text: string }> {
   checkContentType(request.headers.get('content-type'));
 
   const declared = request.headers.get('content-length');
@@ -86,6 +93,7 @@ export async function readJsonBodyWithText(request: Request, limitBytes: number,
   }
   if (large) await yieldToLoop();
   checkDepth(text);
+  checkTopLevelKeys(text, keys);
   return { body: value as Record<string, unknown>, text };
 }
 

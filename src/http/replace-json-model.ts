@@ -66,24 +66,47 @@ export interface JsonSpan {
  * text order, the index of the opening brace, and whether the object has no key at all.
  */
 export function scanTopLevel(json: string, keys: readonly string[]): { open: number; empty: boolean; spans: JsonSpan[] } {
+  const spans: JsonSpan[] = [];
+  const { open, empty } = walkTopLevel(json, (keyStart, keyEnd, start, end) => {
+    const key = keys.find((candidate) => keyMatches(json, keyStart, keyEnd, candidate));
+    if (key !== undefined) spans.push({ key, start, end });
+  });
+  return { open, empty, spans };
+}
+
+/** Every key of the top-level object of `json`, decoded (`"mod\u0065l"` is `model`), in text order, duplicates included. */
+export function topLevelKeys(json: string): string[] {
+  const keys: string[] = [];
+  walkTopLevel(json, (keyStart, keyEnd) => {
+    const raw = json.slice(keyStart, keyEnd);
+    keys.push(raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1));
+  });
+  return keys;
+}
+
+/**
+ * Walks the members of the top-level object of `json`, calling `member` with where each key
+ * (quotes included) and its value lie; returns the index of the opening brace, and whether the
+ * object has no key at all.
+ */
+function walkTopLevel(json: string, member: (keyStart: number, keyEnd: number, start: number, end: number) => void): { open: number; empty: boolean } {
   let i = skipSpace(json, json.charCodeAt(0) === BOM ? 1 : 0);
   if (json.charCodeAt(i) !== OPEN_BRACE) throw malformed(i, 'an object');
   const open = i;
-  const spans: JsonSpan[] = [];
   i = skipSpace(json, i + 1);
-  if (json.charCodeAt(i) === CLOSE_BRACE) return { open, empty: true, spans };
+  if (json.charCodeAt(i) === CLOSE_BRACE) return { open, empty: true };
   for (;;) {
     if (json.charCodeAt(i) !== QUOTE) throw malformed(i, 'a key');
+    const keyStart = i;
     const keyEnd = stringEnd(json, i);
-    const key = keys.find((candidate) => keyMatches(json, i, keyEnd, candidate));
     i = skipSpace(json, keyEnd);
     if (json.charCodeAt(i) !== COLON) throw malformed(i, "':'");
     const start = skipSpace(json, i + 1);
     const end = valueEnd(json, start);
-    if (key !== undefined) spans.push({ key, start, end });
+    member(keyStart, keyEnd, start, end);
     i = skipSpace(json, end);
     const next = json.charCodeAt(i);
-    if (next === CLOSE_BRACE) return { open, empty: false, spans };
+    if (next === CLOSE_BRACE) return { open, empty: false };
     if (next !== COMMA) throw malformed(i, "',' or '}'");
     i = skipSpace(json, i + 1);
   }

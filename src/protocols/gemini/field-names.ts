@@ -1,3 +1,4 @@
+import type { CamelCaseFields } from '../../http/top-level-keys.js';
 import { isRecord, type Json } from '../../json.js';
 
 /**
@@ -61,6 +62,32 @@ function isShapeOfEach(shape: Shape | ShapeOfEach): shape is ShapeOfEach {
   return Object.keys(shape).length === 1 && isRecord((shape as ShapeOfEach).each);
 }
 
-function camelOf(key: string): string {
+export function camelOf(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
 }
+
+/**
+ * The top-level fields of Gemini's request bodies (`GenerateContentRequest`, `countTokens`,
+ * `embedContent`, `batchEmbedContents`): a key that is another case of one is refused
+ * (`http/top-level-keys.ts`).
+ */
+export const geminiRequestKeys: CamelCaseFields = {
+  fields: [
+    'model',
+    'contents',
+    'systemInstruction',
+    'tools',
+    'toolConfig',
+    'safetySettings',
+    'generationConfig',
+    'cachedContent',
+    'labels',
+    'generateContentRequest',
+    'content',
+    'taskType',
+    'title',
+    'outputDimensionality',
+    'requests',
+  ],
+  camelOf,
+};
