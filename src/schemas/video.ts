@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { arrayOfObjects, arrayOfStrings, bool, int, looseObj, model, str } from './common.js';
+import { METADATA_EXPECTED, withinMetadataBounds } from './video-metadata.js';
 
 const SECONDS = { min: 1, max: 3600 } as const;
 const SECONDS_PHRASE = `an integer from ${SECONDS.min} to ${SECONDS.max}`;
@@ -29,15 +30,18 @@ const secondsSchema = v.union(
   `${SECONDS_PHRASE}, or a string`,
 );
 
-/** `metadata` of a video request: known keys typed, any other key kept. */
-export const videoMetadataSchema = looseObj({
-  resolution: v.optional(str()),
-  ratio: v.optional(str()),
-  content: v.optional(arrayOfObjects()),
-  generate_audio: v.optional(bool()),
-  watermark: v.optional(bool()),
-  service_tier: v.optional(str()),
-});
+/** `metadata` of a video request: known keys typed, any other key kept, within OpenAI's bounds (it is kept with the task). */
+export const videoMetadataSchema = v.pipe(
+  looseObj({
+    resolution: v.optional(str()),
+    ratio: v.optional(str()),
+    content: v.optional(arrayOfObjects()),
+    generate_audio: v.optional(bool()),
+    watermark: v.optional(bool()),
+    service_tier: v.optional(str()),
+  }),
+  v.check(withinMetadataBounds, METADATA_EXPECTED),
+);
 
 /** `POST /v1/video/generations` (spec 2.8). */
 export const videoRequestSchema = looseObj(

@@ -62,46 +62,82 @@ export interface MemoryTaskStoreOptions {
   ttlMs?: number | undefined;
   /** Most tasks kept; beyond it the oldest go first. Default 100,000. */
   maxTasks?: number | undefined;
+  /**
+   * Total size of the kept tasks (their JSON, in UTF-8 bytes) at most; beyond it the oldest go
+   * first. A task is small (its `metadata` is bounded to 16 KiB of JSON), but its provider's
+   * state is not the client's to bound. Default 64 MiB.
+   */
+  maxBytes?: number | undefined;
+}
+
+interface Entry {
+  /** The task as JSON: `get` hands out a fresh copy, and the size bound counts what is held. */
+  json: string;
+  bytes: number;
+  revision: number;
+  final: boolean;
+  id: string;
+  writtenAt: number;
 }
 
 export class MemoryTaskStore implements TaskStore {
   /** In creation order, so the oldest are at the front. */
-  private readonly tasks = new Map<string, { task: VideoTaskRecord; writtenAt: number }>();
+  private readonly tasks = new Map<string, Entry>();
   private readonly ttlMs: number;
   private readonly maxTasks: number;
+  private readonly maxBytes: number;
+  private bytes = 0;
 
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.ttlMs = options.ttlMs ?? 7 * 24 * 3600 * 1000;
     this.maxTasks = options.maxTasks ?? 100_000;
+    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     if (!(this.ttlMs > 0)) throw new TypeError('MemoryTaskStore: ttlMs must be a positive number');
-    if (!Number.isInteger(this.maxTasks) || this.maxTasks < 1) throw new TypeError('MemoryTaskStore: maxTasks must be a positive integer');
+    for (const name of ['maxTasks', 'maxBytes'] as const) {
+      if (!Number.isInteger(this[name]) || this[name] < 1) throw new TypeError(`MemoryTaskStore: ${name} must be a positive integer`);
+    }
   }
 
   async get(id: string): Promise<VideoTaskRecord | undefined> {
     const entry = this.tasks.get(id);
     if (!entry || this.expired(entry, Date.now())) return undefined;
-    return structuredClone(entry.task);
+    return JSON.parse(entry.json) as VideoTaskRecord;
   }
 
   async create(task: VideoTaskRecord): Promise<void> {
     if (this.tasks.has(task.id)) throw new Error(`A task with id ${task.id} exists already`);
-    this.evict(Date.now());
-    this.tasks.set(task.id, { task: structuredClone(task), writtenAt: Date.now() });
+    this.store(task);
   }
 
   async update(task: VideoTaskRecord): Promise<boolean> {
     const stored = this.tasks.get(task.id);
-    if (!stored || stored.task.revision !== task.revision - 1) return false;
-    stored.task = structuredClone(task);
-    stored.writtenAt = Date.now();
+    if (!stored || stored.revision !== task.revision - 1) return false;
+    this.store(task);
     return true;
   }
 
-  /** Drops expired tasks from the front, and the oldest while over `maxTasks`: memory stays bounded. */
-  private evict(now: number): void {
+  /** Keeps the task's JSON (a new task at the back, a rewritten one in its place), then evicts. */
+  private store(task: VideoTaskRecord): void {
+    const json = JSON.stringify(task);
+    const bytes = Buffer.byteLength(json);
+    if (bytes > this.maxBytes) throw new RangeError(`MemoryTaskStore: task ${task.id} (${bytes} bytes) is larger than maxBytes`);
+    const previous = this.tasks.get(task.id);
+    if (previous) this.bytes -= previous.bytes;
+    this.tasks.set(task.id, { json, bytes, revision: task.revision, final: isFinal(task.status), id: task.id, writtenAt: Date.now() });
+    this.bytes += bytes;
+    this.evict(Date.now(), task.id);
+  }
+
+  /**
+   * Drops expired tasks from the front, and the oldest while over `maxTasks` or `maxBytes` (never
+   * the one just written): memory stays bounded.
+   */
+  private evict(now: number, written: string): void {
     for (const [id, entry] of this.tasks) {
-      if (this.tasks.size < this.maxTasks && !this.expired(entry, now)) break;
+      if (this.tasks.size <= this.maxTasks && this.bytes <= this.maxBytes && !this.expired(entry, now)) break;
+      if (id === written) continue;
       this.tasks.delete(id);
+      this.bytes -= entry.bytes;
     }
   }
 
@@ -112,9 +148,9 @@ export class MemoryTaskStore implements TaskStore {
   async pending(limit: number): Promise<string[]> {
     const ids: string[] = [];
     // A Map iterates in insertion order: oldest first.
-    for (const { task } of this.tasks.values()) {
+    for (const entry of this.tasks.values()) {
       if (ids.length >= limit) break;
-      if (!isFinal(task.status)) ids.push(task.id);
+      if (!entry.final) ids.push(entry.id);
     }
     return ids;
   }

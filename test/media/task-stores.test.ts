@@ -95,6 +95,21 @@ describe('MemoryTaskStore bounds', () => {
     expect(await store.pending(10)).toEqual(['b', 'c', 'd']);
   });
 
+  it('keeps at most maxBytes of tasks (their JSON), dropping the oldest first, whatever a task holds', async () => {
+    const size = Buffer.byteLength(JSON.stringify(task('a', { metadata: { note: 'n'.repeat(500) } })));
+    const store = new MemoryTaskStore({ maxBytes: size * 3 });
+    for (const id of ['a', 'b', 'c', 'd']) await store.create(task(id, { metadata: { note: 'n'.repeat(500) } }));
+    expect(await store.get('a')).toBeUndefined();
+    expect(await store.pending(10)).toEqual(['b', 'c', 'd']);
+    // A rewrite that grows a task makes room by dropping the oldest, never the task written.
+    const grown = { ...(await store.get('d'))!, revision: 1, upstreamState: { cursor: 'c'.repeat(size) } };
+    expect(await store.update(grown)).toBe(true);
+    expect(await store.get('b')).toBeUndefined();
+    expect((await store.get('d'))?.upstreamState).toEqual({ cursor: 'c'.repeat(size) });
+    await expect(store.create(task('huge', { upstreamState: { blob: 'x'.repeat(size * 3) } }))).rejects.toThrow(/larger than maxBytes/);
+    expect(() => new MemoryTaskStore({ maxBytes: 0 })).toThrow(/maxBytes must be a positive integer/);
+  });
+
   it('forgets a task ttlMs after its last write, like the Redis store', async () => {
     const store = new MemoryTaskStore({ ttlMs: 50 });
     await store.create(task('old'));

@@ -172,6 +172,28 @@ describe('video: OpenAI Videos upstream', () => {
     expect((await fetch(`${base}/v1/videos/${task.id}/content`, { headers: auth })).status).toBe(409);
   });
 
+  it('bounds metadata as OpenAI does, since the task keeps it for days: a 400 naming metadata past a bound', async () => {
+    const within = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`.padEnd(64, 'x'), 'v'.repeat(512)]));
+    const created = await createTask({ model: 'local-video', prompt: 'p', seconds: 1, metadata: within });
+    expect(created.status).toBe(200);
+    expect(created.body.metadata).toEqual(within);
+
+    const over = [
+      { ...within, one_more: 'v' },
+      { ['k'.repeat(65)]: 'v' },
+      { note: 'v'.repeat(513) },
+      { content: Array.from({ length: 200 }, () => ({ type: 'image_url', image_url: { url: `https://example.com/${'i'.repeat(80)}.png` } })) },
+      { nested: { deep: ['x'.repeat(400), 'y'.repeat(400)], more: Array.from({ length: 40 }, () => 'z'.repeat(500)) } },
+      { note: { inside: 'n'.repeat(16 * 1024 * 1024) } },
+    ];
+    for (const metadata of over) {
+      const { status, body } = await createTask({ model: 'local-video', prompt: 'p', seconds: 1, metadata });
+      expect(status).toBe(400);
+      expect(body.error).toMatchObject({ param: 'metadata', code: 'invalid_value' });
+      expect(body.error.message).toContain('at most 16 keys of at most 64 characters, string values of at most 512 characters and 16 KiB of JSON');
+    }
+  });
+
   it('rejects what the Videos API cannot express', async () => {
     expect((await createTask({ model: 'sora', prompt: 'x', images: ['a', 'b'] })).body.error.param).toBe('images');
     expect((await createTask({ model: 'sora', prompt: 'x', metadata: { ratio: '16:9' } })).body.error.param).toBe('metadata.ratio');
