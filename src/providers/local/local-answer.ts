@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { IRContentPart, IRMessage, IRRequest, IRTool } from '../../protocols/ir.js';
 import { toolArguments, truncate, valueFromSchema } from './tool-arguments.js';
+import { mentionedTool } from './tool-mention.js';
+
+/**
+ * The user's words the model reads to choose a tool and fill its arguments: the first and the
+ * last half of this many characters. A prompt can be as long as the body limit (32 MiB); the
+ * answer only ever depends on a few words of it.
+ */
+export const READ_PROMPT_CHARS = 128 * 1024;
 
 /**
  * What the local model answers, decided from the request alone so that the same request always
@@ -18,13 +26,14 @@ export function planReply(request: IRRequest): LocalReply {
   if (results.length > 0) {
     return { kind: 'text', text: formatted(request, results.map((result) => reportToolResult(result, request.messages)).join(' '), userText) };
   }
-  const tool = chooseTool(request, withoutContextNotes(userText));
+  const userWords = readWindow(withoutContextNotes(userText));
+  const tool = chooseTool(request, userWords);
   if (tool) {
     return {
       kind: 'tool_call',
       id: callId(tool.name, userText, request.messages.length),
       name: tool.name,
-      arguments: toolArguments(tool.parameters, withoutContextNotes(userText), tool.schemaField ?? 'tools'),
+      arguments: toolArguments(tool.parameters, userWords, tool.schemaField ?? 'tools'),
     };
   }
   return { kind: 'text', text: formatted(request, describePrompt(request.messages), userText) };
@@ -34,7 +43,7 @@ export function planReply(request: IRRequest): LocalReply {
 export function reasoningFor(reply: LocalReply, request: IRRequest): string {
   if (reply.kind === 'tool_call') return `The request asks for the ${reply.name} tool, so I will call it with arguments taken from the prompt.`;
   if (resultsSinceLastAnswer(request.messages).length > 0) return 'The tool has answered; I will report what it returned.';
-  const words = lastUserText(request.messages).split(/\s+/).filter(Boolean).length;
+  const words = wordCount(lastUserText(request.messages));
   return `The user wrote ${words} word${words === 1 ? '' : 's'}. I will repeat ${words === 1 ? 'it' : 'them'} back and say what I am.`;
 }
 
@@ -73,12 +82,48 @@ function resultsSinceLastAnswer(messages: readonly IRMessage[]): ToolMessage[] {
   return results;
 }
 
+const NOTE_OPEN = '<system-reminder>';
+const NOTE_CLOSE = '</system-reminder>';
+
 /**
  * The user's own words: without the `<system-reminder>` notes Claude Code puts into the user turn
- * (its environment, tool and skill lists), which name tools the user never asked for.
+ * (its environment, tool and skill lists), which name tools the user never asked for. One pass
+ * with `indexOf`: a note that is never closed stays, and so does everything after it (a lazy
+ * regex scanned to the end of the text from every unclosed note: quadratic).
  */
-function withoutContextNotes(text: string): string {
-  return text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, ' ').trim();
+export function withoutContextNotes(text: string): string {
+  const kept: string[] = [];
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf(NOTE_OPEN, from);
+    const close = open < 0 ? -1 : text.indexOf(NOTE_CLOSE, open + NOTE_OPEN.length);
+    if (close < 0) break;
+    kept.push(text.slice(from, open));
+    from = close + NOTE_CLOSE.length;
+  }
+  kept.push(text.slice(from));
+  return kept.join(' ').trim();
+}
+
+/** `text`, or its first and last `READ_PROMPT_CHARS / 2` characters when it is longer. */
+function readWindow(text: string): string {
+  if (text.length <= READ_PROMPT_CHARS) return text;
+  const half = READ_PROMPT_CHARS / 2;
+  return `${text.slice(0, half)} ${text.slice(-half)}`;
+}
+
+/** Runs of non-space characters, counted without splitting the text into an array. */
+function wordCount(text: string): number {
+  let count = 0;
+  let inWord = false;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    // ASCII decided by code; the rest as `\s` decides (no-break and other Unicode spaces).
+    const space = code < 128 ? code === 32 || (code >= 9 && code <= 13) : /\s/.test(text[at]!);
+    if (!space && !inWord) count++;
+    inWord = !space;
+  }
+  return count;
 }
 
 function reportToolResult(result: ToolMessage, messages: readonly IRMessage[]): string {
@@ -122,57 +167,6 @@ function chooseTool(request: IRRequest, userText: string): IRTool | undefined {
   if (mentioned) return mentioned;
   if (choice.type === 'required' || asksForATool(userText)) return tools[0];
   return undefined;
-}
-
-/** Words in tool names that say nothing about the tool, so a prompt using them asks for none. */
-const GENERIC_WORDS = new Set([
-  'get',
-  'set',
-  'list',
-  'fetch',
-  'create',
-  'update',
-  'delete',
-  'make',
-  'run',
-  'call',
-  'tool',
-  'function',
-  'current',
-  'info',
-  'data',
-  'api',
-  'the',
-  'for',
-  'and',
-]);
-
-/**
- * The tool the prompt names: its full name first ("get_weather", "get weather"), then a telling
- * word ("weather"). Words inside paths ("/tmp/agent-1/notes.txt") name no tool.
- */
-function mentionedTool(tools: readonly IRTool[], userText: string): IRTool | undefined {
-  const prompt = userText
-    .replace(/\S*\/\S*/g, ' ')
-    .toLowerCase()
-    .replace(/[_-]+/g, ' ');
-  const named = tools.find((tool) => containsWords(prompt, nameWords(tool.name).join(' ')));
-  if (named) return named;
-  return tools.find((tool) => nameWords(tool.name).some((word) => word.length >= 3 && !GENERIC_WORDS.has(word) && containsWords(prompt, word)));
-}
-
-function nameWords(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-}
-
-function containsWords(text: string, words: string): boolean {
-  if (!words) return false;
-  const escaped = words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`\\b${escaped}(?:s|es)?\\b`).test(text);
 }
 
 function asksForATool(text: string): boolean {
