@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { isGatewayError } from '../../src/errors.js';
-import { callbackAccessTokens, REFRESH_BEFORE_EXPIRY_MS } from '../../src/providers/http/access-tokens.js';
+import { callbackAccessTokens, REFRESH_BEFORE_EXPIRY_MS, RETRY_AFTER_FAILURE_MS } from '../../src/providers/http/access-tokens.js';
 import { serviceAccountTokens } from '../../src/providers/vertex/access-token.js';
 import { readServiceAccount } from '../../src/providers/vertex/service-account.js';
 import { createVertexProvider } from '../../src/providers/vertex/vertex-provider.js';
@@ -52,7 +52,7 @@ describe('service-account tokens', () => {
     await tokens.close();
   });
 
-  it('replaces the token shortly before it expires, not before', async () => {
+  it('replaces the token shortly before it expires, in the background, not before', async () => {
     const time = clock();
     const tokens = serviceAccountTokens(readServiceAccount(fake.serviceAccount), { now: time.now });
     const first = await tokens.get();
@@ -61,8 +61,9 @@ describe('service-account tokens', () => {
     expect(fake.exchanges).toHaveLength(1);
 
     time.advance(2000);
-    const second = await tokens.get();
-    expect(second).not.toBe(first);
+    // Still valid: served while the exchange runs.
+    expect(await tokens.get()).toBe(first);
+    await expect.poll(() => tokens.get()).not.toBe(first);
     expect(fake.exchanges).toHaveLength(2);
     await tokens.close();
   });
@@ -75,20 +76,24 @@ describe('service-account tokens', () => {
     expect(fake.exchanges).toHaveLength(1);
 
     time.advance(3600_000 - REFRESH_BEFORE_EXPIRY_MS + 1000);
-    const refreshed = await Promise.all(Array.from({ length: 5 }, () => tokens.get()));
-    expect(new Set(refreshed).size).toBe(1);
-    expect(refreshed[0]).not.toBe(cold[0]);
+    const refreshing = await Promise.all(Array.from({ length: 5 }, () => tokens.get()));
+    expect(refreshing).toEqual(cold);
+    await expect.poll(() => tokens.get()).not.toBe(cold[0]);
     expect(fake.exchanges).toHaveLength(2);
     await tokens.close();
   });
 
-  it('refreshes on every call when the endpoint grants less than the refresh margin', async () => {
+  it('caches a token that lives less than the refresh margin, and replaces it at half its life', async () => {
     fake.scriptTokens({ expiresIn: 60 });
-    const tokens = serviceAccountTokens(readServiceAccount(fake.serviceAccount));
-    await tokens.get();
-    await tokens.get();
-    await tokens.get();
-    expect(fake.exchanges).toHaveLength(3);
+    const time = clock();
+    const tokens = serviceAccountTokens(readServiceAccount(fake.serviceAccount), { now: time.now });
+    const first = await tokens.get();
+    expect(await tokens.get()).toBe(first);
+    expect(await tokens.get()).toBe(first);
+    expect(fake.exchanges).toHaveLength(1);
+    time.advance(30_000);
+    await expect.poll(() => tokens.get()).not.toBe(first);
+    expect(fake.exchanges).toHaveLength(2);
     await tokens.close();
   });
 
@@ -103,29 +108,40 @@ describe('service-account tokens', () => {
     await tokens.close();
   });
 
-  it('fails a refused exchange as a 502 naming the cause, then recovers', async () => {
+  it('fails a refused exchange as a 502 naming the cause, then recovers after a backoff', async () => {
     fake.scriptTokens({ fail: { status: 400, error: 'invalid_grant', description: 'Invalid grant: account not found' } });
-    const tokens = serviceAccountTokens(readServiceAccount(fake.serviceAccount));
+    const time = clock();
+    const tokens = serviceAccountTokens(readServiceAccount(fake.serviceAccount), { now: time.now });
     const error = await failureOf(tokens.get());
     expect(error.status).toBe(502);
     expect(error.code).toBe('upstream_token_failed');
     expect(error.message).toContain('the token endpoint answered 400 (invalid_grant: Invalid grant: account not found)');
 
     fake.scriptTokens({});
+    // Within the backoff, the same failure without another exchange.
+    expect(await failureOf(tokens.get())).toBe(error);
+    expect(fake.exchanges).toHaveLength(1);
+    time.advance(RETRY_AFTER_FAILURE_MS);
     expect(await tokens.get()).toMatch(/^ya29\.fake-/);
+    expect(fake.exchanges).toHaveLength(2);
     await tokens.close();
   });
 
-  it('keeps the current token while it is valid when its early refresh fails', async () => {
+  it('keeps the current token while it is valid when its early refresh fails, retrying after a backoff', async () => {
     const time = clock();
     const tokens = serviceAccountTokens(readServiceAccount(fake.serviceAccount), { now: time.now });
     const first = await tokens.get();
     fake.scriptTokens({ fail: { status: 503, error: 'temporarily_unavailable', description: 'try later' } });
     time.advance(3600_000 - REFRESH_BEFORE_EXPIRY_MS + 1000);
     expect(await tokens.get()).toBe(first);
+    await expect.poll(() => fake.exchanges.at(-1)?.rejected).toBe('temporarily_unavailable: try later');
+    // The clock has not moved past the backoff: no other exchange, whatever the number of requests.
+    for (let i = 0; i < 5; i++) expect(await tokens.get()).toBe(first);
+    expect(fake.exchanges).toHaveLength(2);
+
+    // Expired: the caller waits on an exchange, and gets its failure.
     time.advance(REFRESH_BEFORE_EXPIRY_MS);
     expect((await failureOf(tokens.get())).message).toContain('503 (temporarily_unavailable: try later)');
-    expect(fake.exchanges).toHaveLength(3);
     await tokens.close();
   });
 

@@ -27,8 +27,8 @@ export interface EntraTokenOptions {
 /**
  * Entra ID access tokens from the OAuth client-credentials grant at
  * `{authorityHost}/{tenantId}/oauth2/v2.0/token` (oauth4webapi, on the Fetch API, so the same
- * code runs on Node, Bun and Deno), cached until 5 minutes before they expire with one exchange
- * for concurrent callers (`http/access-tokens.ts`). A refused or failed exchange is a 502 saying why.
+ * code runs on Node, Bun and Deno), cached, refreshed in the background and their failures
+ * backed off (`cachedAccessTokens` in `http/access-tokens.ts`).
  */
 export function entraTokens(credentials: EntraCredentials, options: EntraTokenOptions = {}): AccessTokens {
   const authority = (credentials.authorityHost ?? DEFAULT_AUTHORITY).replace(/\/+$/, '');

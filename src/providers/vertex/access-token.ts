@@ -22,10 +22,8 @@ export interface ServiceAccountTokenOptions {
 
 /**
  * Access tokens for a service account: an RS256 JWT signed with its key (jose, on Web Crypto, so
- * the same code runs on Node, Bun and Deno) is exchanged at its `token_uri`. The token is cached
- * and replaced `REFRESH_BEFORE_EXPIRY_MS` before it expires; concurrent callers wait on one
- * exchange. A failed exchange is a 502 naming the cause; a refresh that fails while the cached
- * token is still valid falls back to that token.
+ * the same code runs on Node, Bun and Deno) is exchanged at its `token_uri`, and the token
+ * cached, refreshed in the background and its failures backed off (`cachedAccessTokens`).
  */
 export function serviceAccountTokens(account: ServiceAccount, options: ServiceAccountTokenOptions = {}): AccessTokens {
   const now = options.now ?? Date.now;
