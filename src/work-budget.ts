@@ -35,13 +35,17 @@ export class WorkBudget {
   nodes = 0;
   chars = 0;
 
-  constructor(readonly limits: WorkLimits = SCHEMA_WORK) {}
+  /** `refuse` makes what is thrown past a limit: by default the 400 of a schema too large to expand. */
+  constructor(
+    readonly limits: WorkLimits = SCHEMA_WORK,
+    private readonly refuse: (param: string, limits: WorkLimits) => Error = schemaTooComplex,
+  ) {}
 
-  /** Spends `nodes` and `chars` for work on the client's field `param`; a 400 naming it past a limit. */
+  /** Spends `nodes` and `chars` for work on the client's field `param`; throws past a limit. */
   spend(param: string, nodes: number, chars = 0): void {
     this.nodes += nodes;
     this.chars += chars;
-    if (this.nodes > this.limits.nodes || this.chars > this.limits.chars) throw tooComplex(param, this.limits);
+    if (this.nodes > this.limits.nodes || this.chars > this.limits.chars) throw this.refuse(param, this.limits);
   }
 }
 
@@ -51,7 +55,7 @@ export function jsonChars(value: unknown): number {
   return JSON.stringify(value)?.length ?? 0;
 }
 
-function tooComplex(param: string, limits: WorkLimits): GatewayError {
+function schemaTooComplex(param: string, limits: WorkLimits): GatewayError {
   return new GatewayError({
     status: 400,
     type: 'invalid_request_error',

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { WorkBudget } from '../work-budget.js';
 
 /**
  * Top-level fields that do not change the answer: how it is delivered (`stream`,
@@ -21,6 +22,15 @@ const IGNORED_FIELDS = new Set([
 /** Version of the key's input: bump it when what is hashed or stored changes, so old entries are never read. */
 const KEY_VERSION = 1;
 
+/**
+ * Most values of a body the canonical JSON visits (sorting keys costs about 5 times what parsing
+ * does): past it the request is not cached rather than hashed for tens of milliseconds more.
+ */
+const CANONICAL_VALUES = 100_000;
+
+/** Thrown by the budget of a body too large to hash; caught here, never seen by a client. */
+class TooLargeToHash extends Error {}
+
 export interface CacheKeyInput {
   /** The caller's key id: the namespace. Never the key itself. */
   keyId: string;
@@ -39,25 +49,36 @@ export interface CacheKeyInput {
  * (object keys sorted at every depth, `undefined` left out, `IGNORED_FIELDS` dropped at the top),
  * so two bodies that differ only in key order or in those fields share an entry, and a streamed
  * and a JSON request share one too. Each key id is its own namespace: keys never share answers.
+ * Undefined for a body of more than `CANONICAL_VALUES` values: such a request is not cached.
  */
-export function cacheKeyOf(input: CacheKeyInput): string {
+export function cacheKeyOf(input: CacheKeyInput): string | undefined {
+  const budget = new WorkBudget({ nodes: CANONICAL_VALUES, chars: Number.POSITIVE_INFINITY }, () => new TooLargeToHash());
   const hash = createHash('sha256');
-  hash.update(`${KEY_VERSION}\n${input.protocol}\n${JSON.stringify(input.model)}\n${canonicalJson(input.headers)}\n`);
-  const fields = Object.keys(input.body)
-    .filter((name) => !IGNORED_FIELDS.has(name) && input.body[name] !== undefined)
-    .sort();
-  for (const name of fields) hash.update(`${JSON.stringify(name)}:${canonicalJson(input.body[name])}\n`);
+  try {
+    hash.update(`${KEY_VERSION}\n${input.protocol}\n${JSON.stringify(input.model)}\n${canonicalJson(input.headers, budget)}\n`);
+    const fields = Object.keys(input.body)
+      .filter((name) => !IGNORED_FIELDS.has(name) && input.body[name] !== undefined)
+      .sort();
+    for (const name of fields) hash.update(`${JSON.stringify(name)}:${canonicalJson(input.body[name], budget)}\n`);
+  } catch (error) {
+    if (error instanceof TooLargeToHash) return undefined;
+    throw error;
+  }
   return `${encodeURIComponent(input.keyId)}:${hash.digest('hex')}`;
 }
 
-/** JSON with object keys sorted at every depth: the same value gives the same text whatever its key order. */
-export function canonicalJson(value: unknown): string {
+/**
+ * JSON with object keys sorted at every depth: the same value gives the same text whatever its
+ * key order. Each value visited spends one node of `budget`.
+ */
+export function canonicalJson(value: unknown, budget: WorkBudget): string {
+  budget.spend('body', 1);
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item, budget))).join(',')}]`;
   const record = value as Record<string, unknown>;
   const parts: string[] = [];
   for (const key of Object.keys(record).sort()) {
-    if (record[key] !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+    if (record[key] !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalJson(record[key], budget)}`);
   }
   return `{${parts.join(',')}}`;
 }

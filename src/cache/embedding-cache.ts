@@ -52,6 +52,7 @@ export async function consultEmbeddingCache(
   if (!cacheWanted(context.request, context.key, model)) return { ...NO_CACHE, headers: miss };
   const { user: _user, encoding_format: _format, ...request } = body as EmbeddingRequestBody & Record<string, unknown>;
   const storeKey = cacheKeyOf({ keyId: context.key.id, protocol: 'embeddings', model: model.id, body: request, headers: {} });
+  if (storeKey === undefined) return { ...NO_CACHE, headers: miss };
   const stored = parseEmbeddings(await cache.get(storeKey, context.requestId));
   if (!stored) {
     return {

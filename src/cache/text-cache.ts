@@ -42,6 +42,7 @@ export async function consultCache(
 
   const beta = codec.protocol === 'messages' ? request.headers.get('anthropic-beta') : null;
   const storeKey = cacheKeyOf({ keyId: key.id, protocol: codec.protocol, model: model.id, body, headers: beta ? { 'anthropic-beta': beta } : {} });
+  if (storeKey === undefined) return markMiss;
   const entry = await cache.get(storeKey, requestId);
   const stored = entry === undefined ? undefined : parseAnswer(entry);
   if (stored) return { hit: await replayAnswer(context, codec, model, body, stored, ledger, HIT), keep: markMiss.keep };

@@ -17,6 +17,16 @@ const MAX_REASON = 200;
 const MAX_DEPTH = 256;
 
 /**
+ * Most values (objects, arrays, strings, numbers…) in one body. Every walk over the parsed body
+ * (validation, translation, the cache key's canonical JSON, serializing it again) visits each
+ * value a bounded number of times, so this bounds them all; a 32 MiB body of `[0,0,…]` would
+ * otherwise be 16 million values, seconds of such walks. Real requests stay far below: 10,000
+ * messages, tool schemas, 300,000 embedding tokens. Walks that can do more than one step per value
+ * (expanding a schema's `$ref`s) have a budget of their own (`work-budget.ts`).
+ */
+const MAX_VALUES = 1_000_000;
+
+/**
  * Reads a JSON request body that must be an object, as it arrives:
  * - content type `application/json` or any `+json` type, parameters allowed (a charset other
  *   than UTF-8 is refused: the spec says all JSON bodies are UTF-8) → else 400
@@ -26,8 +36,9 @@ const MAX_DEPTH = 256;
  * - empty (or blank) body → 400 `missing_body`; bytes that are not UTF-8 → 400
  *   `invalid_encoding`; malformed JSON → 400 `invalid_json` with the parser's reason; a value
  *   that is not an object → 400 `invalid_body`; arrays and objects nested more than 256 levels
- *   deep → 400 `json_too_deep`; a top-level key written twice, or in another spelling than the
- *   API's (`keys`, see `top-level-keys.ts`) → 400 naming it;
+ *   deep → 400 `json_too_deep`; more than 1,000,000 values → 400 `json_too_large`, naming the
+ *   top-level field that holds the most; a top-level key written twice, or in another spelling
+ *   than the API's (`keys`, see `top-level-keys.ts`) → 400 naming it;
  * - a body still incomplete `timeoutMs` after reading began (a client trickling it, slowloris
  *   style) → 408 `request_body_timeout`, and the connection is closed. No deadline when omitted.
  */
@@ -92,7 +103,7 @@ export async function readJsonBodyWithText(
     });
   }
   if (large) await yieldToLoop();
-  checkDepth(text);
+  checkShape(text);
   checkTopLevelKeys(text, keys);
   return { body: value as Record<string, unknown>, text };
 }
@@ -237,47 +248,90 @@ function tooLarge(limitBytes: number): GatewayError {
   });
 }
 
-/** 400 naming the top-level field whose value nests arrays and objects past `MAX_DEPTH`, if one does. */
-function checkDepth(text: string): void {
-  const field = fieldNestedTooDeep(text, MAX_DEPTH);
-  if (field === undefined) return;
+/**
+ * 400 naming the top-level field whose value nests arrays and objects past `MAX_DEPTH`, if one
+ * does; else 400 naming the top-level field that holds the most values when the body has more
+ * than `MAX_VALUES`.
+ */
+function checkShape(text: string): void {
+  const shape = shapeOf(text, MAX_DEPTH);
+  if (shape.tooDeep !== undefined) {
+    throw new GatewayError({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'json_too_deep',
+      param: paramOf(shape.tooDeep),
+      message: `The JSON body is nested more than ${MAX_DEPTH} levels deep${shape.tooDeep === null ? '' : ` in '${truncate(shape.tooDeep, 100)}'`}.`,
+    });
+  }
+  if (shape.values <= MAX_VALUES) return;
+  const [field] = [...shape.valuesByField].reduce((most, entry) => (entry[1] > most[1] ? entry : most), [null as string | null, -1]);
   throw new GatewayError({
     status: 400,
     type: 'invalid_request_error',
-    code: 'json_too_deep',
-    // Written as the validator writes paths: `tools`, or `["odd key"]`.
-    param: field === null ? null : /^[A-Za-z_$][\w$]*$/.test(field) ? field : `[${JSON.stringify(field)}]`,
-    message: `The JSON body is nested more than ${MAX_DEPTH} levels deep${field === null ? '' : ` in '${truncate(field, 100)}'`}.`,
+    code: 'json_too_large',
+    param: paramOf(field),
+    message: `The JSON body holds more than ${MAX_VALUES} values${field === null ? '' : `, most of them in '${truncate(field, 100)}'`}.`,
   });
 }
 
+/** A top-level key as the validator writes paths: `tools`, or `["odd key"]`. */
+function paramOf(field: string | null): string | null {
+  return field === null ? null : /^[A-Za-z_$][\w$]*$/.test(field) ? field : `[${JSON.stringify(field)}]`;
+}
+
+interface Shape {
+  /** The top-level key under which arrays and objects nest past the limit, if any. */
+  tooDeep: string | null | undefined;
+  /** Values in the whole body, and under each top-level key. */
+  values: number;
+  valuesByField: Map<string | null, number>;
+}
+
 /**
- * One pass over the valid JSON text of an object: the top-level key under which arrays and
- * objects nest more than `max` levels, else undefined. Strings are skipped whole (`indexOf` to
- * their closing quote), so brackets inside them don't count and a 20 MB base64 string costs ~10 ms.
+ * One pass over the valid JSON text of an object: how deep it nests and about how many values it
+ * holds (each array or object counts, and each comma: one per value but the first of each
+ * container). Strings are skipped whole (`indexOf` to their closing quote), so
+ * brackets inside them don't count and a 20 MB base64 string costs ~10 ms. Stops at the first
+ * value nested too deep.
  */
-function fieldNestedTooDeep(text: string, max: number): string | null | undefined {
+function shapeOf(text: string, maxDepth: number): Shape {
+  const valuesByField = new Map<string | null, number>();
+  let values = 0;
   let depth = 0;
   // At depth 1 a string after `{` or `,` is a key: the last one read names the field.
   let expectKey = false;
   let key: string | null = null;
+  let counted = 0;
+  const tally = () => {
+    valuesByField.set(key, (valuesByField.get(key) ?? 0) + counted);
+    counted = 0;
+  };
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code === 0x22) {
       const end = closingQuote(text, i);
-      if (expectKey) key = JSON.parse(text.slice(i, end + 1)) as string;
+      if (expectKey) {
+        tally();
+        key = JSON.parse(text.slice(i, end + 1)) as string;
+      }
       expectKey = false;
       i = end;
     } else if (code === 0x5b || code === 0x7b) {
-      if (++depth > max) return key;
+      if (++depth > maxDepth) return { tooDeep: key, values, valuesByField };
+      values++;
+      counted++;
       expectKey = depth === 1;
     } else if (code === 0x5d || code === 0x7d) {
       depth--;
-    } else if (code === 0x2c && depth === 1) {
-      expectKey = true;
+    } else if (code === 0x2c) {
+      values++;
+      counted++;
+      expectKey = depth === 1;
     }
   }
-  return undefined;
+  tally();
+  return { tooDeep: undefined, values, valuesByField };
 }
 
 /** Index of the quote closing the string opened at `open`: the first one not escaped by an odd run of backslashes. */

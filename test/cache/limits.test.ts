@@ -32,4 +32,15 @@ describe('response cache bounds', () => {
     expect(await cacheHeader('long answer')).toBe('miss');
     expect(await cacheHeader('long answer')).toBe('miss');
   });
+
+  it('does not hash a body of more than 100,000 values: answered, and not cached', async () => {
+    // Sorting the keys of such a body for its cache key would cost more than answering it.
+    const wide = bodyOf('chat', 'chat', 'wide', { metadata_x: Array.from({ length: 100_001 }, () => 0) });
+    for (let i = 0; i < 2; i++) {
+      const response = await post(harness, 'chat', wide);
+      expect(response.status).toBe(200);
+      await response.text();
+      expect(response.headers.get('x-infergate-cache')).toBe('miss');
+    }
+  });
 });

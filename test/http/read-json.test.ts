@@ -307,6 +307,21 @@ describe('readJsonBody: nesting depth (found by the fuzz corpus)', () => {
   });
 });
 
+describe('readJsonBody: value count (issue 22, work bounds)', () => {
+  it('more than 1,000,000 values → 400 json_too_large naming the top-level field that holds the most', async () => {
+    // 2.4 MB: every walk after the parse (validation, translation, the cache key) pays per value.
+    const wide = `{"model":"m","messages":[${'{"a":1},'.repeat(1000)}0],"junk":[${'0,'.repeat(1_000_001)}0]}`;
+    const error = await failure(jsonRequest(wide), 10_000_000);
+    expect(error).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'json_too_large', param: 'junk' });
+    expect(error.message).toBe("The JSON body holds more than 1000000 values, most of them in 'junk'.");
+  });
+
+  it('a million values in all are accepted', async () => {
+    const body = `{"input":[${'1,'.repeat(999_990)}1]}`;
+    await expect(readJsonBody(jsonRequest(body), 10_000_000)).resolves.toHaveProperty('input');
+  });
+});
+
 describe('reading a body whose stream fails (found by the fuzz corpus)', () => {
   /** A body that sends a first chunk, then fails as a request does when its client disconnects mid-upload. */
   function cut(first: string): ReadableStream<Uint8Array> {
