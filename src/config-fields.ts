@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isStorageUri } from './protocols/storage-uris.js';
 
 /**
  * Field schemas shared by the config file's sections. Each message says what was expected; the
@@ -28,3 +29,8 @@ export const timeouts = strictObject({
   bodyMs: v.optional(positiveInteger),
 });
 export const dateLabel = v.pipe(v.string('expected a date string'), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD'));
+/** Prefixes of the cloud-storage URIs requests may name (`s3://bucket/…`, `gs://bucket/…`, `files/`). */
+export const storageUriPrefixes = v.array(
+  v.pipe(text, v.check(isStorageUri, 'expected an s3://, gs:// or Files-API (files/…) prefix')),
+  'expected an array of URI prefixes',
+);

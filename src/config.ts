@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import type { StaticKey } from './auth/key-store.js';
-import { dateLabel, flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, strictObject, text } from './config-fields.js';
+import { dateLabel, flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, storageUriPrefixes, strictObject, text } from './config-fields.js';
 import type { GatewayOptions } from './options.js';
 import { BudgetSchema, GroupBudgetsSchema, KeyBudgetSchema } from './policy/budget-schema.js';
 import { localModels } from './providers/local/local-provider.js';
@@ -188,6 +188,7 @@ const KeySchema = strictObject({
   balance: v.optional(v.number('expected a number')),
   budget: v.optional(KeyBudgetSchema),
   cache: v.optional(flag),
+  storageUris: v.optional(storageUriPrefixes),
 });
 
 const DeploymentSchema = strictObject({

@@ -147,7 +147,7 @@ describe('parseConfig', () => {
         prots: 8080,
       }),
     ).toEqual([
-      'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata, limits, balance, budget, cache)',
+      'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata, limits, balance, budget, cache, storageUris)',
       'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs, videoRenderMs)',
       'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, chat, translateVia, headers, timeouts)',
       'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, reasoning, cache, price)',

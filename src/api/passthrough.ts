@@ -33,10 +33,9 @@ export async function passthroughText(
   // The client's own text with only the changed fields replaced: serializing a large body again
   // would block the event loop for tens of milliseconds.
   const changed = { model: upstreamBody.model, ...(asked.body !== body ? { stream_options: asked.body.stream_options } : {}) };
-  // Gemini names the model in the URL: its body goes on as the client wrote it (the provider puts
-  // the upstream model in the path).
-  const rawBody =
-    requestBody.text === undefined ? undefined : tap.protocol === 'gemini' ? [requestBody.text] : replaceTopLevelFields(requestBody.text, changed);
+  // Gemini names the model in the URL: its provider sends the body as read and checked, the
+  // upstream model in the path.
+  const rawBody = requestBody.text === undefined || tap.protocol === 'gemini' ? undefined : replaceTopLevelFields(requestBody.text, changed);
   const reply = await provider.text!.passthrough!(
     { protocol: tap.protocol, body: upstreamBody, ...(rawBody ? { rawBody } : {}), headers: context.request.headers },
     call,

@@ -33,6 +33,12 @@ export interface KeyRecord {
    * every model, `false` never (not even with `x-infergate-cache: on`). Unset: as the model says.
    */
   cache?: boolean | undefined;
+  /**
+   * Prefixes of the cloud-storage URIs (`s3://…`, `gs://…`) this key's requests may name, within
+   * those the provider allows (its `storageUris`): a tenant's own folder of the operator's bucket.
+   * Unset: the provider's prefixes.
+   */
+  storageUris?: readonly string[] | undefined;
 }
 
 /** What a key store sees of the request, so a host can resolve keys from its own auth. */
@@ -67,6 +73,8 @@ export interface StaticKey {
   budget?: Budget | false | undefined;
   /** The response cache for this key's requests (`KeyRecord.cache`). */
   cache?: boolean | undefined;
+  /** Cloud-storage URI prefixes this key may name (`KeyRecord.storageUris`). */
+  storageUris?: readonly string[] | undefined;
 }
 
 /** A key's default id: a short hash, so two keys never share an id and the key stays secret. */
@@ -91,6 +99,7 @@ export class StaticKeyStore implements KeyStore {
         ...(entry.balance !== undefined ? { balance: entry.balance } : {}),
         ...(entry.budget !== undefined ? { budget: entry.budget } : {}),
         ...(entry.cache !== undefined ? { cache: entry.cache } : {}),
+        ...(entry.storageUris ? { storageUris: [...entry.storageUris] } : {}),
       });
     }
   }

@@ -1,6 +1,7 @@
 import type { GenericSchema } from 'valibot';
 import type { GatewayError } from '../errors.js';
 import type { SseMessage } from './sse-parse.js';
+import type { StorageUriCheck } from './storage-uris.js';
 import type { IRRequest, IRResponse, IRStreamEvent, IRUsage, TextProtocol } from './ir.js';
 
 /**
@@ -110,6 +111,11 @@ export interface ClientCodec {
 export interface UpstreamEncodeOptions {
   /** `max_tokens` for a protocol that requires it, when the request sets none. */
   defaultMaxTokens?: number;
+  /**
+   * Which cloud-storage URIs (`s3://`, `gs://`, Files-API names) the request may pass on, for
+   * an upstream that reads them (`storage-uris.ts`). Default: none.
+   */
+  storageUris?: StorageUriCheck;
 }
 
 /** The protocol as an upstream speaks it: the request it takes, the answer and stream it sends. */

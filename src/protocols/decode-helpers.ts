@@ -88,8 +88,11 @@ export function parseDataUrl(url: string): { mediaType: string; data: string } |
 
 const DETAILS = new Set(['auto', 'low', 'high']);
 
-/** An image by URL; base64 data URLs are split so upstreams that want media type + data get them. */
-export function imageFromUrl(url: string, detail: unknown): IRImagePart {
+/**
+ * An image by URL (found at `param` in the request); base64 data URLs are split so upstreams that
+ * want media type + data get them.
+ */
+export function imageFromUrl(url: string, detail: unknown, param: string): IRImagePart {
   const part: IRImagePart = { type: 'image' };
   const parsed = parseDataUrl(url);
   if (parsed) {
@@ -97,6 +100,7 @@ export function imageFromUrl(url: string, detail: unknown): IRImagePart {
     part.mediaType = parsed.mediaType;
   } else {
     part.url = url;
+    part.param = param;
   }
   // Responses' `original` has no equivalent elsewhere; `high` is the closest level of detail.
   const level = detail === 'original' ? 'high' : detail;

@@ -49,6 +49,8 @@ export interface IRImagePart {
   mediaType?: string | undefined;
   detail?: 'auto' | 'low' | 'high' | undefined;
   cacheControl?: CacheControl | undefined;
+  /** Where the client's request holds `url` (`messages[1].content[0].image_url.url`), for errors about it. */
+  param?: string | undefined;
 }
 
 export interface IRFilePart {
@@ -60,6 +62,8 @@ export interface IRFilePart {
   fileId?: string | undefined;
   url?: string | undefined;
   cacheControl?: CacheControl | undefined;
+  /** Where the client's request holds `url` or `fileId`, for errors about it. */
+  param?: string | undefined;
 }
 
 export interface IRToolCall {

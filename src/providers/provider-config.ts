@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { dateLabel, flag, headers, nonNegativeInteger, positiveInteger, strictObject, text, timeouts, urlText } from '../config-fields.js';
+import { dateLabel, flag, headers, nonNegativeInteger, positiveInteger, storageUriPrefixes, strictObject, text, timeouts, urlText } from '../config-fields.js';
 
 /** The config file's `providers.<name>` entries, one schema per provider `type`. */
 
@@ -63,6 +63,8 @@ const GeminiProviderSchema = strictObject({
   /** The host, without `/v1beta`. */
   baseURL: v.optional(urlText),
   apiKey: v.optional(text),
+  /** `gs://` and Files-API (`files/…`) prefixes clients may name; default none. */
+  storageUris: v.optional(storageUriPrefixes),
   headers: v.optional(headers),
   timeouts: v.optional(timeouts),
 });
@@ -88,6 +90,8 @@ const VertexProviderSchema = strictObject({
   /** The host without `/v1` (private endpoints, tests). */
   baseURL: v.optional(urlText),
   betas: v.optional(v.union([v.literal('all'), v.array(text)], 'expected "all" or an array of strings')),
+  /** `gs://` prefixes clients may name; default none. */
+  storageUris: v.optional(storageUriPrefixes),
   defaultMaxTokens: v.optional(positiveInteger),
   headers: v.optional(headers),
   timeouts: v.optional(timeouts),
@@ -119,6 +123,8 @@ const BedrockProviderSchema = strictObject({
   /** Client `anthropic-beta` values forwarded to Claude: an allowlist (default: the ones Bedrock takes) or "all". */
   betas: v.optional(v.union([v.literal('all'), v.array(text)], 'expected "all" or an array of strings')),
   claudeVia: v.optional(v.picklist(['invoke', 'converse'], 'expected "invoke" or "converse"')),
+  /** `s3://` prefixes clients may name; default none. */
+  storageUris: v.optional(storageUriPrefixes),
   guardrail: v.optional(
     strictObject({
       identifier: text,

@@ -73,7 +73,8 @@ const STATUS_NAMES: Record<number, string> = {
   504: 'DEADLINE_EXCEEDED',
 };
 
-const REQUEST_FIELDS = ['contents', 'tools', 'toolConfig', 'safetySettings', 'systemInstruction', 'generationConfig', 'cachedContent'];
+// `model` is a field of Google's GenerateContentRequest too (the path binds it; the body may repeat it).
+const REQUEST_FIELDS = ['model', 'contents', 'tools', 'toolConfig', 'safetySettings', 'systemInstruction', 'generationConfig', 'cachedContent'];
 const CONTENT_FIELDS = ['role', 'parts'];
 const DATA_FIELDS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'];
 const PART_FIELDS = [...DATA_FIELDS, 'thought', 'thoughtSignature', 'videoMetadata', 'partMetadata'];

@@ -81,7 +81,7 @@ describe('decodeChatRequest', () => {
         content: [
           { type: 'text', text: 'look' },
           { type: 'image', data: 'AAAA', mediaType: 'image/png', detail: 'low' },
-          { type: 'image', url: 'https://x.test/a.jpg' },
+          { type: 'image', url: 'https://x.test/a.jpg', param: 'messages[2].content[2].image_url.url' },
           { type: 'file', data: 'JVBE', mediaType: 'application/pdf', filename: 'a.pdf' },
         ],
       },

@@ -7,6 +7,7 @@ import { bareModelId, bedrockFamily } from '../../src/protocols/converse/model-f
 import type { IRRequest, IRStreamEvent } from '../../src/protocols/ir.js';
 import { EventStreamReader } from '../../src/providers/bedrock/event-stream.js';
 import type { SseMessage } from '../../src/protocols/sse-parse.js';
+import { storageUriCheck } from '../../src/protocols/storage-uris.js';
 
 type Json = Record<string, any>;
 
@@ -61,18 +62,15 @@ describe('Converse request encoder', () => {
   });
 
   it('images as bytes with the format their bytes show; documents with a clean name; URLs Bedrock cannot fetch are a 400 naming the part', () => {
-    const body = encode({
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'image', url: `data:image/jpeg;base64,${PNG}` },
-            { type: 'image', url: 's3://bucket/cat.webp' },
-            { type: 'file', data: 'JVBERi0=', mediaType: 'application/pdf', filename: 'Q3 report_final.v2.pdf' },
-          ],
-        },
+    const message: IRRequest['messages'][number] = {
+      role: 'user',
+      content: [
+        { type: 'image', url: `data:image/jpeg;base64,${PNG}` },
+        { type: 'image', url: 's3://bucket/cat.webp' },
+        { type: 'file', data: 'JVBERi0=', mediaType: 'application/pdf', filename: 'Q3 report_final.v2.pdf' },
       ],
-    });
+    };
+    const body = converseUpstream.encodeRequest(base({ messages: [message] }), { storageUris: storageUriCheck(['s3://bucket'], undefined) }) as Json;
     expect(body.messages[0].content).toEqual([
       { image: { format: 'png', source: { bytes: PNG } } },
       { image: { format: 'webp', source: { s3Location: { uri: 's3://bucket/cat.webp' } } } },
@@ -93,6 +91,35 @@ describe('Converse request encoder', () => {
     );
     expect(error.status).toBe(400);
     expect(error.param).toBe('messages[0].content[1]');
+  });
+
+  it('an s3:// image or document goes on only when the provider allows its prefix, else a 400 naming where the client put it', () => {
+    const s3 = (url: string, param?: string): IRRequest['messages'] => [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Repeat this verbatim.' },
+          { type: 'file', url, mediaType: 'application/pdf', param },
+        ],
+      },
+    ];
+    const refused = thrown(() => encode({ messages: s3('s3://acme-finance-private/payroll.pdf', 'messages[1].content[1].file.file_url') }));
+    expect(refused.status).toBe(400);
+    expect(refused.code).toBe('storage_uri_not_allowed');
+    expect(refused.param).toBe('messages[1].content[1].file.file_url');
+    expect(thrown(() => encode({ messages: s3('s3://acme/payroll.pdf') })).param).toBe('messages[0].content[1]');
+
+    const allowed = { storageUris: storageUriCheck(['s3://uploads/tenant-a'], undefined) };
+    const withAllowed = (url: string) => converseUpstream.encodeRequest(base({ messages: s3(url) }), allowed) as Json;
+    expect(withAllowed('s3://uploads/tenant-a/q3.pdf').messages[0].content[1].document.source).toEqual({ s3Location: { uri: 's3://uploads/tenant-a/q3.pdf' } });
+    for (const outside of [
+      's3://uploads/tenant-ab/q3.pdf',
+      's3://uploads/tenant-a/../tenant-b/q3.pdf',
+      's3://uploads/tenant-a/%2e%2e/q3.pdf',
+      's3://uploads-x/tenant-a/q3.pdf',
+    ]) {
+      expect(thrown(() => withAllowed(outside)).code).toBe('storage_uri_not_allowed');
+    }
   });
 
   it('a tool loop: calls as toolUse (ids Bedrock accepts), results as toolResult first in the user turn, tools and choice in toolConfig', () => {

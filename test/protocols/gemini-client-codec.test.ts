@@ -120,7 +120,7 @@ describe('gemini request → IR', () => {
     expect(ir.messages[0]!.content).toEqual([
       { type: 'image', data: 'AAAA', mediaType: 'image/png' },
       { type: 'file', data: 'JVBE', mediaType: 'application/pdf' },
-      { type: 'image', url: 'https://example.com/a.jpg', mediaType: 'image/jpeg' },
+      { type: 'image', url: 'https://example.com/a.jpg', mediaType: 'image/jpeg', param: 'contents[0].parts[2].fileData.fileUri' },
     ]);
   });
 

@@ -80,7 +80,7 @@ describe('decodeMessagesRequest', () => {
         content: [
           { type: 'text', text: 'look', cacheControl: ephemeral },
           { type: 'image', data: 'AAAA', mediaType: 'image/png' },
-          { type: 'image', url: 'https://x.test/a.png' },
+          { type: 'image', url: 'https://x.test/a.png', param: 'messages[0].content[2].source.url' },
           { type: 'file', data: 'JVBE', mediaType: 'application/pdf', filename: 'doc.pdf' },
         ],
       },

@@ -80,9 +80,9 @@ describe('decodeResponsesRequest', () => {
         role: 'user',
         content: [
           { type: 'text', text: 'see' },
-          { type: 'image', url: 'https://x.test/i.png', detail: 'high' },
+          { type: 'image', url: 'https://x.test/i.png', detail: 'high', param: 'input[1].content[1].image_url' },
           { type: 'file', data: 'JVBE', mediaType: 'application/pdf', filename: 'f.pdf' },
-          { type: 'file', fileId: 'file_1' },
+          { type: 'file', fileId: 'file_1', param: 'input[1].content[3].file_id' },
         ],
       },
       {

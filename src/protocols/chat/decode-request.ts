@@ -159,7 +159,7 @@ function decodeUserContent(content: unknown, param: string): IRContentPart[] {
         return withCache<IRContentPart>({ type: 'text', text: expectString(part, 'text', `${at}.text`) }, part, at);
       case 'image_url': {
         const image = expectRecord(part.image_url, `${at}.image_url`);
-        return withCache(imageFromUrl(expectString(image, 'url', `${at}.image_url.url`), image.detail), part, at);
+        return withCache(imageFromUrl(expectString(image, 'url', `${at}.image_url.url`), image.detail, `${at}.image_url.url`), part, at);
       }
       case 'file':
         return withCache(decodeFile(expectRecord(part.file, `${at}.file`), `${at}.file`), part, at);
@@ -177,7 +177,7 @@ function decodeFile(file: Json, param: string): IRFilePart {
   if (data !== undefined) return fileFromData(data, filename);
   const fileId = optString(file, 'file_id', `${param}.file_id`);
   if (fileId === undefined) throw invalidRequest(`'${param}' needs 'file_data' or 'file_id'.`, param);
-  return { type: 'file', fileId, filename };
+  return { type: 'file', fileId, filename, param: `${param}.file_id` };
 }
 
 /** Assistant turn in IR order: reasoning, text, refusal, tool calls. */

@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../errors.js';
 import { isRecord, parseJson, type Json } from '../../json.js';
 import type { UpstreamEncodeOptions } from '../codec.js';
+import { refuseStorageUris, type StorageUriCheck } from '../storage-uris.js';
 import { alternatingTurns, type Turn as WireTurn } from '../alternating-turns.js';
 import type { CacheControl, IRAssistantPart, IRContentPart, IRMessage, IRRequest } from '../ir.js';
 import { anthropicToolId, thinkingBudget } from '../messages/encode-request.js';
@@ -32,6 +33,7 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
   const n = ir.passthrough.n;
   if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
   const family = bedrockFamily(ir.model);
+  const storage = options.storageUris ?? refuseStorageUris;
 
   // Only Claude signs its reasoning and takes it back; an application profile (family unknown) may be Claude.
   const signsReasoning = family === 'anthropic' || family === undefined;
@@ -49,7 +51,7 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
         pushSystem(message.content);
         break;
       case 'user':
-        turns.push({ role: 'user', content: message.content.flatMap((part, at) => contentBlocks(part, `messages[${index}].content[${at}]`)) });
+        turns.push({ role: 'user', content: message.content.flatMap((part, at) => contentBlocks(part, `messages[${index}].content[${at}]`, storage)) });
         break;
       case 'assistant':
         for (const part of message.content) if (part.type === 'tool_call') callNames.set(anthropicToolId(part.id), part.name);
@@ -59,7 +61,7 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
         });
         break;
       case 'tool':
-        turns.push({ role: 'user', content: [toolResult(message, callNames, `messages[${index}]`)] });
+        turns.push({ role: 'user', content: [toolResult(message, callNames, `messages[${index}]`, storage)] });
         break;
     }
   }
@@ -120,15 +122,15 @@ function cached(block: Block, cacheControl: CacheControl | undefined): Block[] {
   return cacheControl ? [block, { cachePoint: { type: 'default' } }] : [block];
 }
 
-function contentBlocks(part: IRContentPart, param: string): Block[] {
+function contentBlocks(part: IRContentPart, param: string, storage: StorageUriCheck): Block[] {
   switch (part.type) {
     case 'text':
       // Converse refuses empty and blank text blocks.
       return blank(part.text) ? [] : cached({ text: part.text }, part.cacheControl);
     case 'image':
-      return cached({ image: imageBlock(part, param) }, part.cacheControl);
+      return cached({ image: imageBlock(part, param, storage) }, part.cacheControl);
     case 'file':
-      return cached({ document: documentBlock(part, param) }, part.cacheControl);
+      return cached({ document: documentBlock(part, param, storage) }, part.cacheControl);
   }
 }
 
@@ -160,7 +162,7 @@ function callInput(text: string, param: string): Json {
 }
 
 /** A tool result as a `toolResult` block: its text (JSON as `json`), images and documents. */
-function toolResult(message: Extract<IRMessage, { role: 'tool' }>, callNames: Map<string, string>, param: string): Block {
+function toolResult(message: Extract<IRMessage, { role: 'tool' }>, callNames: Map<string, string>, param: string, storage: StorageUriCheck): Block {
   const id = anthropicToolId(message.toolCallId);
   if (!callNames.has(id)) {
     throw invalidRequest(`Tool result '${message.toolCallId}' answers no tool call of an earlier assistant turn.`, `${param}.tool_call_id`);
@@ -169,8 +171,8 @@ function toolResult(message: Extract<IRMessage, { role: 'tool' }>, callNames: Ma
   for (const [at, part] of message.content.entries()) {
     if (part.type === 'text') {
       if (!blank(part.text)) content.push({ text: part.text });
-    } else if (part.type === 'image') content.push({ image: imageBlock(part, `${param}.content[${at}]`) });
-    else content.push({ document: documentBlock(part, `${param}.content[${at}]`) });
+    } else if (part.type === 'image') content.push({ image: imageBlock(part, `${param}.content[${at}]`, storage) });
+    else content.push({ document: documentBlock(part, `${param}.content[${at}]`, storage) });
   }
   // An empty result is still an answer, and Converse refuses empty and blank text: it is said in words.
   if (content.length === 0) content.push({ text: EMPTY_RESULT });

@@ -3,8 +3,9 @@ import type { Json } from '../../json.js';
 import { parseDataUrl } from '../decode-helpers.js';
 import type { IRFilePart, IRImagePart } from '../ir.js';
 import { sniffImageType } from '../messages/encode-request.js';
+import type { StorageUriCheck } from '../storage-uris.js';
 
-/** Converse's image and document blocks: what Bedrock takes (bytes or `s3://`), typed as it wants. */
+/** Converse's image and document blocks: what Bedrock takes (bytes, or `s3://` where allowed), typed as it wants. */
 
 const IMAGE_FORMATS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
 const DOCUMENT_FORMATS: Record<string, string> = {
@@ -18,13 +19,20 @@ const DOCUMENT_FORMATS: Record<string, string> = {
   'text/plain': 'txt',
   'text/markdown': 'md',
 };
-export function imageBlock(part: IRImagePart, param: string): Json {
+/**
+ * An image block. An `s3://` URI is Bedrock's to read, with the gateway's IAM identity: it goes
+ * on only when `storage` allows it.
+ */
+export function imageBlock(part: IRImagePart, param: string, storage: StorageUriCheck): Json {
   let data = part.data;
   let mediaType = part.mediaType;
   if (data === undefined && part.url !== undefined) {
-    if (part.url.startsWith('s3://')) return { format: imageFormat(mediaType ?? typeFromName(part.url), param), source: { s3Location: { uri: part.url } } };
+    if (part.url.startsWith('s3://')) {
+      storage(part.url, part.param ?? param);
+      return { format: imageFormat(mediaType ?? typeFromName(part.url), param), source: { s3Location: { uri: part.url } } };
+    }
     const parsed = parseDataUrl(part.url);
-    if (!parsed) throw invalidRequest('Bedrock does not fetch image URLs: send the image as base64 data (a data URL) or an s3:// URI.', param);
+    if (!parsed) throw invalidRequest('Bedrock does not fetch image URLs: send the image as base64 data (a data URL) or an s3:// URI.', part.param ?? param);
     ({ data, mediaType } = parsed);
   }
   if (data === undefined) throw invalidRequest('An image part has neither a URL nor data.', param);
@@ -38,13 +46,16 @@ function imageFormat(mediaType: string | undefined, param: string): string {
   return format;
 }
 
-export function documentBlock(part: IRFilePart, param: string): Json {
+/** A document block; an `s3://` URI goes on only when `storage` allows it, as for images. */
+export function documentBlock(part: IRFilePart, param: string, storage: StorageUriCheck): Json {
   let data = part.data;
   let mediaType = part.mediaType;
   if (data === undefined && part.url !== undefined) {
     const parsed = parseDataUrl(part.url);
     if (parsed) ({ data, mediaType } = parsed);
-    else if (!part.url.startsWith('s3://')) throw invalidRequest('Bedrock does not fetch file URLs: send the file as base64 data or an s3:// URI.', param);
+    else if (!part.url.startsWith('s3://'))
+      throw invalidRequest('Bedrock does not fetch file URLs: send the file as base64 data or an s3:// URI.', part.param ?? param);
+    else storage(part.url, part.param ?? param);
   }
   if (data === undefined && part.url === undefined) {
     throw invalidRequest('Files must be sent inline (base64 data) for this model; file ids are not supported.', param);

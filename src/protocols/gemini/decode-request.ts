@@ -19,7 +19,7 @@ import { jsonSchemaOf } from './json-schema.js';
  * speech output, and code execution parts.
  */
 export function decodeGeminiRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
-  if (isPresent(body, 'cachedContent')) unsupported('cachedContent', `'cachedContent' (a context cached with Google's caching API)`);
+  refuseCachedContent(body);
   const calls = new CallIds();
   const messages: IRMessage[] = [];
   expectArray(body.contents, 'contents').forEach((raw, i) => {
@@ -36,6 +36,15 @@ export function decodeGeminiRequest(body: Record<string, unknown>, upstreamModel
   const config = optRecord(body, 'generationConfig', 'generationConfig');
   if (config) decodeGenerationConfig(config, request);
   return request;
+}
+
+/**
+ * `cachedContent` names a context cached with Google's caching API, in the project of whoever
+ * created it: another upstream has no such thing, and a Google one would read the operator's
+ * cache for any key that knows its name. Refused on passthrough too.
+ */
+export function refuseCachedContent(body: Record<string, unknown>): void {
+  if (isPresent(body, 'cachedContent')) unsupported('cachedContent', `'cachedContent' (a context cached with Google's caching API)`);
 }
 
 function decodeSystem(raw: unknown): IRTextPart[] {
@@ -119,10 +128,11 @@ function decodeUserPart(part: Json, param: string): IRContentPart {
   }
   if (isPresent(part, 'fileData')) {
     const file = expectRecord(part.fileData, `${param}.fileData`);
-    const url = requiredString(file, 'fileUri', `${param}.fileData.fileUri`);
+    const at = `${param}.fileData.fileUri`;
+    const url = requiredString(file, 'fileUri', at);
     const mediaType = optString(file, 'mimeType', `${param}.fileData.mimeType`);
-    if (mediaType?.startsWith('image/')) return { type: 'image', url, mediaType };
-    return { type: 'file', url, ...(mediaType ? { mediaType } : {}) };
+    if (mediaType?.startsWith('image/')) return { type: 'image', url, mediaType, param: at };
+    return { type: 'file', url, ...(mediaType ? { mediaType } : {}), param: at };
   }
   return refusedPart(part, param);
 }

@@ -2,6 +2,8 @@ import { invalidRequest } from '../../errors.js';
 import { isRecord, parseJson } from '../../json.js';
 import { WorkBudget } from '../../work-budget.js';
 import type { IRAssistantPart, IRContentPart, IRMessage, IRRequest, IRToolChoice } from '../ir.js';
+import type { UpstreamEncodeOptions } from '../codec.js';
+import { refuseStorageUris, type StorageUriCheck } from '../storage-uris.js';
 import { toGeminiSchema } from './schema-subset.js';
 import { isSynthesizedCallId } from './call-id.js';
 import type {
@@ -27,10 +29,11 @@ import type {
  * - Passthrough fields without a Gemini equivalent (`store`, `service_tier`…) are dropped; `n > 1`
  *   is refused as on every upstream that answers with one choice.
  */
-export function encodeGeminiRequest(ir: IRRequest): GeminiGenerateContentRequest {
+export function encodeGeminiRequest(ir: IRRequest, options: UpstreamEncodeOptions = {}): GeminiGenerateContentRequest {
   const n = ir.passthrough.n;
   if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
 
+  const storage = options.storageUris ?? refuseStorageUris;
   const system = ir.system.filter((part) => part.text !== '').map((part): GeminiPart => ({ text: part.text }));
   const callNames = new Map<string, string>();
   const contents: GeminiContent[] = [];
@@ -49,7 +52,7 @@ export function encodeGeminiRequest(ir: IRRequest): GeminiGenerateContentRequest
       case 'user':
         add(
           'user',
-          message.content.map((part, at) => contentPart(part, `messages[${index}].content[${at}]`)),
+          message.content.map((part, at) => contentPart(part, `messages[${index}].content[${at}]`, storage)),
         );
         break;
       case 'assistant':
@@ -57,7 +60,7 @@ export function encodeGeminiRequest(ir: IRRequest): GeminiGenerateContentRequest
         add('model', modelParts(message.content, `messages[${index}]`));
         break;
       case 'tool':
-        add('user', toolResultParts(message, callNames, `messages[${index}]`));
+        add('user', toolResultParts(message, callNames, `messages[${index}]`, storage));
         break;
     }
   }
@@ -89,20 +92,26 @@ export function encodeGeminiRequest(ir: IRRequest): GeminiGenerateContentRequest
   return body;
 }
 
-function contentPart(part: IRContentPart, param: string): GeminiPart {
-  switch (part.type) {
-    case 'text':
-      return { text: part.text };
-    case 'image':
-      if (part.data !== undefined) return { inlineData: { mimeType: part.mediaType ?? 'image/png', data: part.data } };
-      return { fileData: { ...mimeOf(part.mediaType, part.url), fileUri: part.url ?? '' } };
-    case 'file':
-      if (part.data !== undefined) return { inlineData: { mimeType: part.mediaType ?? 'application/pdf', data: part.data } };
-      if (part.url !== undefined) return { fileData: { ...mimeOf(part.mediaType, part.url), fileUri: part.url } };
-      // Gemini's Files API names its files `files/{id}`; another vendor's file id means nothing there.
-      if (part.fileId?.startsWith('files/')) return { fileData: { ...mimeOf(part.mediaType, undefined), fileUri: part.fileId } };
-      throw invalidRequest('File ids of another provider are not supported by this model; send the file as data or a URL.', param);
+/**
+ * A content part. A URI Google reads with the operator's identity (`gs://`, a Files-API name or
+ * URL) goes on only when `storage` allows it.
+ */
+function contentPart(part: IRContentPart, param: string, storage: StorageUriCheck): GeminiPart {
+  if (part.type === 'text') return { text: part.text };
+  const at = part.param ?? param;
+  const fileData = (uri: string, url: string | undefined): GeminiPart => {
+    storage(uri, at);
+    return { fileData: { ...mimeOf(part.mediaType, url), fileUri: uri } };
+  };
+  if (part.type === 'image') {
+    if (part.data !== undefined) return { inlineData: { mimeType: part.mediaType ?? 'image/png', data: part.data } };
+    return fileData(part.url ?? '', part.url);
   }
+  if (part.data !== undefined) return { inlineData: { mimeType: part.mediaType ?? 'application/pdf', data: part.data } };
+  if (part.url !== undefined) return fileData(part.url, part.url);
+  // Gemini's Files API names its files `files/{id}`; another vendor's file id means nothing there.
+  if (part.fileId?.startsWith('files/')) return fileData(part.fileId, undefined);
+  throw invalidRequest('File ids of another provider are not supported by this model; send the file as data or a URL.', at);
 }
 
 const EXTENSION_TYPES: Record<string, string> = {
@@ -172,7 +181,7 @@ function callArguments(text: string, param: string): Record<string, unknown> {
 }
 
 /** A tool result: a `functionResponse` named after its call, then its images or files as parts of their own. */
-function toolResultParts(message: Extract<IRMessage, { role: 'tool' }>, callNames: Map<string, string>, param: string): GeminiPart[] {
+function toolResultParts(message: Extract<IRMessage, { role: 'tool' }>, callNames: Map<string, string>, param: string, storage: StorageUriCheck): GeminiPart[] {
   const name = message.name ?? callNames.get(message.toolCallId);
   if (name === undefined) {
     throw invalidRequest(`Tool result '${message.toolCallId}' answers no tool call of an earlier assistant turn.`, `${param}.tool_call_id`);
@@ -181,7 +190,7 @@ function toolResultParts(message: Extract<IRMessage, { role: 'tool' }>, callName
     .filter((part) => part.type === 'text')
     .map((part) => part.text)
     .join('');
-  const media = message.content.filter((part) => part.type !== 'text').map((part, at) => contentPart(part, `${param}.content[${at}]`));
+  const media = message.content.filter((part) => part.type !== 'text').map((part, at) => contentPart(part, `${param}.content[${at}]`, storage));
   const value = resultValue(text);
   return [
     {

@@ -1,6 +1,6 @@
 import type { ClientCodec, UpstreamCodec } from '../codec.js';
 import { withoutForeignSignatures } from './carried-signature.js';
-import { decodeGeminiRequest } from './decode-request.js';
+import { decodeGeminiRequest, refuseCachedContent } from './decode-request.js';
 import { encodeGeminiResponse } from './encode-response.js';
 import { GeminiStreamEncoder } from './encode-stream.js';
 import { generateFields, streamFields } from './route-fields.js';
@@ -14,7 +14,7 @@ import { fromGeminiUsage } from './usage.js';
 /** Google's Gemini API (`models/{model}:generateContent`, `:streamGenerateContent?alt=sse`), also Vertex AI's Gemini wire. */
 export const geminiUpstream: UpstreamCodec = {
   protocol: 'gemini',
-  encodeRequest: (request) => encodeGeminiRequest(request) as unknown as Record<string, unknown>,
+  encodeRequest: (request, options) => encodeGeminiRequest(request, options) as unknown as Record<string, unknown>,
   decodeResponse: decodeGeminiResponse,
   streamDecoder: geminiStreamDecoder,
   usageOf: fromGeminiUsage,
@@ -30,7 +30,10 @@ export const geminiClient: ClientCodec = {
   encodeResponse: encodeGeminiResponse,
   streamEncoder: (context) => new GeminiStreamEncoder(context),
   tap: geminiTap,
-  forPassthrough: withoutForeignSignatures,
+  forPassthrough: (body) => {
+    refuseCachedContent(body.parsed);
+    return withoutForeignSignatures(body);
+  },
 };
 
 /** `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`: the same body, answered as a stream. */

@@ -300,7 +300,9 @@ function decodeImage(block: Json, param: string): IRContentPart {
       param,
     );
   }
-  if (source.type === 'url') return withCache<IRContentPart>({ type: 'image', url: expectString(source, 'url', `${param}.source.url`) }, block, param);
+  if (source.type === 'url') {
+    return withCache<IRContentPart>({ type: 'image', url: expectString(source, 'url', `${param}.source.url`), param: `${param}.source.url` }, block, param);
+  }
   return unsupported(`${param}.source.type`, `Image source type '${String(source.type)}'`);
 }
 
@@ -324,7 +326,7 @@ function decodeDocument(block: Json, param: string): IRContentPart[] {
       };
       break;
     case 'url':
-      part = { type: 'file', url: expectString(source, 'url', `${param}.source.url`), mediaType: 'application/pdf', ...named };
+      part = { type: 'file', url: expectString(source, 'url', `${param}.source.url`), mediaType: 'application/pdf', ...named, param: `${param}.source.url` };
       break;
     case 'text':
       part = { type: 'text', text: expectString(source, 'data', `${param}.source.data`) };

@@ -276,7 +276,7 @@ function decodeInputContent(content: unknown, param: string): IRContentPart[] {
         return withCache<IRContentPart>({ type: 'text', text: expectString(part, 'text', `${at}.text`) }, part, at);
       case 'input_image': {
         if (isPresent(part, 'file_id')) unsupported(`${at}.file_id`, `Images by 'file_id'`);
-        return withCache(imageFromUrl(expectString(part, 'image_url', `${at}.image_url`), part.detail), part, at);
+        return withCache(imageFromUrl(expectString(part, 'image_url', `${at}.image_url`), part.detail, `${at}.image_url`), part, at);
       }
       case 'input_file':
         return withCache(decodeInputFile(part, at), part, at);
@@ -294,9 +294,9 @@ function decodeInputFile(part: Json, param: string): IRFilePart {
   if (data !== undefined) return fileFromData(data, filename);
   const named = filename !== undefined ? { filename } : {};
   const fileId = optString(part, 'file_id', `${param}.file_id`);
-  if (fileId !== undefined) return { type: 'file', fileId, ...named };
+  if (fileId !== undefined) return { type: 'file', fileId, ...named, param: `${param}.file_id` };
   const url = optString(part, 'file_url', `${param}.file_url`);
-  if (url !== undefined) return { type: 'file', url, ...named };
+  if (url !== undefined) return { type: 'file', url, ...named, param: `${param}.file_url` };
   throw invalidRequest(`'${param}' needs 'file_data', 'file_id' or 'file_url'.`, param);
 }
 

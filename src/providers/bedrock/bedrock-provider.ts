@@ -4,6 +4,7 @@ import { converseUpstream, isBedrockClaude } from '../../protocols/converse/inde
 import { eventsOf } from '../../protocols/event-batches.js';
 import type { IRRequest, IRStreamEvent, TextProtocol } from '../../protocols/ir.js';
 import { messagesUpstream } from '../../protocols/messages/index.js';
+import { storageUriCheck } from '../../protocols/storage-uris.js';
 import { parseAnswer } from '../http/get-json.js';
 import { stringifyBody } from '../http/stringify-body.js';
 import { readText, UpstreamClient, type UpstreamResult, type UpstreamTimeouts } from '../http/upstream-client.js';
@@ -45,6 +46,12 @@ export interface BedrockProviderOptions {
    * `X-Amzn-Bedrock-Guardrail*` headers on `invoke`. What it blocks ends as a content filter.
    */
   guardrail?: BedrockGuardrail | undefined;
+  /**
+   * Prefixes of the `s3://` URIs a client's image or document may name (`['s3://uploads/tenant-a/']`;
+   * a prefix matches whole path segments). Bedrock reads them with the gateway's own IAM identity,
+   * so any other is a 400 naming the part. Default: none. A key's `storageUris` narrow this further.
+   */
+  storageUris?: readonly string[] | undefined;
   /** `max_tokens` for translated requests that set none: Claude's (which requires it; default 4096), and Converse's when set. */
   defaultMaxTokens?: number | undefined;
   headers?: Record<string, string> | undefined;
@@ -91,6 +98,9 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
   // and ceiling (a fixed 4096 would be a 400 on small Llamas), so it gets one only when configured.
   const messagesOptions = { defaultMaxTokens: options.defaultMaxTokens ?? 4096 };
   const converseOptions = options.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: options.defaultMaxTokens };
+  /** Converse's body for one call: the `s3://` URIs the provider and the caller's key allow go on. */
+  const converseBody = (ir: IRRequest, call: CallContext) =>
+    guarded(converseUpstream.encodeRequest(ir, { ...converseOptions, storageUris: storageUriCheck(options.storageUris, call.key.storageUris) }));
 
   /** Model ids with `:` (`…-v1:0`) and ARNs with `/` are one path segment, encoded. */
   const path = (model: string, action: string) => `/model/${encodeURIComponent(model)}/${action}`;
@@ -144,7 +154,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
       yield* eventStreamIR(result, messagesUpstream.streamDecoder(), anthropicEventOf);
       return;
     }
-    const result = await post(path(ir.model, 'converse-stream'), guarded(converseUpstream.encodeRequest(ir, converseOptions)), call, true);
+    const result = await post(path(ir.model, 'converse-stream'), converseBody(ir, call), call, true);
     yield* eventStreamIR(result, converseUpstream.streamDecoder());
   }
 
@@ -185,7 +195,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
       async generate(ir, call) {
         if (claudeOnInvoke(ir.model))
           return messagesUpstream.decodeResponse((await postJson(path(ir.model, 'invoke'), claudeBody(ir), call, guardrailHeaders)).json);
-        const { json } = await postJson(path(ir.model, 'converse'), guarded(converseUpstream.encodeRequest(ir, converseOptions)), call);
+        const { json } = await postJson(path(ir.model, 'converse'), converseBody(ir, call), call);
         return converseUpstream.decodeResponse(json);
       },
     },

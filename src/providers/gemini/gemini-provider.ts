@@ -9,6 +9,12 @@ export interface GeminiProviderOptions {
   baseURL?: string | undefined;
   /** Sent as `x-goog-api-key`. */
   apiKey?: string | undefined;
+  /**
+   * Prefixes of the `gs://` and Files-API (`files/…`) URIs a client's `fileData` may name
+   * (a prefix matches whole path segments). Google resolves them in the API key's project, so any
+   * other is a 400 naming the part. Default: none. A key's `storageUris` narrow this further.
+   */
+  storageUris?: readonly string[] | undefined;
   headers?: Record<string, string> | undefined;
   timeouts?: UpstreamTimeouts | undefined;
   dispatcher?: Dispatcher | undefined;
@@ -31,6 +37,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Provi
         client,
         path: (model, stream) => geminiModelPath('/v1beta', model, stream),
         countPath: (model) => `/v1beta/models/${encodeURIComponent(model)}:countTokens`,
+        storageUris: options.storageUris,
       }),
     },
     embeddings: geminiEmbeddings(client, '/v1beta'),

@@ -1,9 +1,13 @@
 import { eventsOf } from '../../protocols/event-batches.js';
+import { refuseCachedContent } from '../../protocols/gemini/decode-request.js';
 import { geminiUpstream as codec } from '../../protocols/gemini/index.js';
 import type { IRRequest } from '../../protocols/ir.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import type { UpstreamClient } from '../http/upstream-client.js';
 import { forwardBody } from '../http/forward-body.js';
+import { stringifyBody } from '../http/stringify-body.js';
+import { isRecord } from '../../json.js';
+import { type StorageUriCheck, storageUriCheck } from '../../protocols/storage-uris.js';
 import type { CallContext, PassthroughRequest, TextCapability, UpstreamReply } from '../provider.js';
 
 export interface GeminiTextOptions {
@@ -15,6 +19,8 @@ export interface GeminiTextOptions {
   path: (model: string, stream: boolean) => string;
   /** The path of a model's `:countTokens`, where the upstream counts (the Gemini API); without it, the gateway counts. */
   countPath?: ((model: string) => string) | undefined;
+  /** Prefixes of the `gs://` and Files-API URIs clients may name (the provider's `storageUris`). Default: none. */
+  storageUris?: readonly string[] | undefined;
 }
 
 /**
@@ -25,9 +31,11 @@ export function geminiTextCalls(
   options: GeminiTextOptions,
 ): Required<Pick<TextCapability, 'streamBatches' | 'stream' | 'generate' | 'passthrough'>> & Pick<TextCapability, 'countTokens'> {
   const { client, path } = options;
+  /** The storage URIs one call may name: the provider's prefixes, narrowed by the key's. */
+  const storage = (call: CallContext) => storageUriCheck(options.storageUris, call.key.storageUris);
 
   async function* streamBatches(ir: IRRequest, call: CallContext) {
-    const body = codec.encodeRequest({ ...ir, stream: true });
+    const body = codec.encodeRequest({ ...ir, stream: true }, { storageUris: storage(call) });
     yield* streamIR(client, path(ir.model, true), body, call, codec.streamDecoder());
   }
 
@@ -35,7 +43,7 @@ export function geminiTextCalls(
     streamBatches,
     stream: (ir, call) => eventsOf(streamBatches(ir, call)),
     async generate(ir, call) {
-      const body = codec.encodeRequest({ ...ir, stream: false });
+      const body = codec.encodeRequest({ ...ir, stream: false }, { storageUris: storage(call) });
       return codec.decodeResponse(await postJson(client, path(ir.model, false), body, call));
     },
     passthrough: (request, call) => passthrough(request, call),
@@ -49,19 +57,40 @@ export function geminiTextCalls(
   async function countTokens({ protocol, body }: PassthroughRequest, call: CallContext): Promise<unknown> {
     if (protocol !== 'gemini') return undefined;
     const { model, stream: _stream, ...wire } = body;
+    // Counting reads the cache and the files too: the same refusals as a generation.
+    refuseCachedContent(wire);
+    checkFileUris(wire, storage(call));
     const request = { generateContentRequest: { model: `models/${String(model)}`, ...wire } };
     return postJson(client, options.countPath!(String(model)), request, call);
   }
 
   /**
-   * A Gemini client's body, sent on as it came: the model and streaming are in the URL, so
-   * `model` and `stream` (which the route read from the path) stay out of the body, and the
-   * client's own text is sent when the gateway has it.
+   * A Gemini client's body, sent on as the gateway read and checked it (camelCase), not as the
+   * client's text: the text may hold what the checks did not see (a snake_case twin of a field,
+   * a body `model` other than the path's). The model and streaming are in the URL, so `model`
+   * and `stream` stay out of the body; every `fileData.fileUri` is checked as on the translated path.
    */
-  async function passthrough({ body, rawBody }: PassthroughRequest, call: CallContext): Promise<UpstreamReply> {
+  async function passthrough({ body }: PassthroughRequest, call: CallContext): Promise<UpstreamReply> {
     const streaming = body.stream === true;
     const { model, stream: _stream, ...wire } = body;
-    return forwardBody(client, path(String(model), streaming), rawBody ?? JSON.stringify(wire), streaming, call);
+    checkFileUris(wire, storage(call));
+    return forwardBody(client, path(String(model), streaming), await stringifyBody(wire), streaming, call);
+  }
+}
+
+/** Each `fileData.fileUri` of a Gemini body (its turns and its system instruction), through `check`. */
+function checkFileUris(body: Record<string, unknown>, check: StorageUriCheck): void {
+  const contents = Array.isArray(body.contents) ? body.contents : [];
+  const turns: [unknown, string][] = [
+    ...contents.map((content, i): [unknown, string] => [content, `contents[${i}]`]),
+    [body.systemInstruction, 'systemInstruction'],
+  ];
+  for (const [content, param] of turns) {
+    const parts = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
+    parts.forEach((part, j) => {
+      const file = isRecord(part) ? part.fileData : undefined;
+      if (isRecord(file) && typeof file.fileUri === 'string') check(file.fileUri, `${param}.parts[${j}].fileData.fileUri`);
+    });
   }
 }
 

@@ -33,6 +33,12 @@ export interface VertexProviderOptions {
   baseURL?: string | undefined;
   /** Which of a Messages client's `anthropic-beta` values are forwarded to Claude: `'all'` (default) or an allowlist. */
   betas?: 'all' | readonly string[] | undefined;
+  /**
+   * Prefixes of the `gs://` URIs a client's image or file may name for a Gemini model (a prefix
+   * matches whole path segments). Vertex AI reads them with the project's service agent, so any
+   * other is a 400 naming the part. Default: none. A key's `storageUris` narrow this further.
+   */
+  storageUris?: readonly string[] | undefined;
   /** `max_tokens` for translated Claude requests that set none. Default 4096. */
   defaultMaxTokens?: number | undefined;
   headers?: Record<string, string> | undefined;
@@ -85,6 +91,7 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
   const gemini = geminiTextCalls({
     client,
     path: (model, stream) => path(vertexModelOf(model), stream ? 'streamGenerateContent?alt=sse' : 'generateContent'),
+    storageUris: options.storageUris,
   });
 
   const streamBatches = (ir: IRRequest, call: CallContext): AsyncIterable<readonly IRStreamEvent[]> => {
