@@ -17,6 +17,11 @@ export interface GatewayErrorInit {
   code?: string | null | undefined;
   /** Headers the response must carry, e.g. `retry-after` on a 429. */
   headers?: Record<string, string> | undefined;
+  /**
+   * What the operator needs to know and the client must not see (why the gateway's own
+   * credentials failed): logged with the request id, never sent.
+   */
+  detail?: string | undefined;
   cause?: unknown;
 }
 
@@ -29,6 +34,8 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly code: string | null;
   readonly headers: Record<string, string>;
+  /** See `GatewayErrorInit.detail`. */
+  readonly detail?: string;
 
   constructor(init: GatewayErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -38,6 +45,7 @@ export class GatewayError extends Error {
     this.param = init.param ?? null;
     this.code = init.code ?? null;
     this.headers = init.headers ?? {};
+    if (init.detail !== undefined) this.detail = init.detail;
   }
 }
 

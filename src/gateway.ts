@@ -140,7 +140,8 @@ export class GatewayCore {
       }
       this.options.logger.error('unexpected error', { requestId, error: describe(error) });
     } else if (error.status >= 500) {
-      this.options.logger.warn('request failed', { requestId, status: error.status, message: error.message });
+      const detail = error.detail === undefined ? {} : { detail: error.detail };
+      this.options.logger.warn('request failed', { requestId, status: error.status, message: error.message, ...detail });
     }
     return errorResponse(error, style);
   }

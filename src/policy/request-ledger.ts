@@ -79,6 +79,10 @@ export class RequestLedger {
     if (outcome.attempt <= this.reportedAttempt) return;
     this.reportedAttempt = outcome.attempt;
     const { plugins, logger } = this.context.options;
+    // A failure's operator-only detail: the request's own failure logs it, a retried attempt here.
+    if (outcome.willRetry && outcome.error?.detail !== undefined) {
+      logger.warn('upstream attempt failed', { requestId: this.context.requestId, deployment: outcome.deployment.id, detail: outcome.error.detail });
+    }
     if (!plugins.some((plugin) => plugin.onAttempt)) return;
     const event: AttemptEvent = {
       requestId: this.context.requestId,

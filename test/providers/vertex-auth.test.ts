@@ -115,7 +115,8 @@ describe('service-account tokens', () => {
     const error = await failureOf(tokens.get());
     expect(error.status).toBe(502);
     expect(error.code).toBe('upstream_token_failed');
-    expect(error.message).toContain('the token endpoint answered 400 (invalid_grant: Invalid grant: account not found)');
+    expect(error.message).toBe('The gateway could not authenticate to Vertex AI.');
+    expect(error.detail).toContain('the token endpoint answered 400 (invalid_grant: Invalid grant: account not found)');
 
     fake.scriptTokens({});
     // Within the backoff, the same failure without another exchange.
@@ -141,7 +142,7 @@ describe('service-account tokens', () => {
 
     // Expired: the caller waits on an exchange, and gets its failure.
     time.advance(REFRESH_BEFORE_EXPIRY_MS);
-    expect((await failureOf(tokens.get())).message).toContain('503 (temporarily_unavailable: try later)');
+    expect((await failureOf(tokens.get())).detail).toContain('503 (temporarily_unavailable: try later)');
     await tokens.close();
   });
 
@@ -152,7 +153,7 @@ describe('service-account tokens', () => {
       const tokens = serviceAccountTokens(
         readServiceAccount({ ...other.serviceAccount, client_email: fake.serviceAccount.client_email, token_uri: fake.tokenURI }),
       );
-      expect((await failureOf(tokens.get())).message).toContain('invalid_grant: Invalid JWT Signature.');
+      expect((await failureOf(tokens.get())).detail).toContain('invalid_grant: Invalid JWT Signature.');
       await tokens.close();
     } finally {
       await other.close();
@@ -163,14 +164,14 @@ describe('service-account tokens', () => {
     const tokens = serviceAccountTokens(readServiceAccount({ ...fake.serviceAccount, token_uri: 'http://127.0.0.1:9/token' }));
     const error = await failureOf(tokens.get());
     expect(error.status).toBe(502);
-    expect(error.message).toContain('the token endpoint could not be reached');
+    expect(error.detail).toContain('the token endpoint could not be reached');
     await tokens.close();
   });
 
   it('names a private key that is not an RSA PKCS#8 key', async () => {
     const broken = { ...fake.serviceAccount, private_key: '-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n' };
     const tokens = serviceAccountTokens(readServiceAccount(broken));
-    expect((await failureOf(tokens.get())).message).toContain('private_key is not a PKCS#8 RSA key');
+    expect((await failureOf(tokens.get())).detail).toContain('private_key is not a PKCS#8 RSA key');
     expect(fake.exchanges).toHaveLength(0);
   });
 });
@@ -185,7 +186,8 @@ describe('host-supplied tokens', () => {
     const failing = callbackAccessTokens(() => Promise.reject(new Error('metadata server down')), 'Vertex AI');
     const error = await failureOf(failing.get());
     expect(error.status).toBe(502);
-    expect(error.message).toContain('getAccessToken failed: metadata server down');
+    expect(error.message).toBe('The gateway could not authenticate to Vertex AI.');
+    expect(error.detail).toBe('Vertex AI access token unavailable: getAccessToken failed: metadata server down.');
   });
 });
 

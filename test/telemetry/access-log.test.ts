@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/logger.js';
 import { accessLogObserver } from '../../src/telemetry/access-log.js';
 import { redactingLogger } from '../../src/telemetry/redacting-logger.js';
+import { recordingLogger as recording } from '../helpers/recording-logger.js';
 import { CLIENT_KEY, PROMPT, UPSTREAM_KEY, attemptEvent, clientRequest, usageEvent } from './events.js';
-
-function recording(): { logger: Logger; lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> } {
-  const lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
-  const write = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, ...(fields ? { fields } : {}) });
-  return { lines, logger: { info: write('info'), warn: write('warn'), error: write('error') } };
-}
 
 describe('accessLogObserver', () => {
   it('writes one info line per request with ids, outcome, timing and usage', async () => {

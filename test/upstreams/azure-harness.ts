@@ -64,7 +64,7 @@ export interface ServedGateway {
 }
 
 /** A gateway on loopback with these providers and models for the key `sk-test`, and the SDK clients of it. */
-export async function serveGateway(options: Pick<GatewayOptions, 'providers' | 'models' | 'hooks'>): Promise<ServedGateway> {
+export async function serveGateway(options: Pick<GatewayOptions, 'providers' | 'models' | 'hooks' | 'logger'>): Promise<ServedGateway> {
   const gateway = createGateway({ keys: [{ key: 'sk-test' }], logger: false, ...options });
   const served: Served = await serve(gateway);
   return {

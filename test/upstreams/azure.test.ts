@@ -10,6 +10,7 @@ import { FAKE_AZURE_SPEECH, startFakeAzureMedia } from '../fakes/fake-azure-medi
 import { FAKE_PNG_B64 } from '../fakes/fake-openai-media.js';
 import { FAKE_TRANSCRIPT } from '../fakes/fake-openai-transcriptions.js';
 import type { MediaServer } from '../fakes/media-server.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { COGNITIVE_SERVICES_SCOPE, type FakeEntra, startFakeEntra } from '../fakes/fake-azure-entra.js';
 import { fakeVector } from '../fakes/fake-openai-embeddings.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
@@ -265,6 +266,7 @@ describe('Entra ID', () => {
   let served: ServedGateway;
   let openai: OpenAI;
   let callbackCalls = 0;
+  const log = recordingLogger();
 
   /** A token from the fake tenant, fetched as a host's own credential library would. */
   const hostToken = async (): Promise<string> => {
@@ -295,6 +297,7 @@ describe('Entra ID', () => {
         { id: 'entra-host', provider: 'host', upstreamModel: AZURE_DEPLOYMENTS.chat },
         { id: 'entra-embed', provider: 'secret', upstreamModel: AZURE_DEPLOYMENTS.embedding, kind: 'embedding' },
       ],
+      logger: log.logger,
     });
     openai = served.openai;
   });
@@ -334,16 +337,19 @@ describe('Entra ID', () => {
     expect(fake.last().headers.authorization).toBe(`Bearer ${entra.issued[1]}`);
   });
 
-  it('a secret the tenant refuses is a 502; the reason is the operator’s, with the AADSTS code', async () => {
-    const refused = await ask('entra-wrong').catch((caught: unknown) => caught);
-    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
-    expect(JSON.stringify(refused)).not.toContain('not-the-secret');
+  it('a secret the tenant refuses is a 502 naming no app; the reason, with the AADSTS code, is the operator’s log line', async () => {
+    const refused = (await ask('entra-wrong').catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+    expect(refused.status).toBe(502);
+    expect(refused.error).toMatchObject({ message: 'The gateway could not authenticate to Azure OpenAI (Entra ID).', code: 'upstream_token_failed' });
+    expect(JSON.stringify(refused)).not.toMatch(/not-the-secret|AADSTS|invalid_client/);
+    expect(JSON.stringify(refused)).not.toContain(entra.clientId);
+    const line = log.lines.find((entry) => entry.fields?.requestId === refused.headers?.get('x-request-id'));
+    expect(line?.fields?.detail).toContain('the token endpoint answered 401 (invalid_client: AADSTS7000215: Invalid client secret provided');
 
     const tokens = entraTokens({ tenantId: entra.tenantId, clientId: entra.clientId, clientSecret: 'not-the-secret', authorityHost: entra.url });
     const error = await tokens.get().catch((caught: unknown) => caught);
     expect(isGatewayError(error) && error.status).toBe(502);
-    expect((error as Error).message).toContain('the token endpoint answered 401 (invalid_client: AADSTS7000215: Invalid client secret provided');
-    expect((error as Error).message).not.toContain('Trace ID');
+    expect(isGatewayError(error) && error.detail).not.toContain('Trace ID');
   });
 
   it('a token is replaced 5 minutes before it expires (Entra grants 3599 s), in the background', async () => {

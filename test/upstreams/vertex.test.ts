@@ -3,10 +3,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
+import type { Logger } from '../../src/logger.js';
 import type { UsageEvent } from '../../src/options.js';
 import { createVertexProvider } from '../../src/providers/vertex/vertex-provider.js';
 import { type FakeVertex, startFakeVertex, VERTEX_LOCATION, VERTEX_PROJECT } from '../fakes/fake-vertex.js';
 import { fakeVector } from '../fakes/fake-openai-embeddings.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { expectedUsage, THROUGH_SECOND_DELTA, TIME_SCHEMA, USAGE, WEATHER_SCHEMA } from './harness.js';
 
@@ -364,19 +366,24 @@ describe('the access token', () => {
     }
   });
 
-  it('failing to exchange is a 502 naming the cause, on both client protocols', async () => {
-    fake.scriptTokens({ fail: { status: 400, error: 'invalid_grant', description: 'Invalid grant: account not found' } });
+  it('failing to exchange is a 502 that names no identity, on both client protocols; the reason is logged with the request id', async () => {
+    const email = fake.serviceAccount.client_email;
+    fake.scriptTokens({ fail: { status: 400, error: 'invalid_grant', description: `Invalid grant: account not found: ${email}` } });
     const provider = createVertexProvider({ credentials: fake.serviceAccount, location: VERTEX_LOCATION, baseURL: fake.url });
-    const { url, close } = await serveWith(provider);
+    const { lines, logger } = recordingLogger();
+    const { url, close } = await serveWith(provider, logger);
     try {
-      const chat = await new OpenAI({ baseURL: url + '/v1', apiKey: 'sk-test', maxRetries: 0 }).chat.completions
+      const chat = (await new OpenAI({ baseURL: url + '/v1', apiKey: 'sk-test', maxRetries: 0 }).chat.completions
         .create({ model: 'claude-vx', messages: [{ role: 'user', content: 'Hi' }] })
-        .catch((caught: unknown) => caught);
+        .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
       expect(chat).toBeInstanceOf(OpenAI.APIError);
-      expect((chat as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
-      expect((chat as Error).message).toContain(
-        'Vertex AI access token unavailable: the token endpoint answered 400 (invalid_grant: Invalid grant: account not found)',
-      );
+      expect(chat.status).toBe(502);
+      expect(chat.error).toEqual({
+        message: 'The gateway could not authenticate to Vertex AI.',
+        type: 'upstream_error',
+        param: null,
+        code: 'upstream_token_failed',
+      });
 
       const messages = await new Anthropic({ baseURL: url, apiKey: 'sk-test', maxRetries: 0 }).messages
         .stream({ model: 'claude-vx', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] })
@@ -384,10 +391,85 @@ describe('the access token', () => {
         .catch((caught: unknown) => caught);
       expect(messages).toBeInstanceOf(Anthropic.APIError);
       expect((messages as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
-      expect((messages as Error).message).toContain('invalid_grant');
+      expect(JSON.stringify((messages as InstanceType<typeof Anthropic.APIError>).error)).not.toMatch(/invalid_grant|iam\.gserviceaccount/);
       expect(fake.accepted()).toHaveLength(0);
+
+      // The operator's log has the reason, under the request id the client got.
+      expect(lines.find((line) => line.fields?.requestId === chat.headers?.get('x-request-id'))).toMatchObject({
+        message: 'request failed',
+        fields: {
+          status: 502,
+          detail: `Vertex AI access token unavailable: the token endpoint answered 400 (invalid_grant: Invalid grant: account not found: ${email}).`,
+        },
+      });
     } finally {
       await close();
+    }
+  });
+
+  it('a host getAccessToken that fails: its error text (account, key path) reaches the log only', async () => {
+    const reason = 'Could not refresh access token: invalid_grant for deploy-bot@acme-prod-4711.iam.gserviceaccount.com (key /etc/secrets/gcp/deploy-bot.json)';
+    const provider = createVertexProvider({
+      getAccessToken: () => Promise.reject(new Error(reason)),
+      project: VERTEX_PROJECT,
+      location: VERTEX_LOCATION,
+      baseURL: fake.url,
+    });
+    const { lines, logger } = recordingLogger();
+    const { url, close } = await serveWith(provider, logger);
+    try {
+      const response = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'claude-vx', messages: [{ role: 'user', content: 'Hi' }] }),
+      });
+      const text = await response.text();
+      expect(response.status).toBe(502);
+      expect(JSON.parse(text).error.message).toBe('The gateway could not authenticate to Vertex AI.');
+      expect(text).not.toMatch(/deploy-bot|\/etc\/secrets|invalid_grant/);
+      expect(lines.find((line) => line.fields?.requestId === response.headers.get('x-request-id'))?.fields?.detail).toBe(
+        `Vertex AI access token unavailable: getAccessToken failed: ${reason}.`,
+      );
+    } finally {
+      await close();
+    }
+  });
+
+  it('a token failure another deployment recovers from: the client gets its answer, the log the reason', async () => {
+    const broken = createVertexProvider({
+      getAccessToken: () => Promise.reject(new Error('metadata server down')),
+      project: VERTEX_PROJECT,
+      location: VERTEX_LOCATION,
+      baseURL: fake.url,
+    });
+    const good = createVertexProvider({ credentials: fake.serviceAccount, location: VERTEX_LOCATION, baseURL: fake.url });
+    const { lines, logger } = recordingLogger();
+    const own = createGateway({
+      keys: [{ key: 'sk-test' }],
+      providers: { broken, good },
+      models: [
+        {
+          id: 'claude-vx',
+          deployments: [
+            { provider: 'broken', upstreamModel: CLAUDE, weight: 1e9, id: 'broken-first' },
+            { provider: 'good', upstreamModel: CLAUDE, weight: 1, id: 'good-second' },
+          ],
+        },
+      ],
+      logger,
+    });
+    const ownServed = await serve(own);
+    try {
+      const client = new OpenAI({ baseURL: ownServed.url + '/v1', apiKey: 'sk-test', maxRetries: 0 });
+      const { data, response } = await client.chat.completions.create({ model: 'claude-vx', messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+      expect(data.choices[0]!.message.content).toBeTruthy();
+      expect(lines.find((line) => line.fields?.requestId === response.headers.get('x-request-id'))).toMatchObject({
+        message: 'upstream attempt failed',
+        fields: { deployment: 'broken-first', detail: 'Vertex AI access token unavailable: getAccessToken failed: metadata server down.' },
+      });
+    } finally {
+      await ownServed.close();
+      await Promise.all([broken.close?.(), good.close?.()]);
     }
   });
 
@@ -447,12 +529,12 @@ describe('the fake refuses what Vertex refuses', () => {
 });
 
 /** A gateway of its own around one Vertex provider (a cold token cache). */
-async function serveWith(provider: ReturnType<typeof createVertexProvider>) {
+async function serveWith(provider: ReturnType<typeof createVertexProvider>, logger: Logger | false = false) {
   const own = createGateway({
     keys: [{ key: 'sk-test' }],
     providers: { vtx: provider },
     models: [{ id: 'claude-vx', provider: 'vtx', upstreamModel: CLAUDE }],
-    logger: false,
+    logger,
   });
   const ownServed = await serve(own);
   return {

@@ -136,13 +136,18 @@ export function callbackAccessTokens(getAccessToken: () => string | Promise<stri
   };
 }
 
-/** 502: the gateway could not authenticate to `service`; the message says why, for the operator. */
+/**
+ * 502: the gateway could not authenticate to `service`. The client learns only that: the reason
+ * can name the operator's identity (a service-account e-mail, a key path, an app id), so it goes
+ * to the operator's log with the request id (`GatewayError.detail`).
+ */
 export function accessTokenFailure(service: string, reason: string, cause?: unknown): GatewayError {
   return new GatewayError({
     status: 502,
     type: 'upstream_error',
     code: 'upstream_token_failed',
-    message: `${service} access token unavailable: ${reason}.`,
+    message: `The gateway could not authenticate to ${service}.`,
+    detail: `${service} access token unavailable: ${reason}.`,
     cause,
   });
 }

@@ -86,7 +86,7 @@ async function postForm(client: UpstreamClient, form: string): Promise<IssuedTok
   return { token: json.access_token, expiresInS };
 }
 
-/** 502: the gateway could not authenticate to Vertex AI; the message says why, for the operator. */
+/** 502: the gateway could not authenticate to Vertex AI; why is for the operator's log (`accessTokenFailure`). */
 function tokenFailure(reason: string, cause?: unknown): GatewayError {
   return accessTokenFailure('Vertex AI', reason, cause);
 }
