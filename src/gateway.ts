@@ -8,6 +8,8 @@ import { errorResponse } from './http/error-response.js';
 import { openaiStyle } from './protocols/openai/style.js';
 import { Router, type RouteMatch } from './http/router.js';
 import { newId } from './ids.js';
+import type { RouteContext } from './http/route.js';
+import { HeldAdmission } from './policy/route-admission.js';
 import { resolveOptions, type GatewayOptions } from './options.js';
 import { createRuntime, type GatewayRuntime } from './runtime.js';
 import { routes } from './api/routes.js';
@@ -120,16 +122,11 @@ export class GatewayCore {
     const key = await authenticate(request, style, this.options.keyStore, serverContext);
     // Fails closed: a plugin that throws here (a suspended tenant's 403) refuses the request.
     for (const plugin of this.options.plugins) await plugin.onAuthenticated?.({ request, requestId, key, serverContext });
-    return route.handler({
-      request,
-      url,
-      params,
-      requestId,
-      key,
-      options: this.options,
-      serverContext,
-      signal: request.signal,
-    });
+    const context: RouteContext = { request, url, params, requestId, key, options: this.options, serverContext, signal: request.signal };
+    if (!route.admits) return route.handler(context);
+    // The key's limits before anything of the body is read: a key over them costs no upload.
+    const admission = await HeldAdmission.take(context, route.admits);
+    return admission.run(() => route.handler({ ...context, admission }));
   }
 
   private failure(error: unknown, style: ClientStyle, requestId: string, request: Request): Response {

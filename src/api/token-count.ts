@@ -29,8 +29,9 @@ export interface TokenCountEndpoint extends TextRoute {
  * upstream's sake (5xx, unreachable) falls back to the local count: an estimate keeps clients
  * that compact by it working; its 4xx is the client's to see.
  *
- * Counting is not a generation: the key's scope applies, but not its rate limits or quota,
- * and no usage event is sent.
+ * Counting is not a generation: the key's scope, requests per minute and concurrency apply (the
+ * route admits `requests`, before the body), but not its quota, tokens per minute or budgets, as
+ * a count costs neither tokens nor dollars; no usage event is sent.
  */
 export async function handleTokenCount(context: RouteContext, endpoint: TokenCountEndpoint): Promise<Response> {
   const { request, options } = context;

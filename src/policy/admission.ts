@@ -1,22 +1,42 @@
 import { GatewayError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import { withoutUndefined } from '../optional.js';
-import type { ModelEntry } from '../routing/model.js';
-import type { BudgetAccount } from './budget.js';
+import { silentLogger } from '../logger.js';
+import type { ModelEntry, ModelKind } from '../routing/model.js';
+import { type BudgetAccount, isExhausted } from './budget.js';
 import { budgetExhausted, budgetHeaders } from './budget-admission.js';
-import type { AdmitResult, BudgetCheck, CounterState, KeyLimits, LimitReason } from './limit-engine.js';
+import type { Admission, AdmitResult, BudgetCheck, CounterState, KeyLimits, LimitReason } from './limit-engine.js';
+import { budgetRetryAfterMs } from './memory-limit-engine.js';
 import { retryAfterSeconds } from './retry-after.js';
 
-/** A request let through the key's limits: the headers to send and the slot to give back. */
-export interface Admission {
-  limits: KeyLimits;
-  /** `x-ratelimit-*` and `x-infergate-budget-*` headers, on the answer whatever it is. */
-  headers: Record<string, string>;
-  slot?: string | undefined;
-  /** Whether the engine counted the request (false when there are no limits, or it failed open). */
-  counted: boolean;
-  /** The budgets the request's dollars are added to when it ends. */
-  budgets?: readonly BudgetAccount[] | undefined;
+/**
+ * Whom a spent budget refuses: requests to `model` when it costs money; before the body names
+ * the model, requests for a `kind` when every model of that kind the key may use would be
+ * refused (when one would be served anyway, the budget waits for the model: `checkBudgetFor`).
+ */
+export type BudgetTarget = { model: ModelEntry } | { kind: ModelKind };
+
+/**
+ * The key's admission for a request to `model`. Taken before the body was read when the route
+ * admits early (the gateway holds it in `context.admission`): then only a spent budget is judged
+ * here, now that the model is known. Otherwise taken now.
+ */
+export async function admitRequest(context: RouteContext, model?: ModelEntry): Promise<Admission> {
+  const held = context.admission;
+  if (!held?.waiting) return admitKey(context, model ? { model } : undefined);
+  if (model) checkBudgetFor(context, held.admission, model);
+  return held.claim();
+}
+
+/**
+ * A spent budget refuses `model` (when it costs money) for a request admitted before its body:
+ * the 429 the engine would have answered had it known the model.
+ */
+export function checkBudgetFor(context: RouteContext, admission: Admission, model: ModelEntry): void {
+  const { options } = context;
+  const spent = admission.unjudgedBudgets?.find(isExhausted);
+  if (!spent || !options.policies.budgets.enforces(model, options, options.logger)) return;
+  throw budgetExhausted(admission.unjudgedBudgets!, budgetRetryAfterMs(spent, Date.now()), options.policies.quotaRetryAfterSeconds, admission.headers);
 }
 
 /**
@@ -24,9 +44,9 @@ export interface Admission {
  * route's shape with `retry-after` (seconds until the request could pass) and `x-ratelimit-*`;
  * an exhausted balance, quota or dollar budget also says `insufficient_quota` and
  * `x-should-retry: false`, so SDKs stop retrying what only a top-up (or the budget's reset) fixes.
- * A spent budget refuses only models that cost money (`model`; without one, any).
+ * A spent budget refuses only models that cost money (see `BudgetTarget`; without one, any).
  */
-export async function admitRequest(context: RouteContext, model?: ModelEntry): Promise<Admission> {
+export async function admitKey(context: RouteContext, target?: BudgetTarget): Promise<Admission> {
   const { key, options } = context;
   const { policies } = options;
   if (typeof key.balance === 'number' && key.balance <= 0) throw quotaExhausted(policies.quotaRetryAfterSeconds, {});
@@ -39,8 +59,7 @@ export async function admitRequest(context: RouteContext, model?: ModelEntry): P
     return unavailable(context, limits, 'budget cannot be enforced', error);
   }
   if (!hasLimits(limits) && budgets.length === 0) return { limits, headers: {}, counted: false };
-  const check: BudgetCheck | undefined =
-    budgets.length === 0 ? undefined : { accounts: budgets, enforce: !model || policies.budgets.enforces(model, options, options.logger) };
+  const check: BudgetCheck | undefined = budgets.length === 0 ? undefined : { accounts: budgets, enforce: budgetRefuses(context, target) };
 
   let result: AdmitResult;
   try {
@@ -49,15 +68,59 @@ export async function admitRequest(context: RouteContext, model?: ModelEntry): P
     return unavailable(context, limits, 'limit engine unavailable', error);
   }
   const headers = { ...rateLimitHeaders(result.requests, result.tokens), ...budgetHeaders(result.budgets) };
-  if (result.allowed) return { limits, headers, slot: result.slot, counted: true, ...(budgets.length > 0 ? { budgets } : {}) };
+  if (result.allowed) {
+    const unjudged = check && !check.enforce && target && 'kind' in target ? { unjudgedBudgets: result.budgets } : {};
+    return { limits, headers, slot: result.slot, counted: true, ...(budgets.length > 0 ? { budgets } : {}), ...unjudged };
+  }
   if (result.reason === 'quota') throw quotaExhausted(policies.quotaRetryAfterSeconds, headers);
   if (result.reason === 'budget') throw budgetExhausted(result.budgets ?? [], result.retryAfterMs, policies.quotaRetryAfterSeconds, headers);
-  throw new GatewayError({
+  throw limitReached(result.reason, result.retryAfterMs, headers);
+}
+
+function limitReached(reason: LimitReason, retryAfterMs: number, headers: Record<string, string>): GatewayError {
+  return new GatewayError({
     status: 429,
-    message: LIMIT_MESSAGES[result.reason],
+    message: LIMIT_MESSAGES[reason as keyof typeof LIMIT_MESSAGES] ?? LIMIT_MESSAGES.requests,
     code: 'rate_limit_exceeded',
-    headers: { ...headers, 'retry-after': retryAfterSeconds(result.retryAfterMs) },
+    headers: { ...headers, 'retry-after': retryAfterSeconds(retryAfterMs) },
   });
+}
+
+/**
+ * Requests per minute and concurrency only, for requests that cost no tokens and no dollars
+ * (token counts, usage reports, video downloads, stored responses): a spent balance, quota or
+ * budget does not refuse them, and they count no tokens.
+ */
+export async function admitRequestsOnly(context: RouteContext): Promise<Admission> {
+  const { key, options } = context;
+  const { requestsPerMinute, concurrentRequests } = key.limits ? { ...options.policies.limits, ...withoutUndefined(key.limits) } : options.policies.limits;
+  const limits: KeyLimits = withoutUndefined({ requestsPerMinute, concurrentRequests });
+  if (!hasLimits(limits)) return { limits, headers: {}, counted: false };
+  let result: AdmitResult;
+  try {
+    result = await options.policies.limitEngine.admit(key.id, limits, Date.now());
+  } catch (error) {
+    return unavailable(context, limits, 'limit engine unavailable', error);
+  }
+  const headers = rateLimitHeaders(result.requests, undefined);
+  if (result.allowed) return { limits, headers, slot: result.slot, counted: true };
+  throw limitReached(result.reason, result.retryAfterMs, headers);
+}
+
+/**
+ * Whether a spent budget refuses the request: a model's when it costs money; a kind's when no
+ * model of the kind the key may use would be served anyway (each asked quietly: none of them is
+ * the request's model yet); without a target, always.
+ */
+function budgetRefuses(context: RouteContext, target: BudgetTarget | undefined): boolean {
+  const { options, key } = context;
+  if (!target) return true;
+  if ('model' in target) return options.policies.budgets.enforces(target.model, options, options.logger);
+  for (const entry of options.catalog.entries()) {
+    if ((entry.kind ?? 'text') !== target.kind || !options.catalog.allows(key, entry)) continue;
+    if (!options.policies.budgets.enforces(entry, options, silentLogger)) return false;
+  }
+  return true;
 }
 
 /** The engine (or a key's budget) failed: logged, then let through or refused as `policies.failOpen` says. */

@@ -7,6 +7,23 @@ import type { BudgetAccount, BudgetState } from './budget.js';
  * combined limit. Both also keep dollar budgets (`budget.ts`).
  */
 
+/** A request let through the key's limits: the headers to send and the slot to give back. */
+export interface Admission {
+  limits: KeyLimits;
+  /** `x-ratelimit-*` and `x-infergate-budget-*` headers, on the answer whatever it is. */
+  headers: Record<string, string>;
+  slot?: string | undefined;
+  /** Whether the engine counted the request (false when there are no limits, or it failed open). */
+  counted: boolean;
+  /** The budgets the request's dollars are added to when it ends. */
+  budgets?: readonly BudgetAccount[] | undefined;
+  /**
+   * Where the budgets stood, when a spent one could not refuse yet: admitted before the body
+   * named its model, which `checkBudgetFor` then judges.
+   */
+  unjudgedBudgets?: readonly BudgetState[] | undefined;
+}
+
 /** Limits of one key: on its `KeyRecord.limits`, or the defaults in `options.policies.limits`. */
 export interface KeyLimits {
   /** Requests admitted per window (a minute by default). */

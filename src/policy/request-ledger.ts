@@ -3,7 +3,7 @@ import type { RouteContext } from '../http/route.js';
 import type { IRUsage } from '../protocols/ir.js';
 import type { ModelEntry, ModelKind } from '../routing/model.js';
 import type { Deployment } from '../routing/deployments.js';
-import type { Admission } from './admission.js';
+import type { Admission } from './limit-engine.js';
 import type { AttemptEvent, EventError, UsageEvent } from './events.js';
 import type { AttemptOutcome } from './fallback.js';
 
