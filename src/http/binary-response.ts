@@ -1,16 +1,26 @@
+import { YIELD_EVERY_BYTES, yieldToLoop } from './yield-to-loop.js';
+
 /**
  * A streamed binary body (audio, video) from an async iterable, pull-based: a chunk is read from
  * the source only when the transport asks for one, so a slow client slows the upstream instead
  * of filling memory, and cancelling (a client that left) returns the iterator, which releases
  * the upstream call. A source that fails midway errors the stream and cuts the connection: the
  * client sees a cut transfer, never a short file that looks complete, nor one that never ends.
+ * Every `YIELD_EVERY_BYTES` the loop turns before the next chunk: while a fast client reads a
+ * source that is always ready (local speech, a cached video), each pull resolves as a microtask,
+ * and no other request was served until the client stopped reading.
  */
 export function streamBody(source: AsyncIterable<Uint8Array>, serverContext: unknown): ReadableStream<Uint8Array> {
   const iterator = source[Symbol.asyncIterator]();
+  let sinceYield = 0;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
+          if (sinceYield >= YIELD_EVERY_BYTES) {
+            sinceYield = 0;
+            await yieldToLoop();
+          }
           // Skip empty chunks (an encoder may produce none for a short input).
           for (;;) {
             const { value, done } = await iterator.next();
@@ -19,6 +29,7 @@ export function streamBody(source: AsyncIterable<Uint8Array>, serverContext: unk
               return;
             }
             if (value.byteLength > 0) {
+              sinceYield += value.byteLength;
               controller.enqueue(value);
               return;
             }

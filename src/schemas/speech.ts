@@ -17,11 +17,15 @@ export const VOICE_FORMAT = 'a voice id of the form <language>_<gender>_<name>_<
 
 export const SPEECH_FORMATS = ['mp3', 'wav', 'opus'] as const;
 
+/** Longest `input`, in characters, for every provider: OpenAI's own limit (about five minutes of speech). */
+export const MAX_SPEECH_INPUT_CHARS = 4096;
+const INPUT_EXPECTED = `a non-empty string of at most ${MAX_SPEECH_INPUT_CHARS} characters (the text to synthesize)`;
+
 /** `POST /v1/audio/speech` (spec 2.10). */
 export const speechRequestSchema = looseObj(
   {
     model: model(),
-    input: nonEmptyStr('a non-empty string (the text to synthesize)'),
+    input: v.pipe(nonEmptyStr(INPUT_EXPECTED), v.maxLength(MAX_SPEECH_INPUT_CHARS, INPUT_EXPECTED)),
     voice: v.pipe(v.string(VOICE_FORMAT), v.regex(VOICE_PATTERN, VOICE_FORMAT)),
     instructions: v.optional(str()),
     response_format: v.optional(oneOf(SPEECH_FORMATS)),

@@ -223,3 +223,53 @@ describe('speech: Volcengine (ark provider)', () => {
     }
   });
 });
+
+/** Calls of `setImmediate` callbacks while `work` runs: how many times the event loop turned. */
+async function loopTurnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    turns++;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  try {
+    await work();
+  } finally {
+    running = false;
+  }
+  return turns;
+}
+
+describe('speech: bounded work (security review 5)', () => {
+  it('an input over 4,096 characters is a 400 naming input, for every provider, and never reaches the upstream', async () => {
+    const before = requestsTo(rig.openaiFake, 'POST', '/v1/audio/speech').length;
+    for (const model of ['local-speech', 'oai-speech', 'doubao-tts']) {
+      const error = await speak({ model, input: 'a'.repeat(4097) }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ status: 400, param: 'input' });
+      expect((error as Error).message).toContain('at most 4096 characters');
+    }
+    expect(requestsTo(rig.openaiFake, 'POST', '/v1/audio/speech')).toHaveLength(before);
+    const { bytes } = await speak({ input: `${'abcdefghijkl '.repeat(315)}a`.padEnd(4096, 'b'), response_format: 'wav', speed: 2 });
+    expect(parseWav(bytes).declaredDataBytes).toBe(bytes.length - 44);
+  });
+
+  it('a WAV the header could not describe (over 4 GiB) is a 400 naming input, before any audio', async () => {
+    const { localSpeech } = await import('../../src/providers/local/local-speech.js');
+    // Past the schema's cap (a provider called directly): 1 MiB of words is a day of audio.
+    const request = { model: 'local-speech', voice: 'en_female_anna_v1', input: 'a '.repeat(524_288), response_format: 'wav' as const };
+    expect(() => localSpeech(request, new AbortController().signal)).toThrow(expect.objectContaining({ status: 400, param: 'input' }));
+  });
+
+  it('the local model renders word by word and lets the loop turn between words', async () => {
+    const { localSpeech } = await import('../../src/providers/local/local-speech.js');
+    const words = 40;
+    const request = { model: 'local-speech', voice: 'en_female_anna_v1', input: 'word '.repeat(words), response_format: 'wav' as const };
+    let chunks = 0;
+    const turns = await loopTurnsDuring(async () => {
+      for await (const _ of localSpeech(request, new AbortController().signal)) chunks++;
+    });
+    expect(chunks).toBe(words + 1);
+    expect(turns).toBeGreaterThanOrEqual(words - 1);
+  });
+});
