@@ -1,6 +1,6 @@
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isGatewayError, type GatewayError } from '../../src/errors.js';
 import { converseUpstream, validationParam } from '../../src/protocols/converse/index.js';
 import { bareModelId, bedrockFamily } from '../../src/protocols/converse/model-family.js';
@@ -444,6 +444,38 @@ describe('event-stream reader', () => {
         { event: 'contentBlockDelta', data: '{"contentBlockIndex":0,"delta":{"text":"é😀"}}' },
       ]);
     }
+  });
+
+  it('a large message in many small reads is copied about once, not once per read', () => {
+    const big = message({ ':message-type': 'event', ':event-type': 'contentBlockDelta' }, { contentBlockIndex: 0, delta: { text: 'x'.repeat(1 << 20) } });
+    const small = message({ ':message-type': 'event', ':event-type': 'messageStop' }, { stopReason: 'end_turn' });
+    const bytes = Buffer.concat([big, small]);
+    // Every byte copy the reader can make: joining buffers, filling a typed array.
+    let copied = 0;
+    const typedArray = Object.getPrototypeOf(Uint8Array.prototype) as Uint8Array;
+    const fill = typedArray.set;
+    const join = Buffer.concat;
+    const spies = [
+      vi.spyOn(Buffer, 'concat').mockImplementation((list, total) => {
+        const joined = join(list, total);
+        copied += joined.length;
+        return joined;
+      }),
+      vi.spyOn(typedArray, 'set').mockImplementation(function (this: Uint8Array, source: ArrayLike<number>, offset?: number) {
+        copied += source.length;
+        fill.call(this, source, offset);
+      }),
+    ];
+    const seen: SseMessage[] = [];
+    try {
+      const reader = new EventStreamReader();
+      for (let at = 0; at < bytes.length; at += 1024) reader.feed(bytes.subarray(at, at + 1024), (event) => seen.push(event));
+      reader.end();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(seen.map((event) => event.event)).toEqual(['contentBlockDelta', 'messageStop']);
+    expect(copied).toBeLessThanOrEqual(2 * bytes.length);
   });
 
   it('a corrupt message (CRC) is a 502; half a message at the end is a cut; an exception message throws its error', () => {

@@ -8,10 +8,10 @@ import { parseObject } from '../../json.js';
 import type { SseMessage } from '../../protocols/sse-parse.js';
 import { decodedBatches, type StreamFraming } from '../http/decoded-batches.js';
 import type { UpstreamResult } from '../http/upstream-client.js';
+import { ByteQueue } from './byte-queue.js';
 
 /** Largest event-stream message accepted (AWS's limit is 16 MiB); a bigger length is a corrupt stream. */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-const EMPTY = new Uint8Array(0);
 
 /**
  * Reads the binary `application/vnd.amazon.eventstream` framing synchronously, one upstream read
@@ -19,32 +19,29 @@ const EMPTY = new Uint8Array(0);
  * AWS SDK's chunked stream) is decoded by `@smithy/eventstream-codec`, which checks both CRCs
  * and parses the headers, and handed on as the event a stream decoder reads (`eventOf`, then
  * `translate`: Claude's `chunk` events into Anthropic events). Bytes of a message split across
- * reads wait for the next read.
+ * reads wait for the next read, as pieces (`ByteQueue`): a message is copied once, whatever the
+ * number of reads it came in.
  */
 export class EventStreamReader implements StreamFraming {
   private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
-  private pending: Uint8Array = EMPTY;
+  private readonly pending = new ByteQueue();
 
   constructor(private readonly translate: (event: SseMessage) => SseMessage = (event) => event) {}
 
   feed(chunk: Uint8Array, onMessage: (event: SseMessage) => void): void {
-    const bytes = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    let at = 0;
-    while (bytes.length - at >= 4) {
-      const total = new DataView(bytes.buffer, bytes.byteOffset + at, 4).getUint32(0, false);
+    this.pending.push(chunk);
+    while (this.pending.length >= 4) {
+      const total = this.pending.peekUint32();
       if (total < 16 || total > MAX_MESSAGE_BYTES) throw upstreamInvalidResponse('The upstream sent a malformed event-stream message.');
-      if (bytes.length - at < total) break;
+      if (this.pending.length < total) break;
       let message: Message;
       try {
-        message = this.codec.decode(bytes.subarray(at, at + total));
+        message = this.codec.decode(this.pending.take(total));
       } catch (error) {
         throw upstreamInvalidResponse('The upstream sent a corrupt event-stream message.', error);
       }
-      at += total;
       onMessage(this.translate(eventOf(message)));
     }
-    // A copy of the rest only: the read it came from is not kept alive.
-    this.pending = at === bytes.length ? EMPTY : bytes.slice(at);
   }
 
   /** The bytes ended: half a message left is a cut stream. */
