@@ -99,8 +99,9 @@ export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result:
       const retryAfterMs = error.status === 429 || error.status === 503 ? retryAfterMsOf(error.headers) : undefined;
       if (error.status !== 429) allRateLimited = false;
       if (retryAfterMs !== undefined) readyAt.set(deployment.id, Date.now() + retryAfterMs);
-      // The upstream failed whether or not this request may be replayed: its health hears of it.
-      if (isRetryable(error)) run.health.failed(deployment, retryAfterMs);
+      // The upstream failed whether or not this request may be replayed: its health hears of it,
+      // unless the request may be what failed it.
+      if (isRetryable(error) && !mayBeTheRequests(error)) run.health.failed(deployment, retryAfterMs);
       const retryable = isRetryable(error) && (run.replaySafe || neverProcessed(error));
 
       let delayMs: number | undefined;
@@ -121,6 +122,16 @@ export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result:
 /** Failures another attempt may fix: the upstream was busy, down, slow or failed itself. */
 export function isRetryable(error: GatewayError): boolean {
   return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
+}
+
+/**
+ * Failures the gateway finds in an answer's content (not the JSON or stream that was asked for,
+ * larger than it accepts) follow from what the request asked as much as from the upstream: one
+ * tenant could provoke them at will and cool a deployment down for every tenant. They are retried
+ * but not held against the deployment; its refusals, timeouts, 5xx and 429 are.
+ */
+function mayBeTheRequests(error: GatewayError): boolean {
+  return error.code === 'upstream_invalid_response' || error.code === 'upstream_too_large';
 }
 
 /** Failures that prove the upstream never started on the request, so a retry replays nothing. */

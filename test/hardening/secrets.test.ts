@@ -322,7 +322,7 @@ describe('nothing secret reaches clients, logs or events', () => {
     // do reach clients, with what they quoted blanked out.
     expect(raw.requests.some((request) => request.headers.authorization === `Bearer ${SECRET.openaiKey}`)).toBe(true);
     expect(raw.requests.some((request) => request.headers['x-api-key'] === SECRET.anthropicKey)).toBe(true);
-    expect(seen.some((output) => output.includes('upstream says 429 to [redacted] (organization [redacted]) at http://[redacted]/v1'))).toBe(true);
+    expect(seen.some((output) => output.includes('upstream says 429 to [redacted] (organization [redacted]) at [host]'))).toBe(true);
     expect(seen.length).toBeGreaterThan(100);
     expect(events.length).toBeGreaterThan(50);
     expect(log.entries.length).toBeGreaterThan(0);

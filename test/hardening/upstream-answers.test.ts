@@ -72,7 +72,7 @@ describe('upstream text is redacted', () => {
 
   it('credentials (whole or the token of a Bearer value) and the upstream address', () => {
     expect(client.redact('Incorrect API key provided: up-SECRET-token-123 for org-SECRET-99 at http://10.0.0.7:8000/v1')).toBe(
-      'Incorrect API key provided: [redacted] for [redacted] at http://[redacted]/v1',
+      'Incorrect API key provided: [redacted] for [redacted] at [host]',
     );
     expect(client.redact('got "Bearer up-SECRET-token-123"')).toBe('got "[redacted]"');
     // Short header values (versions, flags) are no secrets and words like them stay.
@@ -80,8 +80,11 @@ describe('upstream text is redacted', () => {
   });
 
   it('in every message made from an upstream error', async () => {
-    const error = await upstreamError(result(500, 'application/json', '{"error":{"message":"boom for up-SECRET-token-123"}}', client.redact));
+    const error = await upstreamError(result(400, 'application/json', '{"error":{"message":"boom for up-SECRET-token-123"}}', client.redact));
     expect(error.message).toBe('boom for [redacted]');
+    // A 5xx keeps the upstream's words for the operator only; they are redacted there too.
+    const failed = await upstreamError(result(500, 'application/json', '{"error":{"message":"boom for up-SECRET-token-123"}}', client.redact));
+    expect([failed.message, failed.detail]).toEqual(['The upstream answered with status 500.', 'boom for [redacted]']);
     expect(errorInAnswer({ error: { message: 'key up-SECRET-token-123' } }, client.redact)?.message).toBe('key [redacted]');
   });
 

@@ -383,11 +383,11 @@ describe('upstream failures in the route’s error shape', () => {
     if (client !== 'messages') expect(error.code).toBe('context_length_exceeded');
   });
 
-  it.each(cells)('%s client → %s upstream: 5xx statuses pass through', async (client, kind) => {
+  it.each(cells)('%s client → %s upstream: 5xx statuses pass through, the upstream’s words do not', async (client, kind) => {
     for (const status of [500, 503]) {
       h.upstreams[kind].fake.reply({ error: { status, message: `upstream says ${status}` } });
       const error = await errorOf(client, await rawRequest(h.url, client, h.upstreams[kind].model, { stream: status === 503 }));
-      expect(error).toMatchObject({ status, message: `upstream says ${status}` });
+      expect(error).toMatchObject({ status, message: `The upstream answered with status ${status}.` });
     }
   });
 });

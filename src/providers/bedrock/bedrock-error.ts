@@ -2,10 +2,7 @@ import type { GatewayError } from '../../errors.js';
 import { parseObject } from '../../json.js';
 import { bedrockException } from '../../protocols/converse/exception.js';
 import { readText, type UpstreamResult } from '../http/upstream-client.js';
-import { redactedError } from '../http/upstream-error.js';
-
-/** Headers that tell a client when to retry, kept from a Bedrock error. */
-const RETRY_HEADERS = /^(retry-after|retry-after-ms|x-ratelimit-.*)$/i;
+import { plainServerError, redactedError, retryHeadersOf } from '../http/upstream-error.js';
 
 /**
  * A Bedrock error answer (`{"message": …}`, the exception named by `x-amzn-ErrorType:
@@ -23,9 +20,7 @@ export async function bedrockError(result: UpstreamResult): Promise<GatewayError
   const typeHeader = result.headers['x-amzn-errortype'];
   const name =
     (Array.isArray(typeHeader) ? typeHeader[0] : typeHeader)?.split(':')[0] ?? (typeof body?.__type === 'string' ? body.__type.split('#').pop() : '') ?? '';
-  const headers: Record<string, string> = {};
-  for (const [header, value] of Object.entries(result.headers)) {
-    if (value !== undefined && RETRY_HEADERS.test(header)) headers[header.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return redactedError(bedrockException(name, message, result.status, headers), result.redact);
+  const error = redactedError(bedrockException(name, message, result.status, retryHeadersOf(result.headers)), result.redact);
+  // A 403 becomes the gateway's own 502 (credentials): only the upstream's 5xx are made plain.
+  return result.status >= 500 ? plainServerError(error) : error;
 }

@@ -1,5 +1,6 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { isAbortError, isGatewayError, upstreamTimeout, upstreamTooLarge, upstreamUnreachable } from '../../errors.js';
+import { blankHostNames } from './host-names.js';
 import { wireBody, type UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamTimeouts {
@@ -36,8 +37,9 @@ export interface UpstreamResult {
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData['body'];
   /**
-   * Blanks the provider's credentials and address out of upstream text (an error message)
-   * before a client, a log or an event sees it: some upstreams quote what they were sent.
+   * Blanks the provider's credentials and address, and any host name (`host-names.ts`), out of
+   * upstream text (an error message) before a client, a log or an event sees it: some upstreams
+   * quote what they were sent, or name their own machines.
    */
   redact?: (text: string) => string;
 }
@@ -113,7 +115,7 @@ export class UpstreamClient {
   readonly redact = (text: string): string => {
     let out = text;
     for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
-    return out;
+    return blankHostNames(out);
   };
 
   async close(): Promise<void> {

@@ -2,16 +2,34 @@ import { GatewayError, upstreamAuthFailed, upstreamInvalidResponse, upstreamRepo
 import { asObject, parseJson } from '../../json.js';
 import { readText, type UpstreamResult } from './upstream-client.js';
 
-/** Headers that tell a client when to retry; kept from an upstream error so SDKs back off right. */
-const RETRY_HEADERS = /^(retry-after|retry-after-ms|x-should-retry|x-ratelimit-.*|anthropic-ratelimit-.*)$/i;
+/**
+ * Headers that tell a client when to retry; kept from an upstream error so SDKs back off right
+ * (the OpenAI and Anthropic SDKs read these three). The upstream's `x-ratelimit-*` and
+ * `anthropic-ratelimit-*` describe the operator's account (its limits, what is left of them), not
+ * the tenant's, and stay behind; a key's own limits send their `x-ratelimit-*` (`admission.ts`).
+ */
+const RETRY_HEADERS = /^(retry-after|retry-after-ms|x-should-retry)$/i;
+
+/** The retry headers of an upstream answer, names in lower case. */
+export function retryHeadersOf(upstream: UpstreamResult['headers']): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(upstream)) {
+    if (value !== undefined && RETRY_HEADERS.test(name)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
 
 /**
  * Turns an upstream error response (OpenAI or Anthropic body) into a `GatewayError` with the
- * same status and the upstream message, keeping the retry headers.
- *
- * Exception: an upstream 401/403 is about the gateway's own upstream credentials, not the
- * client's key. Passing it on would tell the client its key is wrong (and OpenAI's message
- * quotes part of the upstream key), so it becomes a 502 with a neutral message.
+ * same status, keeping the retry headers. What the client reads of it:
+ * - a 4xx is about the request: the upstream's message, type, code and param, as SDKs and agents
+ *   read them (a context overflow's wording, `param`), with credentials and host names blanked;
+ * - a 5xx is about the upstream: its status, and its type and code when they are plain tokens
+ *   (`overloaded_error`), with a fixed message; its own words (stack traces, internal addresses)
+ *   go to the operator's log only (`plainServerError`);
+ * - an upstream 401/403 is about the gateway's own upstream credentials, not the client's key.
+ *   Passing it on would tell the client its key is wrong (and OpenAI's message quotes part of the
+ *   upstream key), so it becomes a 502 with a neutral message.
  */
 export async function upstreamError(result: UpstreamResult): Promise<GatewayError> {
   let text = '';
@@ -21,10 +39,7 @@ export async function upstreamError(result: UpstreamResult): Promise<GatewayErro
     // The error body itself failed; the status still tells the story.
   }
   const parsed = redacted(parseErrorBody(text), result.redact);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(result.headers)) {
-    if (value !== undefined && RETRY_HEADERS.test(name)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
+  const headers = retryHeadersOf(result.headers);
 
   // Google says when to retry in the body (`RetryInfo.retryDelay`), not in a header.
   const retryDelay = headers['retry-after'] === undefined ? googleRetryDelay(text) : undefined;
@@ -35,13 +50,35 @@ export async function upstreamError(result: UpstreamResult): Promise<GatewayErro
   }
   const status = result.status >= 400 && result.status <= 599 ? result.status : 502;
   const contextOverflow = status === 400 && isContextOverflow(parsed.code, parsed.message);
+  return plainServerError(
+    new GatewayError({
+      status,
+      message: parsed.message ?? `The upstream answered with status ${result.status}.`,
+      type: parsed.type,
+      param: parsed.param ?? null,
+      code: contextOverflow ? 'context_length_exceeded' : (parsed.code ?? null),
+      headers,
+    }),
+  );
+}
+
+/**
+ * An upstream's 5xx as a client sees it: the status, the type and code when they are plain
+ * tokens, a fixed message; the upstream's message is the error's `detail`, logged with the
+ * request id for the operator, never sent.
+ * Anything else is returned as it is.
+ */
+export function plainServerError(error: GatewayError): GatewayError {
+  if (error.status < 500) return error;
+  const token = (value: string | null) => (value !== null && /^[\w.-]{1,64}$/.test(value) ? value : undefined);
   return new GatewayError({
-    status,
-    message: parsed.message ?? `The upstream answered with status ${result.status}.`,
-    type: parsed.type,
-    param: parsed.param ?? null,
-    code: contextOverflow ? 'context_length_exceeded' : (parsed.code ?? null),
-    headers,
+    status: error.status,
+    message: `The upstream answered with status ${error.status}.`,
+    type: token(error.type),
+    code: token(error.code),
+    headers: error.headers,
+    detail: error.message,
+    cause: error.cause,
   });
 }
 
