@@ -2,7 +2,10 @@
 // Event-loop stall of the gateway while large payloads pass (issues 7 and 14): a 20 MB base64
 // image inline in a request on each cell — chat passthrough, chat → Anthropic, Anthropic (Messages)
 // client → chat, Responses client → chat, chat → Responses — and a 50 MB image edit upload, each
-// sent while another stream is relayed (a chunk every 10 ms). Prints, per case and round, the
+// sent while another stream is relayed (a chunk every 10 ms). The hostile-schema cases (issue 22)
+// send small tool schemas whose $refs expand exponentially (code-review findings 1 and 2) to a
+// Gemini upstream and to the local model: cut at their cycle (200), or refused once past the
+// schema work budget (400), either way within the stall target. Prints, per case and round, the
 // gateway's event-loop delay (max, p99; 1 ms histogram) and the worst gap between chunks of the
 // other stream, then the median and worst over the rounds.
 //
@@ -26,14 +29,15 @@ const value = (/** @type {string} */ name, /** @type {string} */ fallback) => {
 };
 const root = resolve(value('--root', fileURLToPath(new URL('..', import.meta.url))));
 const rounds = Number(value('--rounds', '5'));
-const wanted = value('--cases', 'pass,translated,messages-to-chat,responses-to-chat,chat-to-responses,edit').split(',');
+const SCHEMA_CASES = 'schema-gemini-cycle,schema-gemini-chain,schema-gemini-tools,schema-local-cycle,schema-local-chain';
+const wanted = value('--cases', `pass,translated,messages-to-chat,responses-to-chat,chat-to-responses,edit,${SCHEMA_CASES}`).split(',');
 const entry = argv.includes('--src')
   ? pathToFileURL(resolve(root, 'src/index.ts')).href
   : process.env.INFERGATE_DIST
     ? pathToFileURL(resolve(process.env.INFERGATE_DIST, 'index.js')).href
     : pathToFileURL(resolve(root, 'dist/index.js')).href;
 /** @type {typeof import('infergate')} */
-const { createAnthropicProvider, createGateway, createOpenAIProvider } = await import(entry);
+const { createAnthropicProvider, createGateway, createGeminiProvider, createLocalProvider, createOpenAIProvider } = await import(entry);
 
 const TICK_MS = 10;
 
@@ -43,7 +47,7 @@ const peer = fork(resolve(root, 'test/hardening/payload-peer.ts'), [], {
   cwd: root,
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
-/** @type {{ chatURL: string, anthropicURL: string, responsesURL: string, mediaBaseURL: string }} */
+/** @type {{ chatURL: string, anthropicURL: string, responsesURL: string, mediaBaseURL: string, geminiURL: string }} */
 const urls = await new Promise((done) => peer.once('message', (/** @type {any} */ message) => done(message)));
 let nextId = 1;
 /** @param {Record<string, unknown>} command @returns {Promise<any>} */
@@ -87,6 +91,8 @@ const gateway = createGateway({
     'oai-responses': createOpenAIProvider({ baseURL: `${urls.responsesURL}/v1`, apiKey: 'up-key', chat: false, responses: true }),
     'oai-media': createOpenAIProvider({ baseURL: urls.mediaBaseURL, apiKey: 'sk-upstream-openai' }),
     ticker: createOpenAIProvider({ baseURL: `${tickerURL}/v1`, apiKey: 'up-key', responses: false }),
+    gemini: createGeminiProvider({ baseURL: urls.geminiURL, apiKey: 'up-key' }),
+    local: createLocalProvider({ chunkDelayMs: 0 }),
   },
   models: [
     { id: 'gpt-chat', provider: 'oai-chat', upstreamModel: 'gpt-4.1' },
@@ -94,6 +100,8 @@ const gateway = createGateway({
     { id: 'gpt-responses', provider: 'oai-responses', upstreamModel: 'gpt-4.1' },
     { id: 'oai-image', provider: 'oai-media', kind: 'image', upstreamModel: 'gpt-image-1.5' },
     { id: 'ticker', provider: 'ticker', upstreamModel: 'ticker-1' },
+    { id: 'gemini', provider: 'gemini', upstreamModel: 'gemini-2.5-flash' },
+    { id: 'local-chat', provider: 'local' },
   ],
   limits: { uploadFileBytes: 64 * 1024 * 1024 },
   logger: false,
@@ -112,7 +120,26 @@ const cases = {
   'responses-to-chat': { label: '20 MB image, responses → chat (translated)', command: image('responses', 'gpt-chat', 'chat') },
   'chat-to-responses': { label: '20 MB image, chat → responses (translated)', command: image('chat', 'gpt-responses', 'responses') },
   edit: { label: '50 MB edit upload → openai (multipart)', command: { kind: 'edit-upload', url, model: 'oai-image', fileBytes: 50 * 2 ** 20 } },
+  'schema-gemini-cycle': { label: '369 B self-referencing schema, chat → gemini', command: schema('gemini', 'self-reference-3', 1, 200) },
+  'schema-gemini-chain': { label: 'chain of $defs (3^11), chat → gemini', command: schema('gemini', 'chain-12x3', 1, 400) },
+  'schema-gemini-tools': { label: '100 tools × chain of $defs (3^7), chat → gemini', command: schema('gemini', 'chain-8x3', 100, 400) },
+  'schema-local-cycle': { label: '535 B self-referencing schema, chat → local', command: schema('local-chat', 'self-reference-6', 1, 200) },
+  'schema-local-chain': { label: 'chain of $defs (20^5), chat → local', command: schema('local-chat', 'chain-5x20', 1, 400) },
 };
+
+/**
+ * A chat request whose tools carry a hostile schema (`test/hardening/payload-peer.ts`), and the status it must get.
+ * @param {string} model @param {string} name @param {number} tools @param {number} status
+ */
+function schema(model, name, tools, status) {
+  return { kind: 'schema', url, model, schema: name, tools, expectStatus: status };
+}
+
+/** Whether the peer's answer is the one the case expects. @param {Record<string, unknown>} command @param {any} result */
+function answeredAsExpected(command, result) {
+  if (command.kind === 'schema') return result.status === command.expectStatus;
+  return result.status === 200 && result.receivedHash === result.sentHash;
+}
 
 /** One big request during a ticker stream. @param {Record<string, unknown>} command */
 async function measure(command) {
@@ -135,7 +162,9 @@ async function measure(command) {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const result = await ask(command);
+  const cpu = process.cpuUsage(cpuBefore);
   histogram.disable();
   const ended = performance.now();
   const stream = /** @type {NonNullable<typeof ticking>} */ (ticking);
@@ -150,9 +179,11 @@ async function measure(command) {
     previous = at;
     if (at > ended) break;
   }
-  if (result.status !== 200 || result.receivedHash !== result.sentHash)
+  if (!answeredAsExpected(command, result))
     throw new Error(`${command.kind}: HTTP ${result.status}, upstream got the bytes intact: ${result.receivedHash === result.sentHash}; ${result.answer}`);
-  return { maxMs: histogram.max / 1e6, p99Ms: histogram.percentile(99) / 1e6, gapMs: gap, latencyMs: result.latencyMs };
+  // The CPU this process spent meanwhile bounds the longest stall the request can cause on an idle
+  // machine; on a busy one the delay also holds the time other processes took the core.
+  return { maxMs: histogram.max / 1e6, p99Ms: histogram.percentile(99) / 1e6, gapMs: gap, latencyMs: result.latencyMs, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 const fmt = (/** @type {number} */ n) => n.toFixed(1).padStart(6);
@@ -166,12 +197,12 @@ for (const [name, { label, command }] of Object.entries(cases)) {
     const run = await measure(command);
     runs.push(run);
     console.log(
-      `  ${label} #${round + 1}: event loop max ${fmt(run.maxMs)} ms, p99 ${fmt(run.p99Ms)} ms; other stream worst gap ${fmt(run.gapMs)} ms; latency ${run.latencyMs.toFixed(0)} ms`,
+      `  ${label} #${round + 1}: event loop max ${fmt(run.maxMs)} ms, p99 ${fmt(run.p99Ms)} ms; other stream worst gap ${fmt(run.gapMs)} ms; latency ${run.latencyMs.toFixed(0)} ms; gateway CPU ${fmt(run.cpuMs)} ms`,
     );
   }
-  const pick = (/** @type {'maxMs' | 'p99Ms' | 'gapMs'} */ key) => runs.map((run) => run[key]);
+  const pick = (/** @type {'maxMs' | 'p99Ms' | 'gapMs' | 'cpuMs'} */ key) => runs.map((run) => run[key]);
   console.log(
-    `${label}: event loop max median ${fmt(median(pick('maxMs')))} (worst ${fmt(Math.max(...pick('maxMs')))}) ms, p99 median ${fmt(median(pick('p99Ms')))} ms; stream gap median ${fmt(median(pick('gapMs')))} (worst ${fmt(Math.max(...pick('gapMs')))}) ms`,
+    `${label}: event loop max median ${fmt(median(pick('maxMs')))} (worst ${fmt(Math.max(...pick('maxMs')))}) ms, p99 median ${fmt(median(pick('p99Ms')))} ms; stream gap median ${fmt(median(pick('gapMs')))} (worst ${fmt(Math.max(...pick('gapMs')))}) ms; gateway CPU median ${fmt(median(pick('cpuMs')))} ms`,
   );
 }
 

@@ -1,20 +1,34 @@
 // The other side of the large-payload test, in a process of its own (run with `node --import tsx`):
-// the strict upstream fakes and the client that sends the big requests. Building a 20 MB body,
+// the strict upstream fakes and the client that sends the big requests (and the small hostile
+// schemas of bench/large-payloads.mjs, issue 22). Building a 20 MB body,
 // sending it and parsing it again upstream all block an event loop; here they block this one,
 // never the gateway's, so the delay measured in the test process is the gateway's own.
 import { createHash, randomFillSync } from 'node:crypto';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
+import { startFakeGemini } from '../fakes/fake-gemini.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import { startFakeOpenAIMedia, requestsTo } from '../fakes/fake-openai-media.js';
+import { definitionChain, selfReference } from '../helpers/hostile-schemas.js';
 
 export type PeerCommand =
   | { id: number; kind: 'image'; url: string; model: string; client: ImageClient; upstream: ImageUpstream; imageBytes: number }
   | { id: number; kind: 'edit-upload'; url: string; model: string; fileBytes: number }
+  | { id: number; kind: 'schema'; url: string; model: string; schema: HostileSchema; tools: number }
   | { id: number; kind: 'close' };
 
 /** The protocol the big image request is sent in, and the one its upstream fake speaks. */
 export type ImageClient = 'chat' | 'messages' | 'responses';
 export type ImageUpstream = 'chat' | 'anthropic' | 'responses';
+/** The schemas of code-review findings 1 and 2 (`self-reference-3` is 369 bytes, `-6` 535), and chains past the work budget. */
+export type HostileSchema = 'self-reference-3' | 'self-reference-6' | 'chain-12x3' | 'chain-5x20' | 'chain-8x3';
+
+const HOSTILE_SCHEMAS: Record<HostileSchema, () => Record<string, unknown>> = {
+  'self-reference-3': () => selfReference(3),
+  'self-reference-6': () => selfReference(6),
+  'chain-12x3': () => definitionChain(12, 3),
+  'chain-5x20': () => definitionChain(5, 20),
+  'chain-8x3': () => definitionChain(8, 3),
+};
 
 export interface PeerResult {
   id: number;
@@ -38,6 +52,7 @@ export interface PeerReady {
   /** An OpenAI upstream that serves `/v1/responses` only. */
   responsesURL: string;
   mediaBaseURL: string;
+  geminiURL: string;
 }
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
@@ -49,11 +64,12 @@ function fakePng(bytes: number): Buffer<ArrayBuffer> {
   return data;
 }
 
-const [chat, anthropic, responses, media] = await Promise.all([
+const [chat, anthropic, responses, media, gemini] = await Promise.all([
   startFakeOpenAI({ endpoints: ['chat'] }),
   startFakeAnthropic(),
   startFakeOpenAI({ endpoints: ['responses'] }),
   startFakeOpenAIMedia(),
+  startFakeGemini(),
 ]);
 const fakes = { chat, anthropic, responses } satisfies Record<ImageUpstream, unknown>;
 const resetFakes = () => {
@@ -152,16 +168,49 @@ async function editUpload(command: Extract<PeerCommand, { kind: 'edit-upload' }>
   return result;
 }
 
+/** A chat request whose `tools` carry a hostile schema (the same one `tools` times), forcing a call. */
+async function schemaRequest(command: Extract<PeerCommand, { kind: 'schema' }>): Promise<PeerResult> {
+  gemini.reset();
+  const parameters = HOSTILE_SCHEMAS[command.schema]();
+  const tools = Array.from({ length: command.tools }, (_, i) => ({ type: 'function', function: { name: `f${i}`, parameters } }));
+  const body = JSON.stringify({ model: command.model, messages: [{ role: 'user', content: 'Call f0.' }], tools, tool_choice: 'required' });
+  const started = performance.now();
+  const response = await fetch(`${command.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+    body,
+  });
+  const answer = await response.text();
+  const latencyMs = performance.now() - started;
+  return {
+    id: command.id,
+    status: response.status,
+    answer: answer.slice(0, 300),
+    sentBytes: Buffer.byteLength(body),
+    sentHash: '',
+    receivedHash: undefined,
+    upstreamModel: undefined,
+    latencyMs,
+  };
+}
+
 process.on('message', (command: PeerCommand) => {
   if (command.kind === 'close') {
-    void Promise.all([chat.close(), anthropic.close(), responses.close(), media.close()]).then(() => process.exit(0));
+    void Promise.all([chat.close(), anthropic.close(), responses.close(), media.close(), gemini.close()]).then(() => process.exit(0));
     return;
   }
-  const run = command.kind === 'image' ? imageRequest(command) : editUpload(command);
+  const run = command.kind === 'image' ? imageRequest(command) : command.kind === 'schema' ? schemaRequest(command) : editUpload(command);
   run.then(
     (result) => process.send!(result),
     (error: unknown) => process.send!({ id: command.id, error: String((error as Error)?.stack ?? error) }),
   );
 });
 
-process.send!({ ready: true, chatURL: chat.url, anthropicURL: anthropic.url, responsesURL: responses.url, mediaBaseURL: media.baseURL } satisfies PeerReady);
+process.send!({
+  ready: true,
+  chatURL: chat.url,
+  anthropicURL: anthropic.url,
+  responsesURL: responses.url,
+  mediaBaseURL: media.baseURL,
+  geminiURL: gemini.url,
+} satisfies PeerReady);

@@ -28,7 +28,7 @@ const COMMAND_NAME = /^(cmd|command|script)$/i;
  */
 export function valueFromSchema(schema: unknown, prompt: string, field: string, budget = new WorkBudget()): unknown {
   const root = isRecord(schema) ? schema : {};
-  return buildValue(root, { root, hints: hintsIn(prompt), budget, field, expanding: new Set(), depth: 0, name: 'value' });
+  return buildValue(root, { root, hints: hintsIn(prompt), budget, field, expanding: new Set() }, { depth: 0, name: 'value' });
 }
 
 /** The JSON text of a tool call's arguments: always an object, as every protocol requires. */
@@ -37,46 +37,50 @@ export function toolArguments(parameters: Record<string, unknown> | undefined, p
   return JSON.stringify(isRecord(value) ? value : {});
 }
 
-interface BuildContext {
+/** What one filling shares from its root down. */
+interface Filling {
   root: Schema;
   hints: PromptHints;
   budget: WorkBudget;
   field: string;
   /** The `$ref`s being expanded on the path from the root: meeting one again is a cycle. */
   expanding: Set<string>;
+}
+
+/** Where a value goes. */
+interface Slot {
   depth: number;
   /** The property the value is for, which hints at what a string should hold. */
   name: string;
   description?: string | undefined;
 }
 
-function buildValue(schema: Schema, context: BuildContext): unknown {
-  if (context.depth > MAX_DEPTH) return null;
-  context.budget.spend(context.field, shallowNodes(schema), context.name.length);
+function buildValue(schema: Schema, filling: Filling, slot: Slot): unknown {
+  if (slot.depth > MAX_DEPTH) return null;
+  filling.budget.spend(filling.field, shallowNodes(schema), slot.name.length);
   const ref = schema.$ref;
   if (typeof ref === 'string' && ref.startsWith('#/')) {
-    if (context.expanding.has(ref)) return null;
-    context.expanding.add(ref);
+    if (filling.expanding.has(ref)) return null;
+    filling.expanding.add(ref);
     // The same depth: a ref is a name for the schema, not a level of the value.
-    const value = buildValue(resolveRef(ref, context.root), context);
-    context.expanding.delete(ref);
+    const value = buildValue(resolveRef(ref, filling.root), filling, slot);
+    filling.expanding.delete(ref);
     return value;
   }
-  if ('const' in schema) return repeated(schema.const, context);
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return repeated(schema.enum[0], context);
+  if ('const' in schema) return repeated(schema.const, filling);
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return repeated(schema.enum[0], filling);
   const branches = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as unknown;
   if (Array.isArray(branches)) {
     const branch = branches.find((entry) => isRecord(entry) && entry.type !== 'null') ?? branches[0];
-    if (isRecord(branch)) return buildValue(branch, { ...context, depth: context.depth + 1 });
+    if (isRecord(branch)) return buildValue(branch, filling, { ...slot, depth: slot.depth + 1 });
   }
-  const description = typeof schema.description === 'string' ? schema.description : context.description;
   switch (schemaType(schema)) {
     case 'object':
-      return buildObject(schema, context);
+      return buildObject(schema, filling, slot.depth);
     case 'array': {
       if (schema.maxItems === 0) return [];
       const items = isRecord(schema.items) ? schema.items : {};
-      return [buildValue(items, { ...context, depth: context.depth + 1 })];
+      return [buildValue(items, filling, { ...slot, depth: slot.depth + 1 })];
     }
     case 'integer':
     case 'number':
@@ -85,18 +89,20 @@ function buildValue(schema: Schema, context: BuildContext): unknown {
       return typeof schema.default === 'boolean' ? schema.default : true;
     case 'null':
       return null;
-    default:
-      return repeated(stringFor({ ...context, ...(description === undefined ? {} : { description }) }, schema), context);
+    default: {
+      const description = typeof schema.description === 'string' ? schema.description : slot.description;
+      return repeated(stringFor(schema, filling, slot.name, description), filling);
+    }
   }
 }
 
 /** `value`, taken from the schema or the prompt, after spending its characters: a shared definition repeats it each time. */
-function repeated(value: unknown, context: BuildContext): unknown {
-  context.budget.spend(context.field, 0, jsonChars(value));
+function repeated(value: unknown, filling: Filling): unknown {
+  filling.budget.spend(filling.field, 0, jsonChars(value));
   return value;
 }
 
-function buildObject(schema: Schema, context: BuildContext): Record<string, unknown> {
+function buildObject(schema: Schema, filling: Filling, depth: number): Record<string, unknown> {
   const properties = isRecord(schema.properties) ? schema.properties : {};
   // Without a `required` list every property is optional; filling them all still validates and
   // shows more of the schema at work.
@@ -104,20 +110,20 @@ function buildObject(schema: Schema, context: BuildContext): Record<string, unkn
   const value: Record<string, unknown> = {};
   for (const name of names) {
     const property = properties[name];
-    value[name] = buildValue(isRecord(property) ? property : {}, { ...context, name, depth: context.depth + 1, description: undefined });
+    value[name] = buildValue(isRecord(property) ? property : {}, filling, { depth: depth + 1, name });
   }
   return value;
 }
 
-function stringFor(context: BuildContext, schema: Schema): string {
-  const hint = `${context.name} ${context.description ?? ''}`;
+function stringFor(schema: Schema, filling: Filling, name: string, description: string | undefined): string {
+  const hint = `${name} ${description ?? ''}`;
   // The hint is matched once per value: its length is work a shared definition repeats.
-  context.budget.spend(context.field, 0, hint.length);
-  const { hints } = context;
+  filling.budget.spend(filling.field, 0, hint.length);
+  const { hints } = filling;
   if (LOCATION_NAME.test(hint) && hints.place) return hints.place;
-  if (PATH_NAME.test(context.name) && hints.path) return hints.path;
-  if (COMMAND_NAME.test(context.name) && hints.command) return hints.command;
-  if (TEXT_NAME.test(context.name) && hints.text) return hints.text;
+  if (PATH_NAME.test(name) && hints.path) return hints.path;
+  if (COMMAND_NAME.test(name) && hints.command) return hints.command;
+  if (TEXT_NAME.test(name) && hints.text) return hints.text;
   if (typeof schema.default === 'string') return schema.default;
   switch (schema.format) {
     case 'date':
@@ -130,7 +136,7 @@ function stringFor(context: BuildContext, schema: Schema): string {
     case 'url':
       return 'https://example.com';
     default:
-      return `example_${context.name}`;
+      return `example_${name}`;
   }
 }
 
