@@ -278,6 +278,8 @@ const ConfigSchema = strictObject({
       /** Dollar budgets (docs/policies.md, "Budgets"): every key's default, and each group's. */
       budget: v.optional(BudgetSchema),
       groupBudgets: v.optional(GroupBudgetsSchema),
+      /** A model without a known price, to a key with a dollar budget: refused (default) or served at $0. */
+      unpricedModels: v.optional(v.picklist(['refuse', 'allow'], 'expected "refuse" or "allow"')),
       /** Where limit counters live: memory (default) or Redis, shared by every instance. */
       limitStore: memoryOrRedis({}),
     }),

@@ -48,6 +48,7 @@ export type { PolicyOptions } from './policy/policy-options.js';
 export type { RetryPolicy } from './policy/fallback.js';
 export type { KeyLimits, LimitEngine, LimitEngineOptions, AdmitResult, BudgetCheck, CounterState, Settlement } from './policy/limit-engine.js';
 export type { Budget, BudgetPeriod, BudgetAccount, BudgetState } from './policy/budget.js';
+export type { UnpricedModels } from './policy/budget-policy.js';
 export { MemoryLimitEngine } from './policy/memory-limit-engine.js';
 export type { DeploymentEntry } from './routing/model.js';
 export type { ModelConfig } from './routing/model.js';

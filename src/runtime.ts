@@ -89,7 +89,12 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
       ...(usageStore ? [usageRecorder(usageStore)] : []),
     ],
     logger,
-    pricing: new Pricing({ configuredPrice: (id) => catalog.get(id)?.price, providerType: (name) => providers[name]?.type, logger }),
+    pricing: new Pricing({
+      configuredPrice: (id) => catalog.get(id)?.price,
+      providerType: (name) => providers[name]?.type,
+      catalogIds: (name, upstreamModel) => providers[name]?.catalogIds?.(upstreamModel) ?? [upstreamModel],
+      logger,
+    }),
     usageStore,
   };
 }

@@ -24,7 +24,10 @@ export type BudgetTarget = { model: ModelEntry } | { kind: ModelKind };
 export async function admitRequest(context: RouteContext, model?: ModelEntry): Promise<Admission> {
   const held = context.admission;
   if (!held?.waiting) return admitKey(context, model ? { model } : undefined);
-  if (model) checkBudgetFor(context, held.admission, model);
+  if (model) {
+    if (held.admission.budgets?.length) context.options.policies.budgets.refuseUnpriced(model, context.options, context.options.logger);
+    checkBudgetFor(context, held.admission, model);
+  }
   return held.claim();
 }
 
@@ -58,6 +61,7 @@ export async function admitKey(context: RouteContext, target?: BudgetTarget): Pr
   } catch (error) {
     return unavailable(context, limits, 'budget cannot be enforced', error);
   }
+  if (budgets.length > 0 && target && 'model' in target) policies.budgets.refuseUnpriced(target.model, options, options.logger);
   if (!hasLimits(limits) && budgets.length === 0) return { limits, headers: {}, counted: false };
   const check: BudgetCheck | undefined = budgets.length === 0 ? undefined : { accounts: budgets, enforce: budgetRefuses(context, target) };
 

@@ -16,8 +16,13 @@ export interface ChargeSources {
  * model is never blocked as priced and then counted at $0, or the other way round.
  */
 export function modelCharge(model: ModelEntry, runtime: ChargeSources): ModelCharge {
-  let charge: ModelCharge = 'free';
-  for (const deployment of runtime.catalog.deployments(model)) {
+  const each = deploymentCharges(model, runtime);
+  return each.includes('priced') ? 'priced' : each.includes('unpriced') ? 'unpriced' : 'free';
+}
+
+/** What each of the model's deployments can cost: `free`, `priced`, or `unpriced` (no price known there). */
+export function deploymentCharges(model: ModelEntry, runtime: ChargeSources): ModelCharge[] {
+  return runtime.catalog.deployments(model).map((deployment) => {
     let table: PriceTable | undefined;
     try {
       table = runtime.pricing.lookup({ model: model.id, provider: deployment.provider, upstreamModel: deployment.upstreamModel })?.table;
@@ -25,10 +30,8 @@ export function modelCharge(model: ModelEntry, runtime: ChargeSources): ModelCha
       table = undefined;
     }
     const prices = table ? Object.values(table).filter((price): price is TokenPrice => price !== undefined) : [];
-    if (prices.some(charges)) return 'priced';
-    if (prices.length === 0) charge = 'unpriced';
-  }
-  return charge;
+    return prices.some(charges) ? 'priced' : prices.length === 0 ? 'unpriced' : 'free';
+  });
 }
 
 function charges(price: TokenPrice): boolean {

@@ -1,6 +1,6 @@
 import { withoutUndefined } from '../optional.js';
 import type { Budget } from './budget.js';
-import { BudgetPolicy } from './budget-policy.js';
+import { BudgetPolicy, type UnpricedModels } from './budget-policy.js';
 import type { UsageEvent } from './events.js';
 import { DeploymentHealth } from './deployment-health.js';
 import { DEFAULT_RETRY_POLICY, type ResolvedRetryPolicy, type RetryPolicy } from './fallback.js';
@@ -37,6 +37,13 @@ export interface PolicyOptions {
   budget?: Budget | undefined;
   /** Budgets each shared by all keys of a group (`KeyRecord.group`, `default` when unset), by group name. */
   groupBudgets?: Record<string, Budget> | undefined;
+  /**
+   * A model with no known price (no `price`, not in the catalog) asked for by a key with a dollar
+   * budget: `refuse` answers 403 `model_unpriced`, since its usage would count $0 and the budget
+   * could never stop it; `allow` serves it, counted $0 and never blocked. A `price` of zeros
+   * marks a model free, which is always served. Default `refuse`.
+   */
+  unpricedModels?: UnpricedModels | undefined;
 }
 
 export interface ResolvedPolicies {
@@ -69,7 +76,7 @@ export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPol
   if (typeof engine.admit !== 'function' || typeof engine.settle !== 'function') {
     throw new TypeError('options.policies.limitEngine must be a LimitEngine (admit, settle, spent)');
   }
-  const budgets = BudgetPolicy.resolve(policies.budget, policies.groupBudgets, 'options.policies');
+  const budgets = BudgetPolicy.resolve(policies.budget, policies.groupBudgets, policies.unpricedModels, 'options.policies');
   if (budgets.configured && !engine.supportsBudgets) {
     throw new TypeError('options.policies.limitEngine does not keep dollar budgets (supportsBudgets), so policies.budget cannot be enforced');
   }

@@ -13,6 +13,12 @@ export interface PriceQuery {
   /** The provider's `type` (`openai`, `anthropic`, `gemini`…), undefined for a provider the gateway does not know. */
   providerType: string | undefined;
   upstreamModel: string;
+  /**
+   * The ids the catalog may know the upstream model by, most specific first (the provider's
+   * `catalogIds`: a Bedrock ARN's model id, a Vertex id without its publisher and `@version`);
+   * `[upstreamModel]` when the provider has none.
+   */
+  upstreamIds: readonly string[];
   /** The public model id, tried when the upstream model is not in the catalog. */
   model: string;
   at: Date;
@@ -40,16 +46,27 @@ const catalogProviders: Record<string, string | null> = {
  */
 export const genaiPricesCatalog: PriceCatalog = {
   name: 'genai-prices',
-  lookup({ providerType, upstreamModel, model, at }) {
+  lookup({ providerType, upstreamIds, model, at }) {
     const providerId = providerType === undefined ? undefined : catalogProviders[providerType];
     if (providerId === null) return undefined;
-    for (const candidate of upstreamModel === model ? [upstreamModel] : [upstreamModel, model]) {
-      const found = calcPrice({}, candidate, { ...(providerId ? { providerId } : {}), timestamp: at });
-      if (found) return toPriceTable(found.model_price);
+    for (const id of new Set([...upstreamIds, model])) {
+      for (const candidate of id === undated(id) ? [id] : [id, undated(id)]) {
+        const found = calcPrice({}, candidate, { ...(providerId ? { providerId } : {}), timestamp: at });
+        if (found) return toPriceTable(found.model_price);
+      }
     }
     return undefined;
   },
 };
+
+/**
+ * An id without a dated snapshot suffix (`gpt-4o-2099-01-01`, `claude-…-20990101`), tried after
+ * the id itself: a snapshot newer than the catalog is priced as its model rather than not at all
+ * (the catalog matches the snapshots it knows, which may be priced apart, by their own id first).
+ */
+function undated(id: string): string {
+  return id.replace(/-(?:\d{4}-\d{2}-\d{2}|\d{8})$/, '');
+}
 
 type CatalogPrice = NonNullable<ReturnType<typeof calcPrice>>['model_price'];
 

@@ -29,6 +29,8 @@ export interface PricingOptions {
   configuredPrice: (model: string) => ModelPrice | undefined;
   /** A provider's `type`, by provider name. */
   providerType: (provider: string) => string | undefined;
+  /** The ids a catalog may know an upstream model by on a provider (`Provider.catalogIds`). Default: the upstream id alone. */
+  catalogIds?: ((provider: string, upstreamModel: string) => readonly string[]) | undefined;
   logger: Logger;
   /** Default: genai-prices. `false`: config prices only. */
   catalog?: PriceCatalog | false | undefined;
@@ -106,9 +108,10 @@ export class Pricing {
     at: Date,
   ): { price: { table: PriceTable; source: PriceSource } | undefined; failed: boolean } {
     const catalog = this.catalog!;
-    const query = { providerType, upstreamModel: target.upstreamModel, model: target.model, at };
     try {
-      const table = catalog.lookup(query);
+      // A custom provider's `catalogIds` may throw too: counted as the catalog's failure.
+      const upstreamIds = this.options.catalogIds?.(target.provider, target.upstreamModel) ?? [target.upstreamModel];
+      const table = catalog.lookup({ providerType, upstreamModel: target.upstreamModel, upstreamIds, model: target.model, at });
       return { price: table ? { table, source: catalog.name } : undefined, failed: false };
     } catch (error) {
       this.options.logger.error('price catalog failed; the model counts as unpriced', {

@@ -168,6 +168,12 @@ export interface Provider {
   readonly type: string;
   /** The shape's version; a provider without it is read as a `FlatProvider`. */
   readonly version: 2;
+  /**
+   * The ids a price catalog may know an upstream model by, most specific first: the upstream's
+   * own spellings reduced to the vendor's names (a Bedrock ARN to the model id it ends with, a
+   * Vertex `publishers/google/models/…@001` to `gemini-…`). Default: the upstream id as it is.
+   */
+  catalogIds?(upstreamModel: string): readonly string[];
   readonly text?: TextCapability | undefined;
   readonly images?: ImageCapability | undefined;
   readonly speech?: SpeechCapability | undefined;

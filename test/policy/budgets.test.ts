@@ -129,8 +129,8 @@ describe('a key’s budget', () => {
     expect(upstream.requests.length).toBe(before);
   });
 
-  it('never blocks a free model, nor one without a known price (logged once), after the budget is spent', async () => {
-    const { url, upstream, warnings, spent } = await start({ keys: [{ key: 'sk-test', id: 'team-a', budget: { usd: 0.01 } }] });
+  it('never blocks a free model after the budget is spent', async () => {
+    const { url, upstream, spent } = await start({ keys: [{ key: 'sk-test', id: 'team-a', budget: { usd: 0.01 } }] });
     await served200(chat(url));
     await expect.poll(() => spent({ scope: 'key', owner: 'team-a', usd: 0.01 })).toBe(0.02);
     expect((await chat(url)).status).toBe(429);
@@ -139,13 +139,8 @@ describe('a key’s budget', () => {
     const free = await served200(chat(url, 'sk-test', 'free'));
     expect(free.headers.get('x-infergate-budget-remaining-usd')).toBe('0');
     expect(free.headers.has('x-infergate-budget-reset')).toBe(false);
-    await served200(chat(url, 'sk-test', 'house'));
-    await served200(chat(url, 'sk-test', 'house'));
-    expect(upstream.requests.length).toBe(before + 3);
-    expect(warnings.filter((message) => /budgets do not block it/.test(message))).toHaveLength(1);
-    // Neither cost anything, so the spend is where it was.
+    expect(upstream.requests.length).toBe(before + 1);
     expect(await spent({ scope: 'key', owner: 'team-a', usd: 0.01 })).toBe(0.02);
-    expect((await chat(url)).status).toBe(429);
   });
 
   it('policies.budget is every key’s default; a key’s own budget replaces it and `budget: false` opts out', async () => {
@@ -163,6 +158,78 @@ describe('a key’s budget', () => {
     expect(big.headers.get('x-infergate-budget-limit-usd')).toBe('100');
     const admin = await served200(chat(url, 'sk-admin'));
     expect(admin.headers.has('x-infergate-budget-limit-usd')).toBe(false);
+  });
+});
+
+describe('a model without a known price', () => {
+  it('is refused to a key with a dollar budget (403 model_unpriced, logged once), before any upstream call', async () => {
+    const { url, upstream, warnings } = await start({ keys: [{ key: 'sk-test', id: 'team-a', budget: { usd: 100 } }] });
+    for (let i = 0; i < 2; i++) {
+      const refused = await new OpenAI({ baseURL: url + '/v1', apiKey: 'sk-test', maxRetries: 2 }).chat.completions
+        .create({ model: 'house', messages: [{ role: 'user', content: 'Hi' }] })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+      expect(refused).toMatchObject({ status: 403, code: 'model_unpriced', param: 'model' });
+      expect((refused as Error).message).toMatch(/The model `house` has no known price/);
+    }
+    expect(upstream.requests).toHaveLength(0);
+    expect(warnings.filter((message) => /refused to keys with a dollar budget/.test(message))).toHaveLength(1);
+    // Priced and free models are still served to that key.
+    await served200(chat(url, 'sk-test', 'gpt'));
+    await served200(chat(url, 'sk-test', 'free'));
+  });
+
+  it('is served to a key without a budget, whatever the option', async () => {
+    const { url } = await start({ keys: [{ key: 'sk-test', id: 'team-a' }] });
+    await served200(chat(url, 'sk-test', 'house'));
+  });
+
+  it('is served with policies.unpricedModels "allow": counted $0, never blocked by a spent budget (logged once)', async () => {
+    const { url, upstream, usage, warnings, spent } = await start({
+      keys: [{ key: 'sk-test', id: 'team-a', budget: { usd: 0.01 } }],
+      policies: { unpricedModels: 'allow' },
+    });
+    await served200(chat(url));
+    await expect.poll(() => spent({ scope: 'key', owner: 'team-a', usd: 0.01 })).toBe(0.02);
+    expect((await chat(url)).status).toBe(429);
+    const before = upstream.requests.length;
+    await served200(chat(url, 'sk-test', 'house'));
+    await served200(chat(url, 'sk-test', 'house'));
+    expect(upstream.requests.length).toBe(before + 2);
+    await expect.poll(() => usage.filter((event) => event.model === 'house').length).toBe(2);
+    for (const event of usage.filter((event) => event.model === 'house')) expect(event).toMatchObject({ costUsd: 0, priceSource: 'unpriced' });
+    expect(warnings.filter((message) => /budgets do not block it/.test(message))).toHaveLength(1);
+    expect(await spent({ scope: 'key', owner: 'team-a', usd: 0.01 })).toBe(0.02);
+  });
+
+  it('is refused when any of its deployments has no known price: a fallback there would cost $0', async () => {
+    const { url, upstream } = await start({
+      keys: [{ key: 'sk-test', id: 'team-a', budget: { usd: 100 } }],
+      models: [
+        {
+          id: 'mixed',
+          deployments: [
+            { provider: 'openai', upstreamModel: 'gpt-4.1' },
+            { provider: 'openai', upstreamModel: 'house-model-7b' },
+          ],
+        },
+      ],
+    });
+    const refused = await chat(url, 'sk-test', 'mixed');
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('model_unpriced');
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('policies.unpricedModels is "refuse" or "allow", in the options and the config file', () => {
+    const options = { providers: {}, models: [], logger: false as const, keys: [{ key: 'sk' }] };
+    expect(() => createGateway({ ...options, policies: { unpricedModels: 'serve' as 'allow' } })).toThrow(
+      'options.policies.unpricedModels must be "refuse" or "allow"',
+    );
+    expect(parseConfig({ keys: [{ key: 'sk' }], policies: { unpricedModels: 'allow' } }).policies).toMatchObject({ unpricedModels: 'allow' });
+    expect(() => parseConfig({ keys: [{ key: 'sk' }], policies: { unpricedModels: 'never' } })).toThrow(
+      expect.objectContaining({ issues: ['policies.unpricedModels: expected "refuse" or "allow", got "never"'] }),
+    );
   });
 });
 

@@ -18,4 +18,4 @@ export const converseUpstream: Omit<UpstreamCodec, 'protocol'> & { protocol: 'co
 };
 
 export { bedrockException, validationParam } from './exception.js';
-export { bedrockFamily, isBedrockClaude } from './model-family.js';
+export { bedrockCatalogIds, bedrockFamily, isBedrockClaude } from './model-family.js';

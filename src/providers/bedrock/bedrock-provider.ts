@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { Json } from '../../json.js';
-import { converseUpstream, isBedrockClaude } from '../../protocols/converse/index.js';
+import { bedrockCatalogIds, converseUpstream, isBedrockClaude } from '../../protocols/converse/index.js';
 import { eventsOf } from '../../protocols/event-batches.js';
 import type { IRRequest, IRStreamEvent, TextProtocol } from '../../protocols/ir.js';
 import { messagesUpstream } from '../../protocols/messages/index.js';
@@ -161,6 +161,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
   return {
     type: 'bedrock',
     version: 2,
+    catalogIds: bedrockCatalogIds,
     text: {
       nativeProtocols: ['messages'],
       nativeProtocolsOf: (model): readonly TextProtocol[] => (claudeOnInvoke(model.upstreamModel ?? model.id) ? ['messages'] : []),

@@ -10,7 +10,7 @@ import { forwardBody } from '../http/forward-body.js';
 import type { CallContext, Provider } from '../provider.js';
 import { type AccessTokens, callbackAccessTokens, fixedAccessToken } from '../http/access-tokens.js';
 import { serviceAccountTokens } from './access-token.js';
-import { modelSegment, type VertexModel, vertexModelOf } from './publisher.js';
+import { modelSegment, type VertexModel, vertexCatalogIds, vertexModelOf } from './publisher.js';
 import { rawPredictBody, rawPredictText } from './raw-predict-body.js';
 import { readServiceAccount, type ServiceAccountKey } from './service-account.js';
 import { vertexEmbeddings } from './vertex-embeddings.js';
@@ -103,6 +103,7 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
   return {
     type: 'vertex',
     version: 2,
+    catalogIds: vertexCatalogIds,
     text: {
       nativeProtocols: ['messages'],
       nativeProtocolsOf: (model): readonly TextProtocol[] => (vertexModelOf(model.upstreamModel ?? model.id).publisher === 'anthropic' ? ['messages'] : []),
