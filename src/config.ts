@@ -244,6 +244,7 @@ const ConfigSchema = strictObject({
       jsonBodyBytes: v.optional(positiveInteger),
       uploadFileBytes: v.optional(positiveInteger),
       uploadFiles: v.optional(positiveInteger),
+      uploadBodyBytes: v.optional(positiveInteger),
       headerBytes: v.optional(positiveInteger),
       messages: v.optional(positiveInteger),
       requestBodyTimeoutMs: v.optional(positiveInteger),

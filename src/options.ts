@@ -41,8 +41,13 @@ export interface GatewayLimits {
   jsonBodyBytes?: number | undefined;
   /** Largest uploaded file in a multipart body (image edits), in bytes. Default 50 MiB. */
   uploadFileBytes?: number | undefined;
-  /** Most files in one multipart body. Default 16. */
+  /** Most files in one multipart body (a transcription takes one whatever this says). Default 16. */
   uploadFiles?: number | undefined;
+  /**
+   * Largest multipart body in all (files and fields), in bytes → 413 as soon as it is passed.
+   * Default 64 MiB, or `uploadFileBytes` + 1 MiB when that is more.
+   */
+  uploadBodyBytes?: number | undefined;
   /**
    * Largest request line + headers, in bytes → 431. Default 32 KiB. Checked in every host; Node's
    * own server refuses more than 16 KiB first (plain 431) unless `maxHeaderSize` is raised.
@@ -208,6 +213,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     jsonBodyBytes: options.limits?.jsonBodyBytes ?? 32 * 1024 * 1024,
     uploadFileBytes: options.limits?.uploadFileBytes ?? 50 * 1024 * 1024,
     uploadFiles: options.limits?.uploadFiles ?? 16,
+    uploadBodyBytes: options.limits?.uploadBodyBytes ?? Math.max(64 * 1024 * 1024, (options.limits?.uploadFileBytes ?? 50 * 1024 * 1024) + 1024 * 1024),
     headerBytes: options.limits?.headerBytes ?? 32 * 1024,
     messages: options.limits?.messages ?? 10_000,
     requestBodyTimeoutMs: options.limits?.requestBodyTimeoutMs ?? 60_000,

@@ -22,7 +22,8 @@ import { readUploadForm } from './upload-form.js';
  */
 export async function createTranscription(context: RouteContext): Promise<Response> {
   const { options, key } = context;
-  const { entries, files } = await readUploadForm(context, 'file');
+  // One audio file: a second file part stops the reading (413) instead of being read for nothing.
+  const { entries, files } = await readUploadForm(context, { fileField: 'file', files: 1 });
   const fields = validateTranscriptionFields(entries);
   // The file as read (not spread: `data` would join its chunks, a copy for nothing).
   const file = checkTranscriptionFile(files);

@@ -1,5 +1,5 @@
 import busboy from 'busboy';
-import { GatewayError } from '../errors.js';
+import { GatewayError, isGatewayError } from '../errors.js';
 import { withDeadline } from './body-deadline.js';
 import { bodyReadFailure, releaseLock } from './read-json.js';
 import { YIELD_EVERY_BYTES, yieldToLoop } from './yield-to-loop.js';
@@ -26,13 +26,21 @@ export interface MultipartBody {
 
 export interface MultipartLimits {
   fileBytes: number;
+  /** Most files: busboy stops at the next file part, and reading stops with it. */
   files: number;
+  /** Largest body in all, files and fields: past it, 413 and reading stops. */
+  bodyBytes: number;
   fieldBytes: number;
   fields: number;
   /** Deadline for the whole body, from the start of reading: past it, 408. None when omitted. */
   timeoutMs?: number;
   /** The field named by the 413 for too many files (`image` for edits, `file` for transcriptions). */
   fileField: string;
+  /**
+   * Called as each file part starts, with its field name and the text fields that came before
+   * it: a throw (a `GatewayError` naming the field) stops reading there, as the limits do.
+   */
+  onFile?: ((field: string, fields: Readonly<Record<string, string>>) => void) | undefined;
 }
 
 /**
@@ -78,6 +86,13 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
       entries.push([name, value]);
     });
     parser.on('file', (name, stream, info) => {
+      try {
+        limits.onFile?.(name, fields);
+      } catch (error) {
+        fail(isGatewayError(error) ? error : new GatewayError({ status: 400, message: String(error), param: name, code: 'invalid_value' }));
+        stream.resume();
+        return;
+      }
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => fail(tooLarge(`The file '${info.filename ?? name}' is larger than ${limits.fileBytes} bytes.`, name)));
@@ -87,7 +102,7 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
       );
       stream.on('end', () => files.push(uploadedFile(name, info.filename ?? 'file', info.mimeType, chunks)));
     });
-    parser.on('filesLimit', () => fail(tooLarge(`At most ${limits.files} files may be uploaded.`, limits.fileField)));
+    parser.on('filesLimit', () => fail(tooLarge(`At most ${limits.files} file${limits.files === 1 ? '' : 's'} may be uploaded.`, limits.fileField)));
     parser.on('fieldsLimit', () => fail(new GatewayError({ status: 400, message: `At most ${limits.fields} fields are accepted.`, code: 'too_many_fields' })));
     parser.on('error', (error: Error) => {
       fail(new GatewayError({ status: 400, message: `Malformed multipart body: ${error.message}`, code: 'invalid_multipart' }));
@@ -108,9 +123,13 @@ export async function readMultipartBody(request: Request, limits: MultipartLimit
         throw bodyReadFailure(error);
       });
       if (done) break;
+      received += value.byteLength;
+      if (received > limits.bodyBytes) {
+        fail(tooLarge(`The request body is larger than ${limits.bodyBytes} bytes.`, null));
+        break;
+      }
       // Wait for busboy to drain, or for it to fail (it then never drains).
       if (!parser.write(value)) await Promise.race([new Promise<void>((resolve) => parser.once('drain', resolve)), finished]);
-      received += value.byteLength;
       if (received >= yieldAt) {
         yieldAt = received + YIELD_EVERY_BYTES;
         await yieldToLoop();
@@ -146,6 +165,6 @@ function uploadedFile(field: string, filename: string, mimeType: string, chunks:
   };
 }
 
-function tooLarge(message: string, param: string): GatewayError {
+function tooLarge(message: string, param: string | null): GatewayError {
   return new GatewayError({ status: 413, message, param, code: 'request_too_large' });
 }

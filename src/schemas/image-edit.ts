@@ -62,6 +62,11 @@ export interface EditFile {
 
 const IMAGE_FIELD = /^image(?:\[\d*\])?$/;
 
+/** Whether a file part's field holds an image to edit (`image`, `image[]`, `image[2]`). */
+export function isImageField(field: string): boolean {
+  return IMAGE_FIELD.test(field);
+}
+
 /**
  * Checks the files of an edit request: at least one image (fields `image`, `image[]`,
  * `image[0]`, …), none empty, at most one `mask`. Returns them split; files under other field

@@ -347,10 +347,60 @@ describe('reading a body whose stream fails (found by the fuzz corpus)', () => {
       body: cut('--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nm\r\n'),
       duplex: 'half',
     } as RequestInit);
-    const error = await readMultipartBody(request, { fileBytes: 1024, files: 1, fieldBytes: 1024, fields: 8, fileField: 'file' }).catch(
+    const error = await readMultipartBody(request, { fileBytes: 1024, files: 1, bodyBytes: 4096, fieldBytes: 1024, fields: 8, fileField: 'file' }).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ status: 400, code: 'incomplete_body' });
+  });
+});
+
+describe('readMultipartBody: bounds checked as the body arrives (issue 22, uploads)', () => {
+  const limits = { fileBytes: 1024 * 1024, files: 16, bodyBytes: 64 * 1024, fieldBytes: 1024 * 1024, fields: 8, fileField: 'file' };
+  const filePart = (index: number) => new TextEncoder().encode(`--b\r\ncontent-disposition: form-data; name="file"; filename="${index}.wav"\r\n\r\n`);
+  const formRequest = (stream: ReadableStream<Uint8Array>) =>
+    new Request('http://localhost/v1/audio/transcriptions', {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+
+  it('a body past bodyBytes is a 413 as soon as it is passed, the rest never read', async () => {
+    const chunks = Array.from({ length: 64 }, (_, index) => (index === 0 ? filePart(0) : new Uint8Array(16 * 1024).fill(97)));
+    const body = streamed(chunks);
+    const error = await readMultipartBody(formRequest(body.stream), limits).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 413, code: 'request_too_large', param: null, message: 'The request body is larger than 65536 bytes.' });
+    expect(body.pulled()).toBeLessThan(8);
+    expect(body.cancelled()).toBe(true);
+  });
+
+  it('a file past `files` stops the reading at its part: the files after it are never read', async () => {
+    const file = new Uint8Array(1024).fill(1);
+    const crlf = new TextEncoder().encode('\r\n');
+    const chunks = Array.from({ length: 16 }, (_, index) => [filePart(index), file, crlf]).flat();
+    const body = streamed(chunks);
+    const error = await readMultipartBody(formRequest(body.stream), { ...limits, files: 1 }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 413, param: 'file', message: 'At most 1 file may be uploaded.' });
+    expect(body.pulled()).toBeLessThan(8);
+    expect(body.cancelled()).toBe(true);
+  });
+
+  it('onFile sees each file part as it starts, with the fields before it, and its throw stops the reading', async () => {
+    const seen: string[] = [];
+    const model = new TextEncoder().encode('--b\r\ncontent-disposition: form-data; name="model"\r\n\r\nseedream\r\n');
+    const chunks = [model, ...Array.from({ length: 12 }, (_, index) => [filePart(index), new Uint8Array(512), new TextEncoder().encode('\r\n')]).flat()];
+    const body = streamed(chunks);
+    const error = await readMultipartBody(formRequest(body.stream), {
+      ...limits,
+      onFile: (field, fields) => {
+        seen.push(`${field} ${fields.model}`);
+        if (seen.length === 3) throw new GatewayError({ status: 400, message: 'Three is too many.', param: 'file', code: 'invalid_value' });
+      },
+    }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 400, message: 'Three is too many.', param: 'file' });
+    expect(seen).toEqual(['file seedream', 'file seedream', 'file seedream']);
+    expect(body.cancelled()).toBe(true);
+    expect(body.pulled()).toBeLessThan(chunks.length);
   });
 });

@@ -4,6 +4,7 @@ import { request as httpRequest, type ClientRequest } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
+import { encodePng } from '../../src/providers/codecs/png.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
@@ -18,6 +19,8 @@ import { serve, type Served } from '../helpers/serve.js';
  */
 const BOUNDARY = 'early-admission-boundary';
 const PAID = { id: 'paid-transcription', provider: 'local', kind: 'transcription', upstreamModel: 'local-transcription', price: { audioSecond: 1 } } as const;
+const SEEDREAM = { id: 'seedream-local', provider: 'local', kind: 'image', family: 'seedream', upstreamModel: 'local-image' } as const;
+const GPT_IMAGE = { id: 'gpt-image-local', provider: 'local', kind: 'image', family: 'gpt-image', upstreamModel: 'local-image' } as const;
 const FREE = { id: 'free-transcription', provider: 'local', kind: 'transcription', upstreamModel: 'local-transcription', price: { audioSecond: 0 } } as const;
 
 let anthropic: FakeUpstream;
@@ -41,7 +44,7 @@ beforeAll(async () => {
       local: createLocalProvider({ chunkDelayMs: 0, videoRenderMs: 0 }),
       claude: createAnthropicProvider({ baseURL: anthropic.url, apiKey: 'up-key' }),
     },
-    models: [...localModels('local'), PAID, FREE, { id: 'claude', provider: 'claude', upstreamModel: 'claude-sonnet-4-5' }],
+    models: [...localModels('local'), PAID, FREE, SEEDREAM, GPT_IMAGE, { id: 'claude', provider: 'claude', upstreamModel: 'claude-sonnet-4-5' }],
     videoRefreshIntervalMs: 0,
     logger: false,
   });
@@ -72,17 +75,12 @@ interface OpenUpload {
 }
 
 /**
- * A transcription upload whose body is sent in part: the model field and the start of the file,
- * then nothing until `finish`. Node's client, so that an answer can arrive while the body is open.
+ * A multipart POST whose body is sent in part: `head`, then nothing until `finish` sends `rest`.
+ * Node's client, so that an answer can arrive while the body is still open.
  */
-function openUpload(key: string, model: string): OpenUpload {
-  const head = Buffer.from(
-    `--${BOUNDARY}\r\ncontent-disposition: form-data; name="model"\r\n\r\n${model}\r\n` +
-      `--${BOUNDARY}\r\ncontent-disposition: form-data; name="file"; filename="a.wav"\r\ncontent-type: audio/wav\r\n\r\n`,
-  );
-  const half = Math.floor(wav.length / 2);
+function openForm(key: string, path: string, head: Buffer, rest: Buffer): OpenUpload {
   let written = 0;
-  const request = httpRequest(`${served.url}/v1/audio/transcriptions`, {
+  const request = httpRequest(`${served.url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
   });
@@ -98,16 +96,29 @@ function openUpload(key: string, model: string): OpenUpload {
     written += bytes.length;
     request.write(bytes);
   };
-  write(Buffer.concat([head, wav.subarray(0, half)]));
+  write(head);
   return {
     answer,
     written: () => written,
     finish: () => {
-      write(Buffer.concat([wav.subarray(half), Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]));
+      write(rest);
       request.end();
     },
     request,
   };
+}
+
+const field = (name: string, value: string) => Buffer.from(`--${BOUNDARY}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+const fileHead = (name: string, filename: string, type: string) =>
+  Buffer.from(`--${BOUNDARY}\r\ncontent-disposition: form-data; name="${name}"; filename="${filename}"\r\ncontent-type: ${type}\r\n\r\n`);
+const filePart = (name: string, filename: string, type: string, bytes: Buffer) => Buffer.concat([fileHead(name, filename, type), bytes, Buffer.from('\r\n')]);
+const END = Buffer.from(`--${BOUNDARY}--\r\n`);
+
+/** A transcription upload sent in part: the model field and half the file, the rest on `finish`. */
+function openUpload(key: string, model: string): OpenUpload {
+  const half = Math.floor(wav.length / 2);
+  const head = Buffer.concat([field('model', model), fileHead('file', 'a.wav', 'audio/wav'), wav.subarray(0, half)]);
+  return openForm(key, '/v1/audio/transcriptions', head, Buffer.concat([wav.subarray(half), Buffer.from('\r\n'), END]));
 }
 
 /** A whole upload, through the OpenAI SDK. */
@@ -227,5 +238,53 @@ describe('token counts, usage reports and video downloads count as requests', ()
     const refusedUsage = await usage();
     expect(refusedUsage.status).toBe(429);
     await refusedUsage.arrayBuffer();
+  });
+});
+
+describe('upload bounds as the parts arrive', () => {
+  const png = () => Buffer.from(encodePng({ width: 4, height: 4, pixels: new Uint8Array(64).fill(200) }));
+
+  it('16 files to transcriptions are refused at the second part, the others never sent', async () => {
+    // The second part's header and its first bytes (a parser cannot tell a header has ended before).
+    const second = Buffer.concat([fileHead('file', '1.wav', 'audio/wav'), wav.subarray(0, 1024)]);
+    const head = Buffer.concat([field('model', 'local-transcription'), filePart('file', '0.wav', 'audio/wav', wav), second]);
+    const rest = Buffer.concat([
+      wav.subarray(1024),
+      Buffer.from('\r\n'),
+      ...Array.from({ length: 14 }, (_, index) => filePart('file', `${index + 2}.wav`, 'audio/wav', wav)),
+      END,
+    ]);
+    const upload = openForm('sk-free', '/v1/audio/transcriptions', head, rest);
+    const refused = await upload.answer;
+    expect(refused.status).toBe(413);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { param: 'file', message: 'At most 1 file may be uploaded.' } });
+    expect(upload.written()).toBe(head.length);
+    upload.request.destroy();
+  });
+
+  it("an edit whose form names the model first is held to the model's rules as its files arrive", async () => {
+    // Seedream edits take 1 to 10 images: the 11th stops the reading.
+    const ten = Array.from({ length: 10 }, (_, index) => filePart('image[]', `${index}.png`, 'image/png', png()));
+    const head = Buffer.concat([field('model', SEEDREAM.id), field('prompt', 'p'), ...ten, fileHead('image[]', '10.png', 'image/png'), png()]);
+    const upload = openForm('sk-free', '/v1/images/edits', head, Buffer.concat([Buffer.from('\r\n'), END]));
+    const refused = await upload.answer;
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body)).toMatchObject({
+      error: { param: 'image', message: expect.stringContaining('takes 1 to 10 images to edit, received 11') },
+    });
+    upload.request.destroy();
+
+    // A model that takes no edits at all: refused at the first file.
+    const noEditsHead = Buffer.concat([field('model', GPT_IMAGE.id), fileHead('image', 'a.png', 'image/png'), png()]);
+    const noEdits = openForm('sk-free', '/v1/images/edits', noEditsHead, Buffer.concat([Buffer.from('\r\n'), END]));
+    const refusedAtOnce = await noEdits.answer;
+    expect(refusedAtOnce.status).toBe(400);
+    expect(JSON.parse(refusedAtOnce.body)).toMatchObject({ error: { param: 'model', code: 'model_not_supported' } });
+    noEdits.request.destroy();
+
+    // The same ten images are served, and the model may come after the files as before.
+    const client = new OpenAI({ baseURL: `${served.url}/v1`, apiKey: 'sk-free', maxRetries: 0 });
+    const images = await Promise.all(Array.from({ length: 10 }, (_, index) => OpenAI.toFile(png(), `${index}.png`, { type: 'image/png' })));
+    expect((await client.images.edit({ image: images, prompt: 'p', model: SEEDREAM.id })).data).toHaveLength(1);
   });
 });
