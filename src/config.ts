@@ -225,6 +225,7 @@ const ModelSchema = strictObject({
   ownedBy: v.optional(text),
   previousResponseId: v.optional(flag),
   serviceTierAuto: v.optional(flag),
+  upstreamConversations: v.optional(flag),
   reasoning: v.optional(flag),
   cache: v.optional(v.union([flag, strictObject({ allowSampling: v.optional(flag) })], 'expected true, false or { "allowSampling": true }')),
   price: v.optional(ModelPriceSchema),

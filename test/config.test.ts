@@ -150,7 +150,7 @@ describe('parseConfig', () => {
       'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata, limits, balance, budget, cache, storageUris)',
       'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs, videoRenderMs)',
       'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, chat, translateVia, headers, timeouts)',
-      'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, reasoning, cache, price)',
+      'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, upstreamConversations, reasoning, cache, price)',
       'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, usageStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host)',
     ]);
   });

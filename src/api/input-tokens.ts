@@ -3,6 +3,7 @@ import type { RouteContext } from '../http/route.js';
 import { responsesClient } from '../protocols/responses/index.js';
 import { anyValue, arrayOfObjects, looseObj, model, str } from '../schemas/common.js';
 import { expandedConversation } from './conversation-state.js';
+import { checkModelRules } from './model-rules.js';
 import { handleTokenCount, type TokenCountEndpoint } from './token-count.js';
 
 /**
@@ -24,7 +25,10 @@ const inputTokens: TokenCountEndpoint = {
   protocol: 'responses',
   endpoint: '/v1/responses/input_tokens',
   schema: inputTokensSchema,
-  prepare: expandedConversation,
+  prepare: (context, body, model) => {
+    checkModelRules(model, body);
+    return expandedConversation(context, body);
+  },
   decode: (body, upstreamModel) => responsesClient.decodeRequest(withoutNulls(body), upstreamModel),
   answer: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
   forPassthrough: responsesClient.forPassthrough!,

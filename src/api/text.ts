@@ -21,6 +21,7 @@ import { readTextRequest } from './text-request.js';
 import { callContext } from './upstream-call.js';
 import { conversationOf, type Conversation } from './conversation-state.js';
 import { consultCache } from '../cache/text-cache.js';
+import { checkModelRules } from './model-rules.js';
 
 /** The route handler of a client protocol's generation endpoint. */
 export function textRoute(codec: ClientCodec): (context: RouteContext) => Promise<Response> {
@@ -127,26 +128,6 @@ async function attempt(
     return addHeaders(jsonResponse(encoded), notes);
   }
   return translatedStream(providerBatches(provider, ir, call), endpoint.streamEncoder(encodeContext), encodeContext, ledger, context.signal, notes);
-}
-
-/** The spec's model rules that apply before any upstream call (section 7). */
-function checkModelRules(model: ModelEntry, body: Record<string, unknown>): void {
-  if (body.previous_response_id != null && !model.previousResponseId) {
-    throw new GatewayError({
-      status: 400,
-      message: `The model \`${model.id}\` does not support previous_response_id; send the conversation in \`input\` instead.`,
-      param: 'previous_response_id',
-      code: 'unsupported_parameter',
-    });
-  }
-  if (body.service_tier === 'auto' && !model.serviceTierAuto) {
-    throw new GatewayError({
-      status: 400,
-      message: `The model \`${model.id}\` does not support service_tier "auto"; omit it or name a tier.`,
-      param: 'service_tier',
-      code: 'unsupported_value',
-    });
-  }
 }
 
 /** A whole answer: the provider's own, or its stream accumulated. */

@@ -5,6 +5,7 @@ import type { RouteContext } from '../http/route.js';
 import type { IRRequest, TextProtocol } from '../protocols/ir.js';
 import { countRequestTokens } from '../tokens/count-request.js';
 import type { TextBody } from '../protocols/codec.js';
+import type { ModelEntry } from '../routing/model.js';
 import { readTextRequest, type TextRoute } from './text-request.js';
 import { firstDeployment } from './upstream-call.js';
 
@@ -12,7 +13,7 @@ import { firstDeployment } from './upstream-call.js';
 export interface TokenCountEndpoint extends TextRoute {
   protocol: Extract<TextProtocol, 'messages' | 'responses' | 'gemini'>;
   /** The body as it should be counted (e.g. conversation state expanded). */
-  prepare?(context: RouteContext, body: Record<string, unknown>): Promise<Record<string, unknown>>;
+  prepare?(context: RouteContext, body: Record<string, unknown>, model: ModelEntry): Promise<Record<string, unknown>>;
   decode(body: Record<string, unknown>, upstreamModel: string): IRRequest;
   /** The protocol's answer for a count made here. */
   answer(tokens: number): Record<string, unknown>;
@@ -36,7 +37,7 @@ export interface TokenCountEndpoint extends TextRoute {
 export async function handleTokenCount(context: RouteContext, endpoint: TokenCountEndpoint): Promise<Response> {
   const { request, options } = context;
   const { body: validated, text, model } = await readTextRequest(context, endpoint);
-  const body = endpoint.prepare ? await endpoint.prepare(context, validated) : validated;
+  const body = endpoint.prepare ? await endpoint.prepare(context, validated, model) : validated;
 
   const { deployment, provider, call } = firstDeployment(context, model, body);
   if (provider.text?.countTokens) {

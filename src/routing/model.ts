@@ -31,6 +31,12 @@ export interface ModelEntry {
   /** Whether the model accepts `service_tier: "auto"`. Default false (400, as the spec says). */
   serviceTierAuto?: boolean | undefined;
   /**
+   * Whether a Responses client's `conversation` (an upstream conversation object, `conv_…`) may
+   * reach a Responses upstream on passthrough. Default false (400): conversation objects live in
+   * the operator's upstream account, where any key could name any of them, whoever made it.
+   */
+  upstreamConversations?: boolean | undefined;
+  /**
    * Whether the upstream model takes reasoning options (effort, thinking budget) translated from
    * another protocol. Default: true, except for names known not to reason (`gpt-4*`, `claude-3-5*`…).
    */

@@ -2,6 +2,7 @@ import { createParser } from 'eventsource-parser';
 import { GatewayError, invalidRequest } from '../errors.js';
 import { isRecord, parseJson } from '../json.js';
 import { jsonTextOf } from '../http/json-response.js';
+import { itemReferenceRefused } from '../protocols/responses/index.js';
 import type { ResponseStore } from './response-store.js';
 
 /**
@@ -62,12 +63,13 @@ export async function continueConversation(store: ResponseStore, keyId: string, 
  * The input with each `item_reference` replaced by the item of that id this key's responses
  * stored (one store call for all), as OpenAI resolves them; the same array when there is none.
  * An id not found, or stored by another key, is a 404 like OpenAI's, with no hint of which.
- * A store without `getItems` leaves the references as they are: a translating upstream then
- * answers 400, a Responses upstream may resolve them itself.
+ * With a store without `getItems`, a reference is a 400: no upstream gets to resolve it.
  */
 async function expandReferences(store: ResponseStore, keyId: string, input: unknown[]): Promise<unknown[]> {
   const at = input.flatMap((item, i) => (isItemReference(item) ? [i] : []));
-  if (at.length === 0 || !store.getItems) return input;
+  if (at.length === 0) return input;
+  // Left as they are, a Responses upstream would resolve them in the operator's account, for any key.
+  if (!store.getItems) throw itemReferenceRefused(`input[${at[0]}]`);
   const ids = at.map((i) => {
     const id = (input[i] as Record<string, unknown>).id;
     if (typeof id !== 'string' || id === '') throw invalidRequest(`Invalid value for 'input[${i}].id': expected the id of a stored item.`, `input[${i}].id`);
@@ -86,7 +88,7 @@ async function expandReferences(store: ResponseStore, keyId: string, input: unkn
 }
 
 /** `{ type: 'item_reference', id }`; OpenAI also takes the bare `{ id }` (its `type` is optional). */
-function isItemReference(item: unknown): boolean {
+export function isItemReference(item: unknown): boolean {
   if (!isRecord(item)) return false;
   return item.type === 'item_reference' || (item.type == null && item.role === undefined && 'id' in item && !('content' in item));
 }

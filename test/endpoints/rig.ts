@@ -13,7 +13,8 @@ import { freePort, serve, type Served } from '../helpers/serve.js';
  * A gateway over the three strict fakes (Chat-only, Responses-only, Anthropic) for the agent
  * endpoints, with two keys (`sk-a`, `sk-b`) to check that stored responses stay with their key.
  * Models: `gpt-chat`, `gpt-resp`, `claude` on their upstreams; `gpt-chat-state` keeps
- * conversation state in the gateway; `claude-on-chat` is a Claude model behind an
+ * conversation state in the gateway; `gpt-resp-conversations` lets `conversation` through to
+ * its upstream; `claude-on-chat` is a Claude model behind an
  * OpenAI-compatible server; `claude-down` an Anthropic upstream nothing listens on.
  */
 export interface EndpointRig {
@@ -49,6 +50,7 @@ export async function startEndpointRig(): Promise<EndpointRig> {
       { id: 'gpt-chat', provider: 'oai-chat', upstreamModel: 'gpt-4.1' },
       { id: 'gpt-chat-state', provider: 'oai-chat', upstreamModel: 'gpt-4.1', previousResponseId: true },
       { id: 'gpt-resp', provider: 'oai-responses', upstreamModel: 'gpt-5' },
+      { id: 'gpt-resp-conversations', provider: 'oai-responses', upstreamModel: 'gpt-5', upstreamConversations: true },
       { id: 'claude', provider: 'claude', upstreamModel: 'claude-sonnet-4-5' },
       { id: 'claude-on-chat', provider: 'oai-chat', upstreamModel: 'claude-sonnet-4-5' },
       { id: 'claude-down', provider: 'claude-down', upstreamModel: 'claude-sonnet-4-5' },

@@ -179,11 +179,15 @@ describe('continueConversation: item_reference', () => {
     expect(getItems).toHaveBeenCalledWith('key_a', ['msg_1', 'msg_2']);
   });
 
-  it('leaves references alone with a store that cannot look items up (a custom store of before)', async () => {
+  it('refuses references with a store that cannot look items up (a custom store of before): no upstream may resolve them', async () => {
     const store: ResponseStore = { get: () => Promise.resolve(undefined), put: () => Promise.resolve() };
-    const body = { model: 'm', input: [user('Hi'), ref('msg_1')] };
-    const continued = await continueConversation(store, 'key_a', body);
-    expect(continued.body).toBe(body);
+    const error = await continueConversation(store, 'key_a', { model: 'm', input: [user('Hi'), ref('msg_1')] }).then(
+      () => undefined,
+      (caught: unknown) => caught as GatewayError,
+    );
+    expect(error).toMatchObject({ status: 400, param: 'input[1].type', code: 'unsupported_parameter' });
+    const body = { model: 'm', input: [user('Hi')] };
+    expect((await continueConversation(store, 'key_a', body)).body).toBe(body);
   });
 });
 

@@ -1,5 +1,5 @@
 import { echo } from '../../http/echo.js';
-import { invalidRequest } from '../../errors.js';
+import { type GatewayError, invalidRequest } from '../../errors.js';
 import { isRecord, type Json } from '../../json.js';
 import {
   expectArray,
@@ -241,16 +241,21 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
         messages.push(decodeCompactionItem(item, param));
         return;
       case 'item_reference':
-        throw invalidRequest(
-          `'item_reference' is not supported on this model: it keeps no items. Send the item itself (clients that store by default, such as the Vercel AI SDK, do so with \`store: false\`), or use a model configured with \`previousResponseId\`, whose items the gateway keeps.`,
-          `${param}.type`,
-          'unsupported_parameter',
-        );
+        throw itemReferenceRefused(param);
       default:
         throw invalidRequest(`Input item type '${String(type)}' is not supported by this gateway.`, `${param}.type`);
     }
   });
   return messages;
+}
+
+/** The 400 for an `item_reference` (at `param`) on a model whose items the gateway does not keep. */
+export function itemReferenceRefused(param: string): GatewayError {
+  return invalidRequest(
+    `'item_reference' is not supported on this model: it keeps no items. Send the item itself (clients that store by default, such as the Vercel AI SDK, do so with \`store: false\`), or use a model configured with \`previousResponseId\`, whose items the gateway keeps.`,
+    `${param}.type`,
+    'unsupported_parameter',
+  );
 }
 
 function decodeSystemContent(content: unknown, param: string): IRTextPart[] {

@@ -42,5 +42,6 @@ function withoutForeignReasoning(body: TextBody): TextBody {
 }
 
 export { compactionItem } from './compaction-item.js';
+export { itemReferenceRefused } from './decode-request.js';
 export { responsesRequestFields } from './schema.js';
 export { toResponsesUsage } from './usage.js';
