@@ -1,4 +1,11 @@
+import { setBounded } from '../bounded-map.js';
 import type { Deployment } from '../routing/deployments.js';
+
+/**
+ * Deployments remembered at most, in each map: a wildcard entry's deployment ids hold the
+ * client's model name, so they must not grow without end.
+ */
+const DEPLOYMENTS_MAX = 10_000;
 
 /**
  * Which deployments are cooling down, in this process. A deployment that fails several times in
@@ -36,10 +43,10 @@ export class DeploymentHealth {
   /** Counts a retryable failure; `retryAfterMs` (from a 429) cools the deployment down at once for that long. */
   failed(deployment: Deployment, retryAfterMs: number | undefined, now = Date.now()): void {
     const count = (this.failures.get(deployment.id) ?? 0) + 1;
-    this.failures.set(deployment.id, count);
+    setBounded(this.failures, deployment.id, count, DEPLOYMENTS_MAX);
     const cooldown = retryAfterMs !== undefined ? Math.min(retryAfterMs, this.cooldownMs) : count >= this.failuresBeforeCooldown ? this.cooldownMs : 0;
     if (cooldown > 0) {
-      this.coolingUntil.set(deployment.id, Math.max(this.coolingUntil.get(deployment.id) ?? 0, now + cooldown));
+      setBounded(this.coolingUntil, deployment.id, Math.max(this.coolingUntil.get(deployment.id) ?? 0, now + cooldown), DEPLOYMENTS_MAX);
       this.failures.delete(deployment.id);
     }
   }

@@ -1,3 +1,4 @@
+import { setBounded } from '../bounded-map.js';
 import type { Logger } from '../logger.js';
 import type { IRUsage } from '../protocols/ir.js';
 import { genaiPricesCatalog, type PriceCatalog } from './genai-prices-catalog.js';
@@ -96,8 +97,7 @@ export class Pricing {
     const { price, failed } = this.catalogLookup(target, providerType, new Date(now));
     // A failure is not remembered: the next request asks again.
     if (!failed) {
-      if (this.catalogMemo.size >= CATALOG_MEMO_SIZE) this.catalogMemo.delete(this.catalogMemo.keys().next().value!);
-      this.catalogMemo.set(memoKey, { price, until: now + CATALOG_MEMO_MS });
+      setBounded(this.catalogMemo, memoKey, { price, until: now + CATALOG_MEMO_MS }, CATALOG_MEMO_SIZE);
     }
     return price;
   }

@@ -1,3 +1,4 @@
+import { setBounded } from '../bounded-map.js';
 import { GatewayError } from '../errors.js';
 import { echo } from '../http/echo.js';
 import type { KeyRecord } from '../auth/key-store.js';
@@ -89,8 +90,7 @@ export class ModelCatalog {
     if (known) return known.entry;
     const entry = matchWildcard(this.wildcards, id);
     if (!entry || (key && !this.allows(key, entry))) return entry;
-    if (this.concrete.size >= CONCRETE_CACHE_SIZE) this.concrete.delete(this.concrete.keys().next().value!);
-    this.concrete.set(id, { entry, deployments: deploymentsOf(entry) });
+    setBounded(this.concrete, id, { entry, deployments: deploymentsOf(entry) }, CONCRETE_CACHE_SIZE);
     return entry;
   }
 

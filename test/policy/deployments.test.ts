@@ -137,6 +137,19 @@ describe('runWithFallback', () => {
     expect(health.isCooling(plan[1]!)).toBe(false);
   });
 
+  it('remembers at most 10,000 deployments: a wildcard’s deployment ids hold names clients chose', () => {
+    const health = new DeploymentHealth(2, 60_000);
+    const internals = health as unknown as { failures: Map<string, number>; coolingUntil: Map<string, number> };
+    const deployment = (i: number) => ({ id: `oai/made-up-${i}`, provider: 'oai', upstreamModel: `made-up-${i}`, weight: 1 });
+    for (let i = 0; i < 25_000; i++) health.failed(deployment(i), undefined);
+    for (let i = 0; i < 25_000; i++) health.failed(deployment(i), 30_000);
+    expect(internals.failures.size).toBeLessThanOrEqual(10_000);
+    expect(internals.coolingUntil.size).toBe(10_000);
+    // The newest are kept.
+    expect(health.isCooling(deployment(24_999))).toBe(true);
+    expect(health.isCooling(deployment(0))).toBe(false);
+  });
+
   it('reports a failure that is not a GatewayError to onAttempt, masked, and rethrows it as it is', async () => {
     const bug = new TypeError('provider bug');
     const health = new DeploymentHealth(1, 60_000);
