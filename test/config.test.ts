@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfigFile, parseConfig } from '../src/config.js';
+import { createGateway } from '../src/gateway.js';
+import { deploymentCharges } from '../src/policy/budget-free-model.js';
 import { jsonSyntaxErrorPosition } from '../src/json-syntax-error.js';
 
 /** The example of the issue, as written there. */
@@ -66,6 +68,12 @@ describe('parseConfig', () => {
     const config = parseConfig(file, 'README.md');
     expect(Object.keys(config.providers)).toEqual(['oai', 'claude', 'vllm', 'gem', 'vtx', 'aws', 'az', 'azv1']);
     expect(config.models.map((model) => model.id)).toContain('openai/*');
+    // Its key has a budget: every model it lists must have a price, or that key would be refused it.
+    const gateway = createGateway({ ...config, logger: false });
+    const runtime = gateway.options;
+    for (const id of config.models.map((model) => model.id.replace('*', 'gpt-4.1'))) {
+      expect(deploymentCharges(runtime.catalog.get(id)!, runtime), id).not.toContain('unpriced');
+    }
     await Promise.all(Object.values(config.providers).map((provider) => provider.close?.()));
   });
 
