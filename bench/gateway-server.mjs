@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { healthProbe } from './lib/health-probe.mjs';
 import { announce, serveIpc } from './lib/ipc.mjs';
+import { gatewayStores, inventory } from './lib/store-inventory.mjs';
 
 // INFERGATE_DIST=<folder> runs another build (e.g. a copy of dist/ from another commit) for A/B runs.
 const dist = process.env.INFERGATE_DIST ? pathToFileURL(resolve(process.env.INFERGATE_DIST, 'index.js')).href : '../dist/index.js';
@@ -23,13 +24,6 @@ const probe = process.argv.includes('--soak') ? healthProbe() : undefined;
 class CountingTaskStore extends MemoryTaskStore {
   held() {
     return /** @type {any} */ (this).tasks.size;
-  }
-
-  /** Drops every task: the soak reads the live heap before and after, to tell what they held. */
-  forget() {
-    const dropped = this.held();
-    /** @type {any} */ (this).tasks.clear();
-    return dropped;
   }
 }
 // --task-ttl-ms N: the soak keeps tasks briefly, so that the store reaches its steady state within
@@ -100,7 +94,11 @@ serveIpc({
     return { ...probe.sample(args), videoTasks: taskStore.held() };
   },
   summary: () => probe?.summary(),
-  forgetTasks: () => taskStore.forget(),
+  /** What each store and cache holds, entries and live heap; empties them (soak only, after the load). */
+  stores() {
+    if (!probe) throw new Error('start the gateway server with --soak to take its inventory');
+    return inventory(gatewayStores(gateway.options), () => /** @type {number} */ (probe.sample({ gc: true }).liveHeap));
+  },
   shutdown() {
     // A normal exit, so `--cpu-prof` writes its profile.
     server.close();

@@ -264,12 +264,13 @@ await sleep(3000);
 lastGcS = -Infinity;
 await takeSample();
 const quiet = samples.pop();
-// What the video tasks hold: the live heap again once the store has dropped them.
-const tasksHeld = await gateway.ipc('forgetTasks');
-lastGcS = -Infinity;
-await takeSample();
-const withoutTasks = samples.pop();
-const bytesPerTask = tasksHeld > 0 ? (quiet.liveHeap - withoutTasks.liveHeap) / tasksHeld : NaN;
+// What each store holds: its entries, and the live heap freed by emptying it (the video task
+// store first, which gives what one task holds).
+/** @type {import('./lib/store-inventory.mjs').StoreRow[]} */
+const stores = (await gateway.ipc('stores')).rows;
+const taskRow = /** @type {import('./lib/store-inventory.mjs').StoreRow} */ (stores.find((row) => row.name === 'video task store'));
+const tasksHeld = taskRow.entries.tasks ?? 0;
+const bytesPerTask = tasksHeld > 0 ? taskRow.bytes / tasksHeld : NaN;
 const gatewaySummary = await gateway.ipc('summary');
 const mockStats = await mock.ipc('stats');
 const rssEnd = rssBytes(gateway.pid);
@@ -305,7 +306,8 @@ const result = {
   meta,
   loadMs,
   drainMs,
-  tasks: { held: tasksHeld, bytesPerTask, liveHeapWithout: withoutTasks.liveHeap },
+  tasks: { held: tasksHeld, bytesPerTask, liveHeapWithout: taskRow.liveHeapAfter },
+  stores,
   stderr: [...stderrLines].map(([line, count]) => ({ line, count })),
   warmupS,
   total: tally.total,

@@ -135,6 +135,19 @@ export function renderSoakReport(r) {
     lines.push('');
   }
 
+  lines.push('#### What the stores hold at the end', '');
+  lines.push(
+    'Entries: the sizes of the Maps and Sets among each store’s fields. Live heap: what emptying them freed (a forced GC before and after each, in this order; a few KB either way is noise).',
+    '',
+    '| store | entries | live heap KB |',
+    '|---|---|---:|',
+  );
+  for (const row of r.stores ?? []) {
+    const entries = Object.entries(row.entries).map(([field, size]) => `${field} ${num(size)}`);
+    lines.push(`| ${row.name} | ${row.present ? entries.join(', ') || '–' : 'not configured'} | ${row.present ? num(row.bytes / 1024, 1) : ''} |`);
+  }
+  lines.push('');
+
   lines.push('#### Gateway logs and crashes', '');
   const logs = r.gateway.logs;
   lines.push('What the gateway logged (its logger counts instead of writing), what reached its stderr anyway, and what was thrown past it.');

@@ -2,8 +2,8 @@
 // in MB per minute, and the growth it implies over that span relative to where it starts.
 import { linearFit } from './stats.mjs';
 
-/** Plateau: slope under 0.5 MB/min and under 5% growth after the warm-up. */
-export const PLATEAU = { slopeMBPerMin: 0.5, growth: 0.05 };
+/** Plateau: slope under 0.1 MB/min and under 5% growth after the warm-up. */
+export const PLATEAU = { slopeMBPerMin: 0.1, growth: 0.05 };
 
 const MB = 2 ** 20;
 
