@@ -134,8 +134,8 @@ describe('POST /v1/messages/count_tokens on other upstreams: a tokenizer count',
       .messages.countTokens({ model: 'nope', messages })
       .catch((caught: unknown) => caught);
     expect(unknown).toMatchObject({
-      status: 400,
-      error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('nope') } },
+      status: 404,
+      error: { type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('nope') } },
     });
     const noVersion = await fetch(`${rig.url}/v1/messages/count_tokens`, {
       method: 'POST',
