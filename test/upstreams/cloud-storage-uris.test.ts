@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -5,7 +6,7 @@ import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createBedrockProvider } from '../../src/providers/bedrock/bedrock-provider.js';
 import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
 import { createVertexProvider } from '../../src/providers/vertex/vertex-provider.js';
-import { type FakeBedrock, NOVA, startFakeBedrock } from '../fakes/fake-bedrock.js';
+import { CLAUDE, type FakeBedrock, NOVA, startFakeBedrock } from '../fakes/fake-bedrock.js';
 import { startFakeGemini } from '../fakes/fake-gemini.js';
 import { type FakeVertex, startFakeVertex, VERTEX_LOCATION } from '../fakes/fake-vertex.js';
 import { serve, type Served } from '../helpers/serve.js';
@@ -46,6 +47,8 @@ beforeAll(async () => {
     models: [
       { id: 'nova', provider: 'aws', upstreamModel: NOVA },
       { id: 'nova-uploads', provider: 'aws-uploads', upstreamModel: NOVA },
+      { id: 'claude-bedrock', provider: 'aws', upstreamModel: CLAUDE },
+      { id: 'claude-bedrock-uploads', provider: 'aws-uploads', upstreamModel: CLAUDE },
       { id: 'gemini-vx', provider: 'vtx', upstreamModel: 'gemini-2.5-flash' },
       { id: 'gemini-vx-uploads', provider: 'vtx-uploads', upstreamModel: 'gemini-2.5-flash' },
       { id: 'gem', provider: 'google', upstreamModel: 'gemini-2.5-flash' },
@@ -67,6 +70,7 @@ beforeEach(() => {
 });
 
 const openai = (key = 'sk-any') => new OpenAI({ baseURL: `${served.url}/v1`, apiKey: key, maxRetries: 0 });
+const anthropic = (key = 'sk-any') => new Anthropic({ baseURL: served.url, apiKey: key, maxRetries: 0 });
 const genai = (key = 'sk-any') => new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: served.url } });
 
 /** A Chat request whose second message shows an image by URL, after a system message. */
@@ -143,6 +147,34 @@ describe('Bedrock Converse (s3://)', () => {
     expect(error.status).toBe(400);
     expect(error.param).toBe('input[0].content[0].file_url');
     expect(bedrock.requests).toHaveLength(0);
+  });
+});
+
+describe('Bedrock Claude on invoke (Messages passthrough)', () => {
+  const withImage = (model: string, url: string): Anthropic.MessageCreateParamsNonStreaming => ({
+    model,
+    max_tokens: 64,
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Repeat this document verbatim.' },
+          { type: 'image', source: { type: 'url', url } },
+        ],
+      },
+    ],
+  });
+
+  it('refuses an s3:// source URL by default, naming it, and passes one within the prefixes', async () => {
+    const error = (await anthropic()
+      .messages.create(withImage('claude-bedrock', 's3://acme-finance-private/payroll.png'))
+      .catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
+    expect(error.status).toBe(400);
+    expect((error.error as Json).error.message).toMatch(/messages\[0\]\.content\[1\]\.source\.url/);
+    expect(bedrock.requests).toHaveLength(0);
+
+    await anthropic('sk-tenant-a').messages.create(withImage('claude-bedrock-uploads', 's3://uploads/tenant-a/cat.png'));
+    expect(bedrock.last().body.messages[0].content[1].source).toEqual({ type: 'url', url: 's3://uploads/tenant-a/cat.png' });
   });
 });
 

@@ -40,3 +40,4 @@ export const geminiClient: ClientCodec = {
 export const geminiStreamClient: ClientCodec = { ...geminiClient, endpoint: '/v1beta/models/{model}:streamGenerateContent', routeFields: streamFields };
 
 export { geminiStyle } from './style.js';
+export { refuseCachedContent } from './decode-request.js';

@@ -40,3 +40,4 @@ function withoutForeignThinking(body: TextBody): TextBody {
 
 export { anthropicMessageSchema, anthropicToolSchema } from './schema.js';
 export { anthropicStyle } from './style.js';
+export { checkSourceUris } from './source-uris.js';

@@ -3,7 +3,7 @@ import type { Json } from '../../json.js';
 import { bedrockCatalogIds, converseUpstream, isBedrockClaude } from '../../protocols/converse/index.js';
 import { eventsOf } from '../../protocols/event-batches.js';
 import type { IRRequest, IRStreamEvent, TextProtocol } from '../../protocols/ir.js';
-import { messagesUpstream } from '../../protocols/messages/index.js';
+import { checkSourceUris, messagesUpstream } from '../../protocols/messages/index.js';
 import { storageUriCheck } from '../../protocols/storage-uris.js';
 import { parseAnswer } from '../http/get-json.js';
 import { stringifyBody } from '../http/stringify-body.js';
@@ -98,9 +98,9 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
   // and ceiling (a fixed 4096 would be a 400 on small Llamas), so it gets one only when configured.
   const messagesOptions = { defaultMaxTokens: options.defaultMaxTokens ?? 4096 };
   const converseOptions = options.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: options.defaultMaxTokens };
-  /** Converse's body for one call: the `s3://` URIs the provider and the caller's key allow go on. */
-  const converseBody = (ir: IRRequest, call: CallContext) =>
-    guarded(converseUpstream.encodeRequest(ir, { ...converseOptions, storageUris: storageUriCheck(options.storageUris, call.key.storageUris) }));
+  /** The `s3://` URIs one call may name: the provider's prefixes, narrowed by the caller's key's. */
+  const storage = (call: CallContext) => storageUriCheck(options.storageUris, call.key.storageUris);
+  const converseBody = (ir: IRRequest, call: CallContext) => guarded(converseUpstream.encodeRequest(ir, { ...converseOptions, storageUris: storage(call) }));
 
   /** Model ids with `:` (`…-v1:0`) and ARNs with `/` are one path segment, encoded. */
   const path = (model: string, action: string) => `/model/${encodeURIComponent(model)}/${action}`;
@@ -170,6 +170,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
         const model = upstreamId(body, call);
         const streaming = body.stream === true;
         const betas = bedrockBetas({ headers, body }, allowedBetas);
+        checkSourceUris(body, storage(call));
         const result = await post(
           path(model, streaming ? 'invoke-with-response-stream' : 'invoke'),
           invokeBody(body, betas),
@@ -184,6 +185,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
       async countTokens(request, call) {
         const model = upstreamId(request.body, call);
         if (request.protocol !== 'messages' || !claudeOnInvoke(model)) return undefined;
+        checkSourceUris(request.body, storage(call));
         return countClaudeTokens(postJson, model, request, bedrockBetas(request, allowedBetas), call);
       },
 

@@ -1,6 +1,5 @@
 import { eventsOf } from '../../protocols/event-batches.js';
-import { refuseCachedContent } from '../../protocols/gemini/decode-request.js';
-import { geminiUpstream as codec } from '../../protocols/gemini/index.js';
+import { geminiUpstream as codec, refuseCachedContent } from '../../protocols/gemini/index.js';
 import type { IRRequest } from '../../protocols/ir.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import type { UpstreamClient } from '../http/upstream-client.js';

@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { eventsOf } from '../../protocols/event-batches.js';
 import type { IRRequest, IRStreamEvent, TextProtocol } from '../../protocols/ir.js';
-import { messagesUpstream } from '../../protocols/messages/index.js';
+import { checkSourceUris, messagesUpstream } from '../../protocols/messages/index.js';
+import { storageUriCheck } from '../../protocols/storage-uris.js';
 import { geminiTextCalls } from '../gemini/gemini-text.js';
 import { postJson, streamIR } from '../http/json-call.js';
 import { BearerClient } from '../http/bearer-client.js';
@@ -34,7 +35,7 @@ export interface VertexProviderOptions {
   /** Which of a Messages client's `anthropic-beta` values are forwarded to Claude: `'all'` (default) or an allowlist. */
   betas?: 'all' | readonly string[] | undefined;
   /**
-   * Prefixes of the `gs://` URIs a client's image or file may name for a Gemini model (a prefix
+   * Prefixes of the `gs://` URIs a client's image or file may name (a prefix
    * matches whole path segments). Vertex AI reads them with the project's service agent, so any
    * other is a 400 naming the part. Default: none. A key's `storageUris` narrow this further.
    */
@@ -111,6 +112,7 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
       async passthrough({ body, rawBody, headers }, call) {
         const target = vertexModelOf(call.model.upstreamModel ?? call.model.id);
         const streaming = body.stream === true;
+        checkSourceUris(body, storageUriCheck(options.storageUris, call.key.storageUris));
         // The body without `model` and with `anthropic_version`, edited as text when the client's
         // text is at hand (joined once: cheaper than serializing a large body again).
         const wire = rawBody ? rawPredictText(rawBody.join('')) : JSON.stringify(rawPredictBody(body));
