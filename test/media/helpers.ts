@@ -197,3 +197,23 @@ export function useMediaRig(): MediaRig {
   });
   return rig;
 }
+
+/**
+ * How many times the event loop turned (a chain of `setImmediate` callbacks ran) while `work`
+ * ran: 0 for work done in one task or in microtasks only, however long it took.
+ */
+export async function loopTurnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    turns++;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  try {
+    await work();
+  } finally {
+    running = false;
+  }
+  return turns;
+}

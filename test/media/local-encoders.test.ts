@@ -46,8 +46,8 @@ describe('local encoders', () => {
     expect(() => decodePng(secondHeader, { maxSide: 2048 })).toThrow('IHDR is not the first chunk');
   });
 
-  it('MP4: the box tree a player needs, one IDR per second', () => {
-    const mp4 = Buffer.from(renderLocalVideo({ prompt: 'boxes', width: 96, height: 54, seconds: 2, fps: 12 }));
+  it('MP4: the box tree a player needs, one IDR per second', async () => {
+    const mp4 = Buffer.from(await renderLocalVideo({ prompt: 'boxes', width: 96, height: 54, seconds: 2, fps: 12 }));
     const track = videoTrack(mp4);
     expect(track).toMatchObject({ boxes: ['ftyp', 'moov', 'mdat'], entryType: 'avc1', width: 96, height: 54, timescale: 12, duration: 24 });
     expect(track.syncSamples).toEqual([1, 13]);
@@ -56,8 +56,8 @@ describe('local encoders', () => {
   });
 
   describe.skipIf(!ffmpeg)('decoded by ffmpeg', () => {
-    it('the MP4 is H.264 that decodes without an error, frame for frame, with the drawn colours', () => {
-      const mp4 = Buffer.from(renderLocalVideo({ prompt: 'ffmpeg', width: 160, height: 90, seconds: 2, fps: 12 }));
+    it('the MP4 is H.264 that decodes without an error, frame for frame, with the drawn colours', async () => {
+      const mp4 = Buffer.from(await renderLocalVideo({ prompt: 'ffmpeg', width: 160, height: 90, seconds: 2, fps: 12 }));
       const file = join(dir, 'clip.mp4');
       writeFileSync(file, mp4);
       const probe = JSON.parse(run('ffprobe', ['-v', 'error', '-count_frames', '-show_streams', '-show_format', '-of', 'json', file])) as {

@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import { describe, expect, it, vi } from 'vitest';
 import { requestsTo } from '../fakes/fake-openai-media.js';
 import { decodeMp3, decodeOpus, mp3Frames, oggPages, parseWav, rms } from './audio-checks.js';
-import { jsonHeaders, useMediaRig } from './helpers.js';
+import { jsonHeaders, loopTurnsDuring, useMediaRig } from './helpers.js';
 
 const rig = useMediaRig();
 
@@ -223,23 +223,6 @@ describe('speech: Volcengine (ark provider)', () => {
     }
   });
 });
-
-/** Calls of `setImmediate` callbacks while `work` runs: how many times the event loop turned. */
-async function loopTurnsDuring(work: () => Promise<unknown>): Promise<number> {
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    turns++;
-    if (running) setImmediate(tick);
-  };
-  setImmediate(tick);
-  try {
-    await work();
-  } finally {
-    running = false;
-  }
-  return turns;
-}
 
 describe('speech: bounded work (security review 5)', () => {
   it('an input over 4,096 characters is a 400 naming input, for every provider, and never reaches the upstream', async () => {

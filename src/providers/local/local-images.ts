@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors.js';
+import { yieldToLoop } from '../../http/yield-to-loop.js';
 import { unixSeconds } from '../../ids.js';
 import type { GeneratedImage, ImageEditRequest, ImageGenerationRequest, ImageResult, ImageStream, ImageStreamEvent, UploadedFile } from '../media.js';
 import { mix, paletteOf, seedBytes } from './palette.js';
@@ -7,6 +8,11 @@ import { decodePng, encodePng, type RgbaImage } from '../codecs/png.js';
 /** The local image model draws, and edits, at most this many pixels per side. */
 const MAX_SIDE = 2048;
 const DEFAULT_SIZE = { width: 1024, height: 1024 };
+/**
+ * Pixels of all the images of one request (`n` × width × height): four of 2048x2048, sixteen of
+ * 1024x1024. The schema lets `n` reach 128, which at 2048² blocked the process for half a minute.
+ */
+export const MAX_LOCAL_IMAGE_PIXELS = 16 * 1024 * 1024;
 /** OpenAI's range for `partial_images`. */
 const MAX_PARTIALS = 3;
 
@@ -14,9 +20,10 @@ const MAX_PARTIALS = 3;
  * The local image model: a picture drawn from the prompt (a gradient, a disc and a bar in
  * colours hashed from the prompt, so the same prompt draws the same picture), as a real PNG.
  * Streamed, it first sends `partial_images` coarser versions (pixelated, finer each time).
- * `response_format: "url"` answers a `data:` URL, since nothing is hosted.
+ * `response_format: "url"` answers a `data:` URL, since nothing is hosted. One picture is drawn,
+ * or encoded, per turn of the event loop, so other requests are served in between.
  */
-export function localGenerateImage(request: ImageGenerationRequest): ImageResult | ImageStream {
+export async function localGenerateImage(request: ImageGenerationRequest): Promise<ImageResult | ImageStream> {
   const size = parseSize(request.size);
   checkFormats(request.output_format, request.response_format);
   if (request.image !== undefined) {
@@ -27,7 +34,7 @@ export function localGenerateImage(request: ImageGenerationRequest): ImageResult
       message: 'The local image model does not take reference images; use /v1/images/edits to change an image.',
     });
   }
-  const count = request.n ?? 1;
+  const count = checkPixels(request.n ?? 1, size);
   const draw = () => drawPicture(request.prompt, size.width, size.height);
   const extra = details(size, request);
   if (request.stream === true) {
@@ -35,17 +42,19 @@ export function localGenerateImage(request: ImageGenerationRequest): ImageResult
     return {
       events: (async function* () {
         for (let index = 0; index < count; index++) {
+          await yieldToLoop();
           const picture = draw();
           for (let step = 0; step < partials; step++) {
+            await yieldToLoop();
             yield partialEvent(pixelate(picture, 4 << (partials - step)), step, extra);
           }
+          await yieldToLoop();
           yield { type: 'completed', b64_json: b64(picture), ...extra, usage: usage(request.prompt, size, 1) } satisfies ImageStreamEvent;
         }
       })(),
     };
   }
-  const data: GeneratedImage[] = [];
-  for (let index = 0; index < count; index++) data.push(imageData(draw(), request.response_format));
+  const data = await eachImage(count, draw, request.response_format);
   return { created: unixSeconds(), data, extra, usage: usage(request.prompt, size, count) };
 }
 
@@ -54,7 +63,7 @@ export function localGenerateImage(request: ImageGenerationRequest): ImageResult
  * the mask is transparent when a mask is given (OpenAI's convention). Further images are
  * accepted as references and otherwise unused. The output has the input's size.
  */
-export function localEditImage(request: ImageEditRequest): ImageResult | ImageStream {
+export async function localEditImage(request: ImageEditRequest): Promise<ImageResult | ImageStream> {
   const { fields } = request;
   checkFormats(fields.output_format, typeof fields.response_format === 'string' ? fields.response_format : undefined);
   const source = readPng(request.images[0]!, request.images.length === 1 ? 'image' : 'image[0]');
@@ -76,24 +85,53 @@ export function localEditImage(request: ImageEditRequest): ImageResult | ImageSt
       message: `The local image model keeps the input's size: 'size' must be 'auto' or '${size.width}x${size.height}', received ${JSON.stringify(fields.size)}.`,
     });
   }
+  const count = checkPixels(fields.n ?? 1, size);
   const target = drawPicture(fields.prompt, size.width, size.height);
   const edit = (strength: number) => blend(source, target, mask, strength);
-  const count = fields.n ?? 1;
   const extra = details(size, fields);
   if (fields.stream === true) {
     const partials = partialCount(fields.partial_images);
     return {
       events: (async function* () {
         for (let index = 0; index < count; index++) {
-          for (let step = 0; step < partials; step++) yield partialEvent(edit((0.5 * (step + 1)) / (partials + 1)), step, extra);
+          for (let step = 0; step < partials; step++) {
+            await yieldToLoop();
+            yield partialEvent(edit((0.5 * (step + 1)) / (partials + 1)), step, extra);
+          }
+          await yieldToLoop();
           yield { type: 'completed', b64_json: b64(edit(0.5)), ...extra, usage: usage(fields.prompt, size, 1) } satisfies ImageStreamEvent;
         }
       })(),
     };
   }
-  const data: GeneratedImage[] = [];
-  for (let index = 0; index < count; index++) data.push(imageData(edit(0.5), typeof fields.response_format === 'string' ? fields.response_format : undefined));
+  const data = await eachImage(count, () => edit(0.5), typeof fields.response_format === 'string' ? fields.response_format : undefined);
   return { created: unixSeconds(), data, extra, usage: usage(fields.prompt, size, count) };
+}
+
+/** `count` pictures, each drawn in one turn of the event loop and encoded in the next. */
+async function eachImage(count: number, draw: () => RgbaImage, responseFormat: string | undefined): Promise<GeneratedImage[]> {
+  const data: GeneratedImage[] = [];
+  for (let index = 0; index < count; index++) {
+    await yieldToLoop();
+    const picture = draw();
+    await yieldToLoop();
+    data.push(imageData(picture, responseFormat));
+  }
+  return data;
+}
+
+/** `n`, when `n` pictures of `size` stay within `MAX_LOCAL_IMAGE_PIXELS`; else a 400 naming `n`. */
+function checkPixels(n: number, size: { width: number; height: number }): number {
+  const most = Math.floor(MAX_LOCAL_IMAGE_PIXELS / (size.width * size.height));
+  if (n > most) {
+    throw new GatewayError({
+      status: 400,
+      param: 'n',
+      code: 'unsupported_value',
+      message: `The local image model draws at most ${MAX_LOCAL_IMAGE_PIXELS} pixels a request: 'n' may be at most ${most} at ${size.width}x${size.height}, received ${n}.`,
+    });
+  }
+  return n;
 }
 
 /** The prompt's picture: a diagonal gradient, a disc and a bar, placed by the prompt's hash. */

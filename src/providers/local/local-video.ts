@@ -1,3 +1,4 @@
+import { yieldToLoop } from '../../http/yield-to-loop.js';
 import { PcmH264Encoder, type YuvFrame } from '../codecs/h264.js';
 import { muxMp4 } from '../codecs/mp4.js';
 import { mix, paletteOf, seedBytes, type Rgb } from './palette.js';
@@ -13,15 +14,17 @@ export interface LocalVideoSpec {
 /**
  * Renders the local video model's clip: a disc in the prompt's colours bouncing over a gradient,
  * with a progress bar along the bottom, as a real H.264 MP4 (`h264.ts`, `mp4.ts`). One IDR
- * picture per second, so a player can seek to any second.
+ * picture per second, so a player can seek to any second. One frame is drawn and encoded per
+ * turn of the event loop (a whole 640x640 clip took 0.7 s at once).
  */
-export function renderLocalVideo(spec: LocalVideoSpec): Uint8Array {
+export async function renderLocalVideo(spec: LocalVideoSpec): Promise<Uint8Array> {
   const encoder = new PcmH264Encoder(spec.width, spec.height);
   const frameCount = Math.max(1, Math.round(spec.seconds * spec.fps));
   const canvas = new Canvas(encoder.codedWidth, encoder.codedHeight, spec.width, spec.height, seedBytes(spec.prompt));
   const samples: { nals: Uint8Array[]; keyframe: boolean }[] = [];
   let previous: YuvFrame | undefined;
   for (let index = 0; index < frameCount; index++) {
+    await yieldToLoop();
     const frame = canvas.draw(frameCount === 1 ? 1 : index / (frameCount - 1));
     const keyframe = index % spec.fps === 0;
     const { nal } = encoder.encode(frame, keyframe ? undefined : previous);

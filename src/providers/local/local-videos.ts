@@ -30,7 +30,8 @@ interface LocalJob {
  * id, so several gateway instances sharing a task store, or a restarted one, serve it alike.
  */
 export class LocalVideos {
-  private readonly cache = new Map<string, Uint8Array>();
+  /** Clips rendered or being rendered: two downloads of one clip share its rendering. */
+  private readonly cache = new Map<string, Promise<Uint8Array>>();
 
   constructor(
     private readonly renderMs: number,
@@ -63,8 +64,8 @@ export class LocalVideos {
     return { status: 'completed', progress: 100, completedAt: Math.floor((t + this.renderMs) / 1000) };
   }
 
-  content(job: VideoJob, range: string | undefined): VideoContent {
-    const mp4 = this.render(job);
+  async content(job: VideoJob, range: string | undefined): Promise<VideoContent> {
+    const mp4 = await this.render(job);
     const size = mp4.length;
     const wanted = parseRange(range, size);
     if (wanted === 'unsatisfiable') {
@@ -88,13 +89,15 @@ export class LocalVideos {
     };
   }
 
-  private render(job: VideoJob): Uint8Array {
+  private render(job: VideoJob): Promise<Uint8Array> {
     const cached = this.cache.get(job.id);
     if (cached) return cached;
     const { k, w, h, s } = decode(job);
     const mp4 = renderLocalVideo({ prompt: k, width: w, height: h, seconds: s, fps: FPS });
     if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(job.id, mp4);
+    // A rendering that failed is not kept.
+    mp4.catch(() => this.cache.get(job.id) === mp4 && this.cache.delete(job.id));
     return mp4;
   }
 }
