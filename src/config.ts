@@ -284,6 +284,8 @@ const ConfigSchema = strictObject({
       unpricedModels: v.optional(v.picklist(['refuse', 'allow'], 'expected "refuse" or "allow"')),
       /** Where limit counters live: memory (default) or Redis, shared by every instance. */
       limitStore: memoryOrRedis({}),
+      /** Whose upstream prompt cache a client's prompt_cache_key names (docs/policies.md). */
+      promptCacheKey: v.optional(v.picklist(['key', 'group', 'shared'], 'expected "key", "group" or "shared"')),
     }),
   ),
   /** Where finished Responses live for previous_response_id: memory (default) or Redis. */

@@ -11,6 +11,7 @@ import { SSE_HEADERS } from '../http/sse-response.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import { replaceTopLevelFields } from '../http/replace-json-model.js';
+import { rewrittenFields } from './text-request.js';
 import { dropUsageFrames, withUsageRequested } from './usage-frames.js';
 
 /**
@@ -32,7 +33,7 @@ export async function passthroughText(
   const upstreamBody = { ...asked.body, model: call.model.upstreamModel ?? call.model.id };
   // The client's own text with only the changed fields replaced: serializing a large body again
   // would block the event loop for tens of milliseconds.
-  const changed = { model: upstreamBody.model, ...(asked.body !== body ? { stream_options: asked.body.stream_options } : {}) };
+  const changed = { model: upstreamBody.model, ...rewrittenFields(body), ...(asked.body !== body ? { stream_options: asked.body.stream_options } : {}) };
   // Gemini names the model in the URL: its provider sends the body as read and checked, the
   // upstream model in the path.
   const rawBody = requestBody.text === undefined || tap.protocol === 'gemini' ? undefined : replaceTopLevelFields(requestBody.text, changed);

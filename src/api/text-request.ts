@@ -5,6 +5,7 @@ import type { ClientCodec } from '../protocols/codec.js';
 import type { ModelEntry } from '../routing/model.js';
 import { validateBody } from '../schemas/validate.js';
 import { checkItemCount } from './request-limits.js';
+import { scopedPromptCacheKey } from '../policy/prompt-cache-key.js';
 
 /** What a text route checks a request against before anything else. */
 export type TextRoute = Pick<ClientCodec, 'protocol' | 'endpoint' | 'schema' | 'checkHeaders' | 'routeFields'>;
@@ -12,7 +13,10 @@ export type TextRoute = Pick<ClientCodec, 'protocol' | 'endpoint' | 'schema' | '
 /** A text request read within the limits, validated, and its model resolved in the key's scope. */
 export interface TextRequest {
   body: Record<string, unknown>;
-  /** The client's JSON text, for a passthrough that changes only `model`. */
+  /**
+   * The client's JSON text, for a passthrough that replaces only what the gateway rewrote in
+   * `body` (`model`, a scoped `prompt_cache_key`: see `rewrittenFields`).
+   */
   text: string;
   model: ModelEntry;
 }
@@ -29,6 +33,14 @@ export async function readTextRequest(context: RouteContext, route: TextRoute): 
   );
   checkItemCount(route.protocol, raw, limits.messages);
   const validated = validateBody(route.schema, raw) as Record<string, unknown>;
-  const body = route.routeFields ? { ...validated, ...route.routeFields(context.params, context.url) } : validated;
+  const routed = route.routeFields ? { ...validated, ...route.routeFields(context.params, context.url) } : validated;
+  // OpenAI's prompt cache hint names the caller's own cache (`policy/prompt-cache-key.ts`).
+  const openai = route.protocol === 'chat' || route.protocol === 'responses';
+  const body = openai ? scopedPromptCacheKey(routed, key, options.policies.promptCacheKey) : routed;
   return { body, text, model: options.catalog.resolve(key, body.model as string, 'text', route.endpoint) };
+}
+
+/** The top-level fields a passthrough sets from the body rather than the client's text: `prompt_cache_key` when there is one. */
+export function rewrittenFields(body: Record<string, unknown>): Record<string, unknown> {
+  return typeof body.prompt_cache_key === 'string' ? { prompt_cache_key: body.prompt_cache_key } : {};
 }

@@ -6,7 +6,7 @@ import type { IRRequest, TextProtocol } from '../protocols/ir.js';
 import { countRequestTokens } from '../tokens/count-request.js';
 import type { TextBody } from '../protocols/codec.js';
 import type { ModelEntry } from '../routing/model.js';
-import { readTextRequest, type TextRoute } from './text-request.js';
+import { readTextRequest, rewrittenFields, type TextRoute } from './text-request.js';
 import { firstDeployment } from './upstream-call.js';
 
 /** What one client protocol brings to the input-token count. */
@@ -49,7 +49,7 @@ export async function handleTokenCount(context: RouteContext, endpoint: TokenCou
         {
           protocol: endpoint.protocol,
           body: { ...sent.parsed, model: upstreamModel },
-          rawBody: sent.text === undefined ? undefined : replaceTopLevelFields(sent.text, { model: upstreamModel }),
+          rawBody: sent.text === undefined ? undefined : replaceTopLevelFields(sent.text, { model: upstreamModel, ...rewrittenFields(sent.parsed) }),
           headers: request.headers,
         },
         call,

@@ -6,6 +6,7 @@ import { DeploymentHealth } from './deployment-health.js';
 import { DEFAULT_RETRY_POLICY, type ResolvedRetryPolicy, type RetryPolicy } from './fallback.js';
 import type { KeyLimits, LimitEngine } from './limit-engine.js';
 import { MemoryLimitEngine } from './memory-limit-engine.js';
+import { PROMPT_CACHE_KEY_SCOPES, type PromptCacheKeyScope } from './prompt-cache-key.js';
 
 export interface PolicyOptions {
   /** Limits of every key that does not set its own (`KeyRecord.limits` overrides them one by one). */
@@ -44,6 +45,11 @@ export interface PolicyOptions {
    * marks a model free, which is always served. Default `refuse`.
    */
   unpricedModels?: UnpricedModels | undefined;
+  /**
+   * Whose upstream prompt cache a client's `prompt_cache_key` names: `key` (default), `group` or
+   * `shared` (sent as written). See `PromptCacheKeyScope`.
+   */
+  promptCacheKey?: PromptCacheKeyScope | undefined;
 }
 
 export interface ResolvedPolicies {
@@ -55,6 +61,7 @@ export interface ResolvedPolicies {
   health: DeploymentHealth;
   quotaRetryAfterSeconds: number;
   budgets: BudgetPolicy;
+  promptCacheKey: PromptCacheKeyScope;
 }
 
 /** Tokens used; nothing for an answer from the response cache. */
@@ -83,6 +90,8 @@ export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPol
   const quotaRetryAfterSeconds = policies.quotaRetryAfterSeconds ?? 3600;
   if (!Number.isInteger(quotaRetryAfterSeconds) || quotaRetryAfterSeconds < 1)
     throw new TypeError('options.policies.quotaRetryAfterSeconds must be a positive integer');
+  const promptCacheKey = policies.promptCacheKey ?? 'key';
+  if (!PROMPT_CACHE_KEY_SCOPES.includes(promptCacheKey)) throw new TypeError('options.policies.promptCacheKey must be "key", "group" or "shared"');
   return {
     limits,
     limitEngine: engine,
@@ -92,6 +101,7 @@ export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPol
     health: new DeploymentHealth(Math.max(1, retry.failuresBeforeCooldown), retry.cooldownMs),
     quotaRetryAfterSeconds,
     budgets,
+    promptCacheKey,
   };
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
 import { checkResponsesStream } from '../protocols/helpers.js';
-import { startHarness, toolExchange, type Harness, type UpstreamKind } from '../upstreams/harness.js';
+import { scopedCacheKey, startHarness, toolExchange, type Harness, type UpstreamKind } from '../upstreams/harness.js';
 
 type Json = Record<string, any>;
 
@@ -127,7 +127,7 @@ describe.each(['chat', 'anthropic'] as const)('Codex through a %s upstream (tran
       expect(JSON.stringify(system.content)).toContain(base.input[0].content[0].text.slice(0, 40));
       for (const field of ['client_metadata', 'include', 'text', 'reasoning', 'instructions']) expect(body).not.toHaveProperty(field);
       if (kind === 'chat') {
-        expect(body.prompt_cache_key).toBe(base.prompt_cache_key);
+        expect(body.prompt_cache_key).toBe(scopedCacheKey(base.prompt_cache_key));
         expect(body.store).toBe(false);
         expect(body.parallel_tool_calls).toBe(true);
         expect(body.tool_choice).toBe('auto');
@@ -309,13 +309,13 @@ describe('Codex reasoning across upstreams (store: false, encrypted content)', (
 describe('Codex through a Responses upstream (passthrough)', () => {
   const up = () => h.upstreams.responses;
 
-  it('forwards every field of the turn unchanged but for the model', async () => {
+  it('forwards every field of the turn unchanged but for the model and the scoped prompt cache key', async () => {
     for (const base of [FALLBACK, GPT_55]) {
       up().fake.reply({ reasoning: ['hm'], text: ['Hi'], usage: { input: 900, cachedRead: 600, output: 12, reasoning: 5 } });
       const turn = await codexTurn(base, 'responses');
       expect(turn.status).toBe(200);
       expect(turn.headers.get('x-infergate-dropped-tools')).toBeNull();
-      expect(up().fake.last().body).toEqual({ ...base, model: up().upstreamModel });
+      expect(up().fake.last().body).toEqual({ ...base, model: up().upstreamModel, prompt_cache_key: scopedCacheKey(base.prompt_cache_key) });
       expect(turn.items.map((item) => item.type)).toEqual(['reasoning', 'message']);
       expect(turn.items[0]!.encrypted_content).toMatch(/^gAAAAA/);
       expectCodexUsage(turn.completed);
@@ -336,7 +336,7 @@ describe('Codex through a Responses upstream (passthrough)', () => {
       { type: 'tool_search_output', call_id: 'call_3', status: 'completed', execution: 'client', tools: [CALENDAR] },
     );
     expect((await codexTurn(body, 'responses')).status).toBe(200);
-    expect(up().fake.last().body).toEqual({ ...body, model: up().upstreamModel });
+    expect(up().fake.last().body).toEqual({ ...body, model: up().upstreamModel, prompt_cache_key: scopedCacheKey(body.prompt_cache_key) });
   });
 });
 

@@ -1,8 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { expect } from 'vitest';
+import { keyId } from '../../src/auth/key-store.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { UsageEvent } from '../../src/options.js';
+import { scopedPromptCacheKey } from '../../src/policy/prompt-cache-key.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
 import type { Provider } from '../../src/providers/provider.js';
@@ -49,6 +51,13 @@ export interface Harness {
 /** The client protocol whose body the upstream gets unchanged (model mapped). */
 export const NATIVE: Record<UpstreamKind, ClientProtocol> = { chat: 'chat', responses: 'responses', anthropic: 'messages' };
 
+/** What the upstream gets for a client's `prompt_cache_key`: the harness key's own (`policy/prompt-cache-key.ts`). */
+export function scopedCacheKey(value: string): string {
+  return scopedPromptCacheKey({ prompt_cache_key: value }, { id: keyId(HARNESS_KEY), models: '*' }, 'key').prompt_cache_key as string;
+}
+
+const HARNESS_KEY = 'sk-test';
+
 export interface HarnessOptions {
   /** More providers (given the fakes' base URLs) and models, e.g. a provider with short timeouts. */
   providers?: (urls: Record<UpstreamKind, string>) => Record<string, Provider>;
@@ -63,7 +72,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   ]);
   const usage: UsageEvent[] = [];
   const gateway = createGateway({
-    keys: [{ key: 'sk-test' }],
+    keys: [{ key: HARNESS_KEY }],
     providers: {
       'oai-chat': createOpenAIProvider({ baseURL: chatFake.url + '/v1', apiKey: 'up-key', responses: false }),
       'oai-responses': createOpenAIProvider({ baseURL: responsesFake.url + '/v1', apiKey: 'up-key', responses: true, chat: false }),

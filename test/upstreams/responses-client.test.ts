@@ -13,6 +13,7 @@ import {
   parallelCalls,
   promptOf,
   rateLimited,
+  scopedCacheKey,
   startHarness,
   toolExchange,
   type Harness,
@@ -204,7 +205,8 @@ describe.each(UPSTREAMS)('responses client → %s upstream', (kind) => {
     expect(response.output_text).toBe('ok');
     const received = up().fake.last().body;
     expect(received.model).toBe(up().upstreamModel);
-    if (passthrough) expect(received).toEqual({ ...body, model: up().upstreamModel });
-    if (kind === 'chat') expect(received).toMatchObject({ prompt_cache_key: 'conv-7', verbosity: 'low' });
+    // The prompt cache key names the caller's own cache (security review 14).
+    if (passthrough) expect(received).toEqual({ ...body, model: up().upstreamModel, prompt_cache_key: scopedCacheKey('conv-7') });
+    if (kind === 'chat') expect(received).toMatchObject({ prompt_cache_key: scopedCacheKey('conv-7'), verbosity: 'low' });
   });
 });
