@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FAKE_COMPACTION } from '../fakes/fake-openai-resources.js';
-import { settle, startEndpointRig, type EndpointRig } from './rig.js';
+import { settle, type EndpointRig, useEndpointRig } from './rig.js';
 
 let rig: EndpointRig;
-beforeAll(async () => {
-  rig = await startEndpointRig();
-});
-afterAll(() => rig.close());
-beforeEach(() => rig.reset());
+useEndpointRig((started) => (rig = started));
 
 type Json = Record<string, any>;
 

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodePng } from '../../src/providers/codecs/png.js';
 import { fakeTokenCount } from '../fakes/fake-anthropic.js';
-import { settle, startEndpointRig, type EndpointRig } from './rig.js';
+import { settle, type EndpointRig, useEndpointRig } from './rig.js';
 
 let rig: EndpointRig;
-beforeAll(async () => {
-  rig = await startEndpointRig();
-});
-afterAll(() => rig.close());
-beforeEach(() => rig.reset());
+useEndpointRig((started) => (rig = started));
 
 const messages = [
   { role: 'user' as const, content: 'Read README.md and tell me what this project does.' },

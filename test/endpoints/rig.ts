@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { UsageEvent } from '../../src/options.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
@@ -83,3 +84,14 @@ export async function startEndpointRig(): Promise<EndpointRig> {
 
 /** Waits for the usage hooks of finished requests (they run on later ticks). */
 export const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+/** The rig for a test file: started before its tests (handed to `onStart`), reset before each, closed after them. */
+export function useEndpointRig(onStart: (rig: EndpointRig) => void): void {
+  let rig: EndpointRig | undefined;
+  beforeAll(async () => {
+    rig = await startEndpointRig();
+    onStart(rig);
+  });
+  afterAll(() => rig?.close());
+  beforeEach(() => rig?.reset());
+}

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { settle, startEndpointRig, type EndpointRig } from './rig.js';
+import { describe, expect, it } from 'vitest';
+import { settle, type EndpointRig, useEndpointRig } from './rig.js';
 
 /**
  * References to stored state that an upstream resolves in the operator's account, whichever
@@ -8,11 +8,7 @@ import { settle, startEndpointRig, type EndpointRig } from './rig.js';
  * Key `sk-b` knows an id of key `sk-a`'s (from a shared log, a support ticket…).
  */
 let rig: EndpointRig;
-beforeAll(async () => {
-  rig = await startEndpointRig();
-});
-afterAll(() => rig.close());
-beforeEach(() => rig.reset());
+useEndpointRig((started) => (rig = started));
 
 type Json = Record<string, any>;
 
