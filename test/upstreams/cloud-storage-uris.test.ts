@@ -186,6 +186,10 @@ describe('Vertex Gemini (gs://)', () => {
 
     const error = await refusal(openai().chat.completions.create(lookAt('gemini-vx', 'gs://acme-finance-private/payroll.png')));
     expect(error.param).toBe('messages[1].content[1].image_url.url');
+    // A stream is refused before it starts, with the same 400.
+    const streamed = await refusal(openai().chat.completions.create({ ...lookAt('gemini-vx', 'gs://acme-finance-private/payroll.png'), stream: true }));
+    expect(streamed.status).toBe(400);
+    expect(streamed.param).toBe('messages[1].content[1].image_url.url');
     expect(vertex.requests.filter((request) => request.path.includes(':generateContent'))).toHaveLength(0);
   });
 
