@@ -14,7 +14,7 @@ import { takesReasoning } from '../routing/reasoning-support.js';
 import { looseObj } from '../schemas/common.js';
 import { generate } from './text.js';
 import { readTextRequest } from './text-request.js';
-import { checkModelRules } from './model-rules.js';
+import { checkStateReferences } from './model-rules.js';
 import { expandedConversation } from './conversation-state.js';
 import { firstDeployment } from './upstream-call.js';
 
@@ -43,7 +43,7 @@ export async function compactResponse(context: RouteContext): Promise<Response> 
   const { request } = context;
   const read = await readTextRequest(context, { protocol: 'responses', endpoint: ENDPOINT, schema: compactSchema });
   const { model } = read;
-  checkModelRules(model, read.body);
+  checkStateReferences(model, read.body);
   // What the conversation continues from, from this key's stored responses: the upstream never sees the ids.
   const body = await expandedConversation(context, read.body);
   const ledger = new RequestLedger(context, model, ENDPOINT, 'text', false, await admitRequest(context, model));

@@ -3,7 +3,7 @@ import type { RouteContext } from '../http/route.js';
 import { responsesClient } from '../protocols/responses/index.js';
 import { anyValue, arrayOfObjects, looseObj, model, str } from '../schemas/common.js';
 import { expandedConversation } from './conversation-state.js';
-import { checkModelRules } from './model-rules.js';
+import { checkStateReferences } from './model-rules.js';
 import { handleTokenCount, type TokenCountEndpoint } from './token-count.js';
 
 /**
@@ -26,7 +26,7 @@ const inputTokens: TokenCountEndpoint = {
   endpoint: '/v1/responses/input_tokens',
   schema: inputTokensSchema,
   prepare: (context, body, model) => {
-    checkModelRules(model, body);
+    checkStateReferences(model, body);
     return expandedConversation(context, body);
   },
   decode: (body, upstreamModel) => responsesClient.decodeRequest(withoutNulls(body), upstreamModel),
