@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decodeAudio, MAX_AUDIO_SECONDS } from '../../src/providers/codecs/decode-audio.js';
+import { decodeAudio as decodePieces, type DecodedAudio } from '../../src/providers/codecs/decode-audio.js';
 import { OggOpusEncoder, oggCrc } from '../../src/providers/codecs/ogg-opus.js';
 import { isGatewayError } from '../../src/errors.js';
-import { localTranscription } from '../../src/providers/local/local-transcription.js';
+import { readWaveform, WAVEFORM_BLOCK } from '../../src/providers/codecs/waveform.js';
+import { LOCAL_TRANSCRIPTION_SLOTS, localTranscription, MAX_TRANSCRIPTION_SECONDS } from '../../src/providers/local/local-transcription.js';
+import { Slots } from '../../src/providers/local/slots.js';
+import { loopTurnsDuring } from './helpers.js';
 import type { TranscriptionRequest } from '../../src/providers/media.js';
 
 /**
@@ -10,6 +13,19 @@ import type { TranscriptionRequest } from '../../src/providers/media.js';
  * formats' specs (not by the gateway's encoders, except Opus, whose container the gateway writes
  * and libopus fills).
  */
+
+/** The decoded pieces of a file, joined (the gateway never joins them: the tests compare samples). */
+async function decodeAudio(bytes: Uint8Array, maxSeconds = MAX_TRANSCRIPTION_SECONDS): Promise<DecodedAudio> {
+  const pieces: DecodedAudio[] = [];
+  for await (const piece of decodePieces(bytes, maxSeconds)) pieces.push(piece);
+  const samples = new Float32Array(pieces.reduce((sum, piece) => sum + piece.samples.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    samples.set(piece.samples, at);
+    at += piece.samples.length;
+  }
+  return { samples, sampleRate: pieces[0]?.sampleRate ?? 0 };
+}
 
 const RATE = 16_000;
 /** 0.25 s of 440 Hz at half scale. */
@@ -186,7 +202,7 @@ describe('audio decoding: MP3 and Ogg Opus', () => {
   });
 });
 
-describe('audio decoding: at most MAX_AUDIO_SECONDS', () => {
+describe('audio decoding: at most MAX_TRANSCRIPTION_SECONDS', () => {
   it('WAV, MP3 and Ogg Opus longer than the limit are refused, saying so', async () => {
     await expect(decodeAudio(wav(TONE, { format: 1, bits: 16 }), 0.2)).rejects.toThrow('the audio is longer than 0.2 seconds');
     expect((await decodeAudio(wav(TONE, { format: 1, bits: 16 }), 0.25)).samples.length).toBe(TONE.length);
@@ -210,7 +226,7 @@ describe('audio decoding: at most MAX_AUDIO_SECONDS', () => {
     const error = await localTranscription(request(halfHour)).catch((caught: unknown) => caught);
     expect(isGatewayError(error) && error.status).toBe(400);
     expect(error).toMatchObject({ param: 'file', code: 'invalid_value' });
-    expect((error as Error).message).toContain(`the audio is longer than ${MAX_AUDIO_SECONDS} seconds`);
+    expect((error as Error).message).toContain(`the audio is longer than ${MAX_TRANSCRIPTION_SECONDS} seconds`);
   });
 });
 
@@ -226,5 +242,71 @@ describe('local transcription: other audio', () => {
     expect(transcript.text).toBe('Lalalalalala.');
     expect(transcript.words).toEqual([{ word: 'Lalalalalala', start: 0, end: 2 }]);
     expect(transcript.usage).toMatchObject({ type: 'tokens', input_tokens: 20, input_token_details: { audio_tokens: 20, text_tokens: 0 } });
+  });
+});
+
+describe('local transcription: bounded memory and work (code review 8)', () => {
+  it("the review's 890 s of silent Opus (about 50 kB here) is a 400 naming file: the local model reads 10 minutes", async () => {
+    const error = await localTranscription(request(tinyPacketOpus(Math.ceil(890 / 0.06)))).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 400, param: 'file' });
+    expect((error as Error).message).toContain(`the audio is longer than ${MAX_TRANSCRIPTION_SECONDS} seconds`);
+  });
+
+  it('590 s of silent Opus: answered, decoded in packets, held once at 16 kHz, the loop turning as it goes', async () => {
+    const packets = Math.floor(590 / 0.06);
+    const file = tinyPacketOpus(packets);
+    let longestPiece = 0;
+    const pieces = (async function* () {
+      for await (const piece of decodePieces(file, MAX_TRANSCRIPTION_SECONDS)) {
+        longestPiece = Math.max(longestPiece, piece.samples.length);
+        yield piece;
+      }
+    })();
+    const waveform = await readWaveform(pieces);
+    // One packet at a time (60 ms at 48 kHz), never the whole file joined.
+    expect(longestPiece).toBeLessThanOrEqual(2880);
+    expect(waveform.sampleRate).toBe(16_000);
+    expect(waveform.length).toBe(Math.ceil(((packets * 2880 - 312) / 48_000) * 16_000));
+    // Before: 48 kHz pieces and a joined copy, 6 samples for each of these.
+    expect(waveform.heldSamples).toBeLessThanOrEqual(waveform.length + WAVEFORM_BLOCK);
+
+    let transcript: Awaited<ReturnType<typeof localTranscription>> | undefined;
+    const turns = await loopTurnsDuring(async () => {
+      transcript = await localTranscription(request(file));
+    });
+    expect(transcript).toMatchObject({ text: '', words: [] });
+    expect(transcript!.duration).toBeCloseTo((packets * 2880 - 312) / 48_000, 2);
+    expect(turns).toBeGreaterThanOrEqual(packets / 32);
+  });
+});
+
+describe('Slots: local transcriptions at once', () => {
+  it(`at most ${LOCAL_TRANSCRIPTION_SLOTS} hold a slot; the others wait in order, and a waiter that leaves is dropped`, async () => {
+    const slots = new Slots(2);
+    const first = await slots.take();
+    const second = await slots.take();
+    const order: string[] = [];
+    const granted = (name: string) => (release: () => void) => {
+      order.push(name);
+      return release;
+    };
+    const third = slots.take().then(granted('third'));
+    const leaving = new AbortController();
+    const gone = slots.take(leaving.signal).catch(() => order.push('left'));
+    const fourth = slots.take().then(granted('fourth'));
+    expect(slots.queued).toBe(3);
+    leaving.abort();
+    await gone;
+    expect(slots.queued).toBe(2);
+    first();
+    first();
+    (await third)();
+    second();
+    (await fourth)();
+    expect(order).toEqual(['left', 'third', 'fourth']);
+    // All released: two slots free again.
+    await slots.take();
+    await slots.take();
+    expect(slots.queued).toBe(0);
   });
 });

@@ -1,3 +1,4 @@
+import { yieldToLoop } from '../../http/yield-to-loop.js';
 import type { DecodedAudio } from './decoded-audio.js';
 
 export type { DecodedAudio };
@@ -5,65 +6,53 @@ export type { DecodedAudio };
 /** The containers read, in the words an error message uses. */
 export const READABLE_AUDIO = 'WAV (PCM or float), MP3 and Ogg Opus';
 
-/**
- * The longest audio decoded: its samples are held at once (at 48 kHz, 15 minutes are 173 MB),
- * and a small compressed file can stand for days of them.
- */
-export const MAX_AUDIO_SECONDS = 15 * 60;
-
-/** MPEG data fed to mpg123 at a time (its own input buffer's size), the length checked after each. */
-const MPEG_FEED_BYTES = 64 * 1024;
+/** MPEG data fed to mpg123 at a time (a quarter of its input buffer), the length checked after each. */
+const MPEG_FEED_BYTES = 16 * 1024;
 
 /**
  * Decodes an audio file by what its first bytes say it is: RIFF WAVE (read here), Ogg Opus
  * (libopus through `opusscript`) or MPEG audio (mpg123 through `mpg123-decoder`, WebAssembly).
- * The decoders are loaded on first use, so importing the gateway loads neither. Throws an
- * `Error` saying why for a file it cannot read, or whose audio runs past `maxSeconds`.
+ * The audio comes as it is decoded, in pieces of one channel (a packet, a feed of MPEG data, 64 Ki
+ * WAV frames), never joined here, and the event loop turns between bounded runs of them. The
+ * decoders are loaded on first use, so importing the gateway loads neither. Throws an `Error`
+ * saying why for a file it cannot read, or whose audio runs past `maxSeconds`.
  */
-export async function decodeAudio(bytes: Uint8Array, maxSeconds = MAX_AUDIO_SECONDS): Promise<DecodedAudio> {
+export async function* decodeAudio(bytes: Uint8Array, maxSeconds: number): AsyncGenerator<DecodedAudio> {
   const head = String.fromCharCode(...bytes.subarray(0, 12));
-  if (head.startsWith('RIFF') && head.slice(8, 12) === 'WAVE') return (await import('./wav-decode.js')).decodeWav(bytes, maxSeconds);
-  if (head.startsWith('OggS')) return (await import('./ogg-opus-decode.js')).decodeOggOpus(bytes, maxSeconds);
-  if (head.startsWith('ID3') || (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0)) return decodeMpeg(bytes, maxSeconds);
-  throw new Error(`the file is none of ${READABLE_AUDIO}`);
+  if (head.startsWith('RIFF') && head.slice(8, 12) === 'WAVE') yield* (await import('./wav-decode.js')).decodeWav(bytes, maxSeconds);
+  else if (head.startsWith('OggS')) yield* (await import('./ogg-opus-decode.js')).decodeOggOpus(bytes, maxSeconds);
+  else if (head.startsWith('ID3') || (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0)) yield* decodeMpeg(bytes, maxSeconds);
+  else throw new Error(`the file is none of ${READABLE_AUDIO}`);
 }
 
-async function decodeMpeg(bytes: Uint8Array, maxSeconds: number): Promise<DecodedAudio> {
+async function* decodeMpeg(bytes: Uint8Array, maxSeconds: number): AsyncGenerator<DecodedAudio> {
   // Left to the runtime, not a host's bundler: mpg123-decoder also ships a Web Worker variant
   // whose dynamic imports Next.js (Turbopack) and webpack cannot resolve, which broke every route.
   const { MPEGDecoder }: typeof import('mpg123-decoder') = await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ 'mpg123-decoder');
   const decoder = new MPEGDecoder();
   await decoder.ready;
-  const pieces: Float32Array[] = [];
-  let total = 0;
-  let sampleRate = 0;
+  let seconds = 0;
   try {
     for (let at = 0; at < bytes.length; at += MPEG_FEED_BYTES) {
       const decoded = decoder.decode(bytes.subarray(at, at + MPEG_FEED_BYTES));
       const channels = decoded.channelData.filter((channel) => channel.length > 0);
-      if (decoded.samplesDecoded === 0 || channels.length === 0) continue;
-      pieces.push(mixDown(channels, decoded.samplesDecoded));
-      total += decoded.samplesDecoded;
-      sampleRate = decoded.sampleRate;
-      if (total > maxSeconds * sampleRate) throw new Error(`the audio is longer than ${maxSeconds} seconds`);
+      if (decoded.samplesDecoded > 0 && channels.length > 0) {
+        seconds += decoded.samplesDecoded / decoded.sampleRate;
+        if (seconds > maxSeconds) throw new Error(`the audio is longer than ${maxSeconds} seconds`);
+        // A copy: the decoder reuses its output buffers.
+        yield { samples: mixDown(channels, decoded.samplesDecoded), sampleRate: decoded.sampleRate };
+      }
+      await yieldToLoop();
     }
   } finally {
     decoder.free();
   }
-  if (total === 0) throw new Error('no MPEG audio frame could be decoded');
-  if (pieces.length === 1) return { samples: pieces[0]!, sampleRate };
-  const samples = new Float32Array(total);
-  let at = 0;
-  for (const piece of pieces) {
-    samples.set(piece, at);
-    at += piece.length;
-  }
-  return { samples, sampleRate };
+  if (seconds === 0) throw new Error('no MPEG audio frame could be decoded');
 }
 
-/** One channel: the only one as it is, or the mean of several. */
+/** One channel: the mean of the channels, in a new array. */
 function mixDown(channels: readonly Float32Array[], length: number): Float32Array {
-  if (channels.length === 1) return channels[0]!.subarray(0, length);
+  if (channels.length === 1) return channels[0]!.slice(0, length);
   const samples = new Float32Array(length);
   for (let i = 0; i < length; i++) {
     let sum = 0;

@@ -1,16 +1,20 @@
+import { yieldToLoop } from '../../http/yield-to-loop.js';
 import type { DecodedAudio } from './decoded-audio.js';
 
 const PCM = 1;
 const FLOAT = 3;
 const EXTENSIBLE = 0xfffe;
+/** Frames mixed down per piece, between two turns of the event loop. */
+const PIECE_FRAMES = 64 * 1024;
 
 /**
  * Reads a RIFF WAVE file: integer PCM of 8, 16, 24 or 32 bits, or 32/64-bit float, any number of
  * channels (mixed down to one), the `WAVE_FORMAT_EXTENSIBLE` header included. A data chunk whose
  * size is unknown (0xFFFFFFFF, as streamed WAV has it) or past the end runs to the end of the file.
  * Throws an `Error` saying what is wrong for anything else, audio longer than `maxSeconds` included.
+ * The samples come in pieces of `PIECE_FRAMES`.
  */
-export function decodeWav(bytes: Uint8Array, maxSeconds: number): DecodedAudio {
+export async function* decodeWav(bytes: Uint8Array, maxSeconds: number): AsyncGenerator<DecodedAudio> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const tag = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
   if (bytes.length < 12 || tag(0) !== 'RIFF' || tag(8) !== 'WAVE') throw new Error('not a RIFF WAVE file');
@@ -29,7 +33,8 @@ export function decodeWav(bytes: Uint8Array, maxSeconds: number): DecodedAudio {
     } else if (id === 'data') {
       if (!format) throw new Error('the data chunk comes before any fmt chunk');
       const end = size === 0xffffffff || body + size > bytes.length ? bytes.length : body + size;
-      return { samples: toMono(view, body, end, format, maxSeconds), sampleRate: format.sampleRate };
+      yield* toMono(view, body, end, format, maxSeconds);
+      return;
     }
     // Chunks are padded to an even length.
     offset = body + size + (size % 2);
@@ -37,30 +42,33 @@ export function decodeWav(bytes: Uint8Array, maxSeconds: number): DecodedAudio {
   throw new Error('the file has no data chunk');
 }
 
-function toMono(
+async function* toMono(
   view: DataView,
   start: number,
   end: number,
   format: { tag: number; channels: number; sampleRate: number; bits: number },
   maxSeconds: number,
-): Float32Array {
+): AsyncGenerator<DecodedAudio> {
   const { tag, channels, sampleRate, bits } = format;
   if (channels < 1 || sampleRate < 1000 || sampleRate > 384_000) throw new Error(`unreadable format: ${channels} channels at ${sampleRate} Hz`);
   const read = sampleReader(view, tag, bits);
   const width = bits / 8;
   const frames = Math.floor((end - start) / (width * channels));
   if (frames > maxSeconds * sampleRate) throw new Error(`the audio is longer than ${maxSeconds} seconds`);
-  const out = new Float32Array(frames);
-  for (let frame = 0, at = start; frame < frames; frame++) {
-    let sum = 0;
-    for (let channel = 0; channel < channels; channel++, at += width) {
-      const value = read(at);
-      // Float files may hold NaN or infinities; they are no sound.
-      if (Number.isFinite(value)) sum += value;
+  for (let first = 0, at = start; first < frames; first += PIECE_FRAMES) {
+    const out = new Float32Array(Math.min(PIECE_FRAMES, frames - first));
+    for (let frame = 0; frame < out.length; frame++) {
+      let sum = 0;
+      for (let channel = 0; channel < channels; channel++, at += width) {
+        const value = read(at);
+        // Float files may hold NaN or infinities; they are no sound.
+        if (Number.isFinite(value)) sum += value;
+      }
+      out[frame] = sum / channels;
     }
-    out[frame] = sum / channels;
+    yield { samples: out, sampleRate };
+    await yieldToLoop();
   }
-  return out;
 }
 
 /** A reader of one sample at a byte offset, scaled to -1..1. */

@@ -93,8 +93,8 @@ export function createLocalProvider(options: LocalProviderOptions = {}): Provide
       },
     },
     transcriptions: {
-      transcribe: async function localTranscribe(request) {
-        return localTranscription(request);
+      transcribe: async function localTranscribe(request, call) {
+        return localTranscription(request, call.signal);
       },
     },
   };

@@ -1,6 +1,18 @@
 import { GatewayError } from '../../errors.js';
-import { decodeAudio, READABLE_AUDIO, type DecodedAudio } from '../codecs/decode-audio.js';
+import { yieldToLoop } from '../../http/yield-to-loop.js';
+import { decodeAudio, READABLE_AUDIO } from '../codecs/decode-audio.js';
+import { readWaveform, type Waveform } from '../codecs/waveform.js';
 import type { Transcript, TranscriptionRequest, TranscriptSegment, TranscriptWord } from '../media.js';
+import { Slots } from './slots.js';
+
+/**
+ * The longest audio the local model reads: 10 minutes are 9.6 M samples at 16 kHz, 38 MB held
+ * once (a 200 KB Opus file of silence can declare them). OpenAI's own models take 25 MB files.
+ */
+export const MAX_TRANSCRIPTION_SECONDS = 10 * 60;
+/** Local transcriptions decoding at once; more wait their turn (each holds up to 38 MB). */
+export const LOCAL_TRANSCRIPTION_SLOTS = 2;
+const slots = new Slots(LOCAL_TRANSCRIPTION_SLOTS);
 
 /**
  * The timing of the local speech model (`local-speech.ts`), which this model reads back: a word
@@ -45,12 +57,23 @@ const PITCHED_TONES = 32;
  * letters long (`Lalal lala.` for a female voice), so the transcript is deterministic, has the
  * words that were spoken, and its word and segment timings are the audio's own. Any other audio
  * gets a transcript of the same kind from its louder stretches. Audio it cannot decode, or longer
- * than `MAX_AUDIO_SECONDS`, is a 400 naming `file`.
+ * than `MAX_TRANSCRIPTION_SECONDS`, is a 400 naming `file`. The audio is decoded piece by piece
+ * into a 16 kHz waveform, the event loop turning as it goes; at most `LOCAL_TRANSCRIPTION_SLOTS`
+ * run at once.
  */
-export async function localTranscription({ fields, file }: TranscriptionRequest): Promise<Transcript> {
-  let audio: DecodedAudio;
+export async function localTranscription(request: TranscriptionRequest, signal?: AbortSignal): Promise<Transcript> {
+  const release = await slots.take(signal);
   try {
-    audio = await decodeAudio(file.data);
+    return await transcribe(request);
+  } finally {
+    release();
+  }
+}
+
+async function transcribe({ fields, file }: TranscriptionRequest): Promise<Transcript> {
+  let audio: Waveform;
+  try {
+    audio = await readWaveform(decodeAudio(file.data, MAX_TRANSCRIPTION_SECONDS));
   } catch (error) {
     throw new GatewayError({
       status: 400,
@@ -60,8 +83,8 @@ export async function localTranscription({ fields, file }: TranscriptionRequest)
       message: `Invalid value for 'file': the local transcription model reads ${READABLE_AUDIO}, and could not decode this file: ${(error as Error).message}.`,
     });
   }
-  const duration = round(audio.samples.length / audio.sampleRate);
-  const tones = findTones(audio);
+  const duration = round(audio.seconds);
+  const tones = await findTones(audio);
   const { words, segments } = readWords(tones, familyOf(tones, audio));
   const text = segments.map((segment) => segment.text).join(' ');
   return {
@@ -96,12 +119,17 @@ function tokenUsage(duration: number, text: string, prompt: string | undefined):
  * (measured on the speech model's output in WAV, MP3 and Opus, that places a tone's edges within
  * a few milliseconds of where they were written; half the level cut about 8 ms off each faded edge).
  */
-function findTones({ samples, sampleRate }: DecodedAudio): Tone[] {
+async function findTones(audio: Waveform): Promise<Tone[]> {
+  const { sampleRate } = audio;
   const hop = Math.max(1, Math.round(HOP_SECONDS * sampleRate));
-  const frames = Math.ceil(samples.length / hop);
+  const frames = Math.ceil(audio.length / hop);
   // Each hop's sum of squares, then each window's mean as a sum of hops (memory: one number a millisecond).
   const hops = new Float64Array(frames);
-  for (let i = 0; i < samples.length; i++) hops[Math.floor(i / hop)]! += samples[i]! * samples[i]!;
+  let i = 0;
+  for (const piece of audio.pieces()) {
+    for (const sample of piece) hops[Math.floor(i++ / hop)]! += sample * sample;
+    await yieldToLoop();
+  }
   const reach = Math.max(1, Math.round(WINDOW_SECONDS / HOP_SECONDS / 2));
   const energy = new Float64Array(frames);
   let sum = 0;
@@ -111,7 +139,7 @@ function findTones({ samples, sampleRate }: DecodedAudio): Tone[] {
     if (frame < 0) continue;
     const from = Math.max(0, frame - reach);
     const to = Math.min(frames - 1, frame + reach);
-    energy[frame] = Math.max(0, sum) / (Math.min(samples.length, (to + 1) * hop) - from * hop);
+    energy[frame] = Math.max(0, sum) / (Math.min(audio.length, (to + 1) * hop) - from * hop);
   }
   const loud = percentile(energy, 0.9);
   // Silence (or digital near-silence) has no words.
@@ -133,7 +161,7 @@ function findTones({ samples, sampleRate }: DecodedAudio): Tone[] {
     .filter((run) => (run.end - run.start) * HOP_SECONDS >= SHORTEST_TONE)
     .map((run) => {
       const start = Math.max(0, (run.start * hop) / sampleRate - EDGE_SECONDS);
-      const end = Math.min(samples.length / sampleRate, (run.end * hop) / sampleRate + EDGE_SECONDS);
+      const end = Math.min(audio.length / sampleRate, (run.end * hop) / sampleRate + EDGE_SECONDS);
       return { start, end };
     });
 }
@@ -143,12 +171,16 @@ function findTones({ samples, sampleRate }: DecodedAudio): Tone[] {
  * the shortest lag within 10% of the best correlation (the harmonics' lags are shorter and
  * correlate less; the period's multiples correlate as well and are longer).
  */
-function pitchAt(samples: Float32Array, sampleRate: number, center: number): number | undefined {
+function pitchAt(audio: Waveform, center: number): number | undefined {
+  const { sampleRate } = audio;
   const length = Math.round(0.03 * sampleRate);
   const minLag = Math.floor(sampleRate / 400);
   const maxLag = Math.ceil(sampleRate / 70);
-  const from = Math.max(0, center - Math.round((length + maxLag) / 2));
-  if (from + length + maxLag > samples.length) return undefined;
+  const start = Math.max(0, center - Math.round((length + maxLag) / 2));
+  if (start + length + maxLag > audio.length) return undefined;
+  // The window, copied: indices below are relative to it.
+  const samples = audio.slice(start, start + length + maxLag + 1);
+  const from = 0;
   const correlations = new Float64Array(maxLag + 1);
   let best = 0;
   for (let lag = minLag; lag <= maxLag; lag++) {
@@ -217,12 +249,12 @@ function speedOf(pauses: readonly number[]): number {
  * The voice's family from the median pitch: the speech model speaks female voices around 220 Hz,
  * male ones around 120 Hz and others around 170 Hz, each name within 10%.
  */
-function familyOf(tones: readonly Tone[], { samples, sampleRate }: DecodedAudio): keyof typeof SYLLABLES {
+function familyOf(tones: readonly Tone[], audio: Waveform): keyof typeof SYLLABLES {
   const step = Math.max(1, tones.length / PITCHED_TONES);
   const pitches: number[] = [];
   for (let at = 0; at < tones.length; at += step) {
     const tone = tones[Math.floor(at)]!;
-    const pitch = pitchAt(samples, sampleRate, Math.round(((tone.start + tone.end) / 2) * sampleRate));
+    const pitch = pitchAt(audio, Math.round(((tone.start + tone.end) / 2) * audio.sampleRate));
     if (pitch !== undefined) pitches.push(pitch);
   }
   if (pitches.length === 0) return 'neutral';
