@@ -44,7 +44,7 @@ export async function compactResponse(context: RouteContext): Promise<Response> 
   const read = await readTextRequest(context, { protocol: 'responses', endpoint: ENDPOINT, schema: compactSchema });
   const { model } = read;
   checkStateReferences(model, read.body);
-  // What the conversation continues from, from this key's stored responses: the upstream never sees the ids.
+  // What the conversation continues from, from this key's stored responses; a reference that goes upstream is this key's.
   const body = await expandedConversation(context, read.body);
   const ledger = new RequestLedger(context, model, ENDPOINT, 'text', false, await admitRequest(context, model));
   try {

@@ -2,7 +2,8 @@ import type { RouteContext } from '../http/route.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import type { ModelEntry } from '../routing/model.js';
 import type { Deployment } from '../routing/deployments.js';
-import { continueConversation, recordResponses, storedItemsOf, type CompletedResponse } from '../state/conversation.js';
+import { itemReferenceRefused } from '../protocols/responses/index.js';
+import { checkReferencesOwned, continueConversation, isItemReference, recordResponses, storedItemsOf, type CompletedResponse } from '../state/conversation.js';
 import type { StoredResponse } from '../state/response-store.js';
 
 /** A Responses request and how to keep its answer, when the gateway keeps anything of it. */
@@ -11,8 +12,9 @@ export interface Conversation {
   body: Record<string, unknown>;
   /**
    * Records the answer: the whole conversation once completed, on a model that keeps state; or,
-   * when a Responses upstream stored it itself, only where it lives, as soon as the ledger learns
-   * its id (the passthrough tap reads it anyway, so nothing more is parsed).
+   * when a Responses upstream stored it itself, only where it lives and which output items it
+   * produced, as soon as the ledger learns its id (the passthrough tap reads both from the same
+   * event or body anyway, so nothing more is parsed).
    */
   record(response: Response, ledger: RequestLedger): Response;
 }
@@ -23,23 +25,27 @@ export interface Conversation {
  * - On a model with `previousResponseId`, the body is expanded from the store and the completed
  *   answer stored whole (unless `store: false`), whichever upstream answers.
  * - On other models, an upstream that speaks Responses and answers on passthrough keeps the
- *   response itself (`store` defaults to true); the gateway records only which key owns the id
- *   and which deployment holds it, so `GET`/`DELETE /v1/responses/{id}` reach it for that key.
+ *   response itself (`store` defaults to true); the gateway records only which key owns the id,
+ *   which deployment holds it and the ids of its output items, so `GET`/`DELETE
+ *   /v1/responses/{id}` reach it for that key and its `item_reference`s pass (`checkReferences`).
  */
 export async function conversationOf(context: RouteContext, model: ModelEntry, body: Record<string, unknown>): Promise<Conversation | undefined> {
   const store = context.options.responseStore;
-  if (!store) return undefined;
   if (!model.previousResponseId) {
-    if (body.store === false) return undefined;
+    await checkReferences(context, model, body);
+    if (!store || body.store === false) return undefined;
     return {
       body,
       record: (response, ledger) => {
         const deployment = ledger.answeredBy;
-        if (storesUpstream(context, deployment)) ledger.whenIdentified((id) => put(context, locatorOf(context, model, deployment, id)));
+        if (storesUpstream(context, deployment)) {
+          ledger.whenIdentified((id, itemIds) => put(context, locatorOf(context, model, deployment, id, itemIds)));
+        }
         return response;
       },
     };
   }
+  if (!store) return undefined;
   const { body: expanded, history } = await continueConversation(store, context.key.id, body);
   if (body.store === false) return { body: expanded, record: (response) => response };
   return {
@@ -61,14 +67,38 @@ export async function conversationOf(context: RouteContext, model: ModelEntry, b
 }
 
 /**
- * The body a count of input tokens continues from: `previous_response_id` and `item_reference`s
- * expanded from the store on a model that keeps state; the body as it is otherwise.
+ * The body a count of input tokens or a compaction continues from: `previous_response_id` and
+ * `item_reference`s expanded from the store on a model that keeps state; elsewhere the body as
+ * it is, its references checked (`checkReferences`).
  */
 export async function expandedConversation(context: RouteContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const store = context.options.responseStore;
   const model = context.options.catalog.get(String(body.model));
-  if (!store || !model?.previousResponseId) return body;
+  if (!model) return body;
+  if (!model.previousResponseId) {
+    await checkReferences(context, model, body);
+    return body;
+  }
+  if (!store) return body;
   return (await continueConversation(store, context.key.id, body)).body;
+}
+
+/**
+ * On a model that keeps no state, `item_reference`s (and bare `{ id }`s) go upstream as they are,
+ * where the upstream resolves them in the operator's account whichever key made them: so only on
+ * a model with a deployment that stores what it answers, and only ids this key's responses there
+ * produced (another key's id is the 404 of an unknown one). Elsewhere a reference is a 400, as
+ * no upstream could resolve it (a translating deployment refuses it in its decoder too).
+ */
+async function checkReferences(context: RouteContext, model: ModelEntry, body: Record<string, unknown>): Promise<void> {
+  const input = body.input;
+  if (!Array.isArray(input)) return;
+  const first = input.findIndex(isItemReference);
+  if (first < 0) return;
+  const store = context.options.responseStore;
+  const stores = context.options.catalog.deployments(model).some((deployment) => storesUpstream(context, deployment));
+  if (!store || !stores) throw itemReferenceRefused(`input[${first}]`);
+  await checkReferencesOwned(store, context.key.id, input);
 }
 
 /** Whether the deployment answers Responses on passthrough, so the upstream keeps what it answered. */
@@ -77,12 +107,17 @@ function storesUpstream(context: RouteContext, deployment: Deployment): boolean 
   return Boolean(provider?.text?.passthrough && provider.text.nativeProtocols?.includes('responses') && provider.text.storedResponse);
 }
 
-function locatorOf(context: RouteContext, model: ModelEntry, deployment: Deployment, id: string): StoredResponse {
+/**
+ * The record of a response its upstream keeps: its key, where it lives and, as `items`, a
+ * reference for each of its output items, so the store's `getItems` finds them for this key
+ * only (and a model that keeps state hands such a reference on as it is).
+ */
+function locatorOf(context: RouteContext, model: ModelEntry, deployment: Deployment, id: string, itemIds: readonly string[]): StoredResponse {
   return {
     id,
     keyId: context.key.id,
     model: model.id,
-    items: [],
+    items: itemIds.map((itemId) => ({ type: 'item_reference', id: itemId })),
     createdAt: Date.now(),
     upstream: { provider: deployment.provider, deployment: deployment.id },
   };

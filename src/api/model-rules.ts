@@ -1,7 +1,5 @@
 import { GatewayError } from '../errors.js';
-import { itemReferenceRefused } from '../protocols/responses/index.js';
 import type { ModelEntry } from '../routing/model.js';
-import { isItemReference } from '../state/conversation.js';
 
 /**
  * The model's rules that apply before a generation on `/v1/responses`: the spec's (section 7),
@@ -23,9 +21,10 @@ export function checkModelRules(model: ModelEntry, body: Record<string, unknown>
  * The rules that keep references to stored state inside the gateway's key scoping, on every route
  * that takes a Responses body (`/v1/responses`, `/compact`, `/input_tokens`). An upstream resolves
  * `previous_response_id`, `conversation` and `item_reference` ids in the operator's account,
- * whichever gateway key made them, so none reaches it unchecked: the first and the last only on
+ * whichever gateway key made them, so none reaches it unchecked: `previous_response_id` only on
  * models whose state the gateway keeps (expanded from its store, per key), `conversation` only
- * where the operator allows it.
+ * where the operator allows it; `item_reference`s are checked against the store once the
+ * conversation is read (`checkReferences`, `conversation-state.ts`).
  */
 export function checkStateReferences(model: ModelEntry, body: Record<string, unknown>): void {
   if (body.previous_response_id != null && !model.previousResponseId) {
@@ -43,9 +42,5 @@ export function checkStateReferences(model: ModelEntry, body: Record<string, unk
       param: 'conversation',
       code: 'unsupported_parameter',
     });
-  }
-  if (!model.previousResponseId && Array.isArray(body.input)) {
-    const at = body.input.findIndex(isItemReference);
-    if (at >= 0) throw itemReferenceRefused(`input[${at}]`);
   }
 }

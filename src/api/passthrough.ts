@@ -52,14 +52,15 @@ export async function passthroughText(
   return pullResponse(tappedStream(reply.body, tap, ledger, context, asked.stripUsageFrames), reply.status, SSE_HEADERS);
 }
 
-/** Usage, id and finish reason of a JSON answer, for the ledger. */
-function answerFacts(tap: StreamTap, answer: unknown): { usage?: IRUsage; responseId?: string; finishReason?: string } {
+/** Usage, id, finish reason and output item ids of a JSON answer, for the ledger. */
+function answerFacts(tap: StreamTap, answer: unknown): { usage?: IRUsage; responseId?: string; finishReason?: string; outputItemIds?: string[] } {
   const json = answer as { id?: unknown; stop_reason?: unknown; status?: unknown; choices?: { finish_reason?: unknown }[] };
   const finishReason = (Array.isArray(json.choices) ? json.choices[0]?.finish_reason : undefined) ?? json.stop_reason ?? json.status;
   return {
     usage: tap.usageOfJson(json),
     ...(typeof json.id === 'string' ? { responseId: json.id } : {}),
     ...(typeof finishReason === 'string' ? { finishReason } : {}),
+    ...(tap.outputItemIdsOfJson ? { outputItemIds: tap.outputItemIdsOfJson(json) } : {}),
   };
 }
 
@@ -95,7 +96,7 @@ function tappedStream(
       if (seen.failed) failed = true;
       // Announced as the frame is read, before it is passed on: a client that asks for the
       // response next finds it recorded.
-      if (seen.responseId) ledger.identified(seen.responseId);
+      if (seen.responseId) ledger.identified(seen.responseId, seen.outputItemIds);
     },
   });
   const observe = (frames: Uint8Array) => {

@@ -17,8 +17,12 @@ export interface LedgerEnd {
   cancelled?: boolean | undefined;
   finishReason?: string | undefined;
   responseId?: string | undefined;
+  /** The ids of the answer's output items (a Responses passthrough answer), told with its id. */
+  outputItemIds?: string[] | undefined;
   units?: UsageEvent['units'] | undefined;
 }
+
+type IdentifiedListener = (responseId: string, outputItemIds: readonly string[]) => void;
 
 /**
  * The account of one admitted request, from admission to its end: which deployments were
@@ -36,7 +40,8 @@ export class RequestLedger {
   private firstByteAt: number | undefined;
   private finished = false;
   private responseId: string | undefined;
-  private readonly identifiedListeners: ((responseId: string) => void)[] = [];
+  private outputItemIds: readonly string[] = [];
+  private readonly identifiedListeners: IdentifiedListener[] = [];
   /** Answered from the response cache: no upstream call, nothing spent. */
   private servedFromCache = false;
   private readonly finishedListeners: ((end: LedgerEnd) => void)[] = [];
@@ -107,16 +112,20 @@ export class RequestLedger {
     }
   }
 
-  /** The answer's id is known (a passthrough JSON body, or a stream's terminal event as it is read). */
-  identified(responseId: string): void {
+  /**
+   * The answer's id is known (a passthrough JSON body, or a stream's terminal event as it is
+   * read), with the ids of its output items where the protocol has them.
+   */
+  identified(responseId: string, outputItemIds: readonly string[] = []): void {
     if (this.responseId !== undefined) return;
     this.responseId = responseId;
-    for (const listener of this.identifiedListeners) listener(responseId);
+    this.outputItemIds = outputItemIds;
+    for (const listener of this.identifiedListeners) listener(responseId, outputItemIds);
   }
 
-  /** Calls `listener` with the answer's id: now if it is known, else once it is. */
-  whenIdentified(listener: (responseId: string) => void): void {
-    if (this.responseId !== undefined) listener(this.responseId);
+  /** Calls `listener` with the answer's id and output item ids: now if they are known, else once they are. */
+  whenIdentified(listener: IdentifiedListener): void {
+    if (this.responseId !== undefined) listener(this.responseId, this.outputItemIds);
     else this.identifiedListeners.push(listener);
   }
 
@@ -142,7 +151,7 @@ export class RequestLedger {
   finish(end: LedgerEnd): void {
     if (this.finished) return;
     this.finished = true;
-    if (end.status === 'ok' && end.responseId) this.identified(end.responseId);
+    if (end.status === 'ok' && end.responseId) this.identified(end.responseId, end.outputItemIds);
     // An answer completed inside its attempt (a whole JSON body): the attempt succeeded, and
     // observers hear of it before the request's end, as they expect.
     if (this.attempts > this.reportedAttempt && end.status === 'ok') {

@@ -76,8 +76,17 @@ export interface StreamTap {
   observe(
     event: string | undefined,
     data: string,
-  ): { usage?: IRUsage | undefined; terminal?: boolean | undefined; failed?: boolean | undefined; responseId?: string | undefined };
+  ): {
+    usage?: IRUsage | undefined;
+    terminal?: boolean | undefined;
+    failed?: boolean | undefined;
+    responseId?: string | undefined;
+    /** The ids of the answer's output items (Responses), which the key may later reference. */
+    outputItemIds?: string[] | undefined;
+  };
   usageOfJson(json: unknown): IRUsage;
+  /** The ids of a JSON answer's output items, for a protocol whose upstream stores them (Responses). */
+  outputItemIdsOfJson?(json: unknown): string[];
   errorFrame(error: GatewayError): string;
 }
 

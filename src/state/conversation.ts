@@ -62,12 +62,30 @@ export async function continueConversation(store: ResponseStore, keyId: string, 
 /**
  * The input with each `item_reference` replaced by the item of that id this key's responses
  * stored (one store call for all), as OpenAI resolves them; the same array when there is none.
+ */
+async function expandReferences(store: ResponseStore, keyId: string, input: unknown[]): Promise<unknown[]> {
+  const found = await referencedItems(store, keyId, input);
+  if (found.size === 0) return input;
+  return input.map((item, i) => (found.has(i) ? found.get(i) : item));
+}
+
+/**
+ * Checks that every `item_reference` in the input names an item this key's responses produced,
+ * so the upstream that stored them may resolve it: a Responses passthrough answer records its
+ * output items' ids for its key. Nothing is changed; the same 404 as `expandReferences`.
+ */
+export async function checkReferencesOwned(store: ResponseStore, keyId: string, input: unknown[]): Promise<void> {
+  await referencedItems(store, keyId, input);
+}
+
+/**
+ * The stored item of each `item_reference` in the input, by index (one store call for all).
  * An id not found, or stored by another key, is a 404 like OpenAI's, with no hint of which.
  * With a store without `getItems`, a reference is a 400: no upstream gets to resolve it.
  */
-async function expandReferences(store: ResponseStore, keyId: string, input: unknown[]): Promise<unknown[]> {
+async function referencedItems(store: ResponseStore, keyId: string, input: unknown[]): Promise<Map<number, unknown>> {
   const at = input.flatMap((item, i) => (isItemReference(item) ? [i] : []));
-  if (at.length === 0) return input;
+  if (at.length === 0) return new Map();
   // Left as they are, a Responses upstream would resolve them in the operator's account, for any key.
   if (!store.getItems) throw itemReferenceRefused(`input[${at[0]}]`);
   const ids = at.map((i) => {
@@ -76,15 +94,15 @@ async function expandReferences(store: ResponseStore, keyId: string, input: unkn
     return id;
   });
   const items = await store.getItems(keyId, ids);
-  const expanded = [...input];
+  const found = new Map<number, unknown>();
   at.forEach((i, n) => {
     const item = items[n];
     if (item === undefined) {
       throw new GatewayError({ status: 404, message: `Item with id '${ids[n]}' not found.`, param: `input[${i}].id`, code: 'item_not_found' });
     }
-    expanded[i] = item;
+    found.set(i, item);
   });
-  return expanded;
+  return found;
 }
 
 /** `{ type: 'item_reference', id }`; OpenAI also takes the bare `{ id }` (its `type` is optional). */

@@ -28,8 +28,9 @@ export interface StoredResponse {
   outputCount?: number | undefined;
   /**
    * Set when an upstream keeps the response itself (a Responses upstream answered it on
-   * passthrough with `store` on): `items` is then empty, and reads and deletes go to that
-   * deployment. The record only says which key owns the id and where it lives.
+   * passthrough with `store` on): reads and deletes go to that deployment, and `items` holds only
+   * an `{ type: 'item_reference', id }` for each of its output items, so `getItems` tells which
+   * ids this key may send that upstream. The record says which key owns what and where it lives.
    */
   upstream?: { provider: string; deployment: string } | undefined;
 }
@@ -43,8 +44,7 @@ export interface ResponseStore {
    * `item_reference` in a request's `input` stands for (clients such as the Vercel AI SDK send
    * earlier output that way). Only items of responses that `keyId` stored are found, so a key
    * cannot read another's items; an item stays findable as long as a response holding it is kept.
-   * Optional: without it the gateway leaves `item_reference`s as they are (a 400 unless the
-   * upstream resolves them itself).
+   * Optional: without it an `item_reference` is a 400 (no upstream gets to resolve it).
    */
   getItems?(keyId: string, ids: string[]): Promise<(unknown | undefined)[]>;
   /**

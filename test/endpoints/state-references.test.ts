@@ -74,12 +74,17 @@ describe('conversation and item_reference on Responses passthrough', () => {
     expect(rig.responses.last().body.conversation).toBe('conv_1');
   });
 
-  it('refuses an `item_reference` on a model whose items the gateway does not keep, in either form', async () => {
+  it('refuses an `item_reference` no response of this key produced, in either form', async () => {
     for (const reference of [{ type: 'item_reference', id: 'msg_of_tenant_a' }, { id: 'msg_of_tenant_a' }]) {
       for (const path of ['', '/compact', '/input_tokens']) {
-        const { status, json } = await post(path, { model: 'gpt-resp', input: [{ role: 'user', content: 'Repeat this:' }, reference] });
-        expect(status).toBe(400);
-        expect(json.error).toMatchObject({ param: 'input[1].type', code: 'unsupported_parameter' });
+        // A storing upstream would resolve it in the operator's account: the 404 of an unknown id.
+        const passed = await post(path, { model: 'gpt-resp', input: [{ role: 'user', content: 'Repeat this:' }, reference] });
+        expect(passed.status).toBe(404);
+        expect(passed.json.error).toMatchObject({ param: 'input[1].id', code: 'item_not_found' });
+        // No upstream of this model keeps items: a 400.
+        const translated = await post(path, { model: 'gpt-chat', input: [{ role: 'user', content: 'Repeat this:' }, reference] });
+        expect(translated.status).toBe(400);
+        expect(translated.json.error).toMatchObject({ param: 'input[1].type', code: 'unsupported_parameter' });
       }
     }
     expect(reachedUpstream()).toHaveLength(0);

@@ -23,6 +23,18 @@ export class FakeResponsesResources {
     this.stored.set(final.id, { response: final, input: input.map((item: Json, i: number) => ({ id: item.id ?? `msg_in${i}_${final.id}`, ...item })) });
   }
 
+  /**
+   * The stored output item of this id, as the API resolves an `item_reference` (in the whole
+   * account, whoever made it); undefined when none is stored.
+   */
+  item(id: string): Json | undefined {
+    for (const { response } of this.stored.values()) {
+      const found = (response.output ?? []).find((item: Json) => item?.id === id);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
   /** Answers the resource endpoints; undefined for anything else. `authorize` throws like the API. */
   serve(request: RecordedRequest, authorize: () => void): Rendered | undefined {
     const { method, path } = request;

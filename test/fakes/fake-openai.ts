@@ -79,7 +79,7 @@ export function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
       if (body.stream !== undefined && typeof body.stream !== 'boolean') throw invalidType('stream', 'a boolean');
       checkReasoningSupport(endpoint, body);
       if (endpoint === 'chat') validateChat(body);
-      else validateResponses(body);
+      else validateResponses(body, (id) => resources.item(id));
       return endpoint;
     },
 
@@ -320,7 +320,7 @@ function checkUserContent(content: unknown, param: string): void {
   });
 }
 
-function validateResponses(body: Json): void {
+function validateResponses(body: Json, storedItem: (id: string) => Json | undefined): void {
   for (const field of NOT_RESPONSES) if (field in body) throw unknownParameter(field);
   if (isObject(body.stream_options) && 'include_usage' in body.stream_options) {
     throw invalid("Unknown parameter: 'stream_options.include_usage'.", 'stream_options.include_usage', 'unknown_parameter');
@@ -339,9 +339,13 @@ function validateResponses(body: Json): void {
 
   const calls = new Set<string>();
   const answered = new Set<string>();
-  body.input.forEach((item: Json, i: number) => {
+  body.input.forEach((given: Json, i: number) => {
     const at = `input[${i}]`;
-    if (!isObject(item)) throw invalidType(at, 'an object');
+    if (!isObject(given)) throw invalidType(at, 'an object');
+    // A reference (its `type` optional) stands for an item the account stored, whoever made it.
+    const reference = given.type === 'item_reference' || (given.type === undefined && given.role === undefined && 'id' in given && !('content' in given));
+    const item = reference ? storedItem(String(given.id)) : given;
+    if (!item) throw new Rejection(404, `Item with id '${String(given.id)}' not found.`, { type: 'invalid_request_error', param: `${at}.id`, code: null });
     const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
     switch (type) {
       case 'message': {

@@ -38,8 +38,9 @@ describe('Vercel AI SDK clients', () => {
       maxRetries: 0,
       stopWhen: stepCountIs(3),
       // With its default `store: true` the Responses model sends earlier output back as
-      // `item_reference`s, which the gateway resolves only on models that keep conversations
-      // (test/state/item-reference.test.ts); these models do not.
+      // `item_reference`s, which the gateway resolves on models that keep conversations
+      // (test/state/item-reference.test.ts) and checks on passthrough to a storing upstream
+      // (ai-sdk-item-references.test.ts); translated upstreams take neither.
       providerOptions: { openai: { store: false } },
       tools: {
         get_weather: tool({

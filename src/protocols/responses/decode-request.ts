@@ -249,10 +249,10 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
   return messages;
 }
 
-/** The 400 for an `item_reference` (at `param`) on a model whose items the gateway does not keep. */
+/** The 400 for an `item_reference` (at `param`) on a model whose items neither the gateway nor its upstream keeps. */
 export function itemReferenceRefused(param: string): GatewayError {
   return invalidRequest(
-    `'item_reference' is not supported on this model: it keeps no items. Send the item itself (clients that store by default, such as the Vercel AI SDK, do so with \`store: false\`), or use a model configured with \`previousResponseId\`, whose items the gateway keeps.`,
+    `'item_reference' is not supported on this model: neither it nor its upstream keeps items. Send the item itself (clients that store by default, such as the Vercel AI SDK, do so with \`store: false\`), or use a model configured with \`previousResponseId\`, whose items the gateway keeps.`,
     `${param}.type`,
     'unsupported_parameter',
   );

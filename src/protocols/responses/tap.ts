@@ -1,6 +1,7 @@
 import { parseObject } from '../../json.js';
 import type { StreamTap } from '../codec.js';
 import { sseEvent } from '../sse-frame.js';
+import { outputItemIdsOf } from './output-item-ids.js';
 import { fromResponsesUsage } from './usage.js';
 
 const RESPONSES_TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
@@ -12,15 +13,18 @@ export const responsesTap: StreamTap = {
     const type = event ?? (parseObject(data)?.type as string | undefined);
     if (!type || !RESPONSES_TERMINAL.has(type)) return {};
     if (type === 'error') return { terminal: true, failed: true };
-    const response = parseObject(data)?.response as { usage?: unknown; id?: unknown } | undefined;
+    const response = parseObject(data)?.response as { usage?: unknown; id?: unknown; output?: unknown } | undefined;
     return {
       terminal: true,
       failed: type === 'response.failed',
       usage: response?.usage ? fromResponsesUsage(response.usage) : undefined,
       responseId: typeof response?.id === 'string' ? response.id : undefined,
+      // The terminal event holds the whole response: its output items' ids come in the same parse.
+      outputItemIds: outputItemIdsOf(response?.output),
     };
   },
   usageOfJson: (json) => fromResponsesUsage((json as { usage?: unknown })?.usage),
+  outputItemIdsOfJson: (json) => outputItemIdsOf((json as { output?: unknown } | null)?.output),
   errorFrame: (error) =>
     sseEvent('error', {
       type: 'error',
