@@ -50,6 +50,22 @@ describe('local model: prompts as long as the body limit allows are read in line
     expect(completion.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: 'get_weather' } });
   });
 
+  it('a path of 100,000 dots before its last letter fills a file_path argument (its trailing punctuation cut in one scan)', async () => {
+    const read = {
+      type: 'function' as const,
+      function: { name: 'read_file', parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } },
+    };
+    const path = `/${'.'.repeat(100_000)}x`;
+    const completion = await app.client.chat.completions.create({
+      model: 'local-chat',
+      messages: [{ role: 'user', content: `read file ${path}...` }],
+      tools: [read],
+    });
+    const call = completion.choices[0]!.message.tool_calls?.[0];
+    expect(call).toMatchObject({ function: { name: 'read_file' } });
+    expect(JSON.parse(call!.type === 'function' ? call!.function.arguments : '{}')).toEqual({ file_path: path });
+  });
+
   it('20,000 tools and a 300 KB prompt of words: the one tool it names, with no regex per tool', async () => {
     const tools = Array.from({ length: 20_000 }, (_, index) => ({
       type: 'function' as const,

@@ -165,7 +165,14 @@ export function placeIn(prompt: string): string | undefined {
 /** The first absolute path a prompt names: "read /tmp/work/notes.txt." → "/tmp/work/notes.txt". */
 export function pathIn(prompt: string): string | undefined {
   const path = /(?:^|[\s`'"(])((?:~|\.{1,2})?\/[^\s`'"()]+)/.exec(prompt)?.[1];
-  return path?.replace(/[.,;:!?]+$/, '');
+  return path === undefined ? undefined : withoutTrailingPunctuation(path);
+}
+
+/** "notes.txt." → "notes.txt", scanning back from the end (a regex `[.,;:!?]+$` retries at every dot: quadratic). */
+function withoutTrailingPunctuation(text: string): string {
+  let end = text.length;
+  while (end > 0 && '.,;:!?'.includes(text[end - 1]!)) end -= 1;
+  return text.slice(0, end);
 }
 
 /** The first `code span` of a prompt: "run `ls -la` in it" → "ls -la". */
