@@ -103,8 +103,7 @@ export async function readJsonBodyWithText(
     });
   }
   if (large) await yieldToLoop();
-  checkShape(text);
-  checkTopLevelKeys(text, keys);
+  checkTopLevelKeys(checkShape(text), keys);
   return { body: value as Record<string, unknown>, text };
 }
 
@@ -251,9 +250,9 @@ function tooLarge(limitBytes: number): GatewayError {
 /**
  * 400 naming the top-level field whose value nests arrays and objects past `MAX_DEPTH`, if one
  * does; else 400 naming the top-level field that holds the most values when the body has more
- * than `MAX_VALUES`.
+ * than `MAX_VALUES`. Returns the top-level keys, read in the same pass.
  */
-function checkShape(text: string): void {
+function checkShape(text: string): string[] {
   const shape = shapeOf(text, MAX_DEPTH);
   if (shape.tooDeep !== undefined) {
     throw new GatewayError({
@@ -264,7 +263,7 @@ function checkShape(text: string): void {
       message: `The JSON body is nested more than ${MAX_DEPTH} levels deep${shape.tooDeep === null ? '' : ` in '${truncate(shape.tooDeep, 100)}'`}.`,
     });
   }
-  if (shape.values <= MAX_VALUES) return;
+  if (shape.values <= MAX_VALUES) return shape.keys;
   const [field] = [...shape.valuesByField].reduce((most, entry) => (entry[1] > most[1] ? entry : most), [null as string | null, -1]);
   throw new GatewayError({
     status: 400,
@@ -286,6 +285,8 @@ interface Shape {
   /** Values in the whole body, and under each top-level key. */
   values: number;
   valuesByField: Map<string | null, number>;
+  /** The top-level keys, decoded, in text order, duplicates included. */
+  keys: string[];
 }
 
 /**
@@ -297,6 +298,7 @@ interface Shape {
  */
 function shapeOf(text: string, maxDepth: number): Shape {
   const valuesByField = new Map<string | null, number>();
+  const keys: string[] = [];
   let values = 0;
   let depth = 0;
   // At depth 1 a string after `{` or `,` is a key: the last one read names the field.
@@ -314,11 +316,12 @@ function shapeOf(text: string, maxDepth: number): Shape {
       if (expectKey) {
         tally();
         key = JSON.parse(text.slice(i, end + 1)) as string;
+        keys.push(key);
       }
       expectKey = false;
       i = end;
     } else if (code === 0x5b || code === 0x7b) {
-      if (++depth > maxDepth) return { tooDeep: key, values, valuesByField };
+      if (++depth > maxDepth) return { tooDeep: key, values, valuesByField, keys };
       values++;
       counted++;
       expectKey = depth === 1;
@@ -331,7 +334,7 @@ function shapeOf(text: string, maxDepth: number): Shape {
     }
   }
   tally();
-  return { tooDeep: undefined, values, valuesByField };
+  return { tooDeep: undefined, values, valuesByField, keys };
 }
 
 /** Index of the quote closing the string opened at `open`: the first one not escaped by an odd run of backslashes. */

@@ -74,16 +74,6 @@ export function scanTopLevel(json: string, keys: readonly string[]): { open: num
   return { open, empty, spans };
 }
 
-/** Every key of the top-level object of `json`, decoded (`"mod\u0065l"` is `model`), in text order, duplicates included. */
-export function topLevelKeys(json: string): string[] {
-  const keys: string[] = [];
-  walkTopLevel(json, (keyStart, keyEnd) => {
-    const raw = json.slice(keyStart, keyEnd);
-    keys.push(raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1));
-  });
-  return keys;
-}
-
 /**
  * Walks the members of the top-level object of `json`, calling `member` with where each key
  * (quotes included) and its value lie; returns the index of the opening brace, and whether the

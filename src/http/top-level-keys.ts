@@ -1,5 +1,4 @@
 import { GatewayError } from '../errors.js';
-import { topLevelKeys } from './replace-json-model.js';
 
 /**
  * How the top-level keys of a route's body are spelled, and so which other spellings are refused.
@@ -25,14 +24,14 @@ export interface CamelCaseFields {
  * the Kelvin sign to `k`, and some parsers keep the first duplicate. A key scoped to a cheap model
  * would run the one named in `"MODEL"`, and `"Stream_Options"` would turn off the usage the gateway
  * asks for. So a key is refused when it is written twice (however escaped), has a non-ASCII
- * character, or is another case of a field name. One pass over the text (already parsed, so
- * valid), strings skipped whole: linear in its size.
+ * character, or is another case of a field name. `keys` are the body's top-level keys, decoded, in
+ * text order with duplicates (read by `read-json.ts` in its one pass over the text).
  */
-export function checkTopLevelKeys(json: string, spelling: KeySpelling): void {
+export function checkTopLevelKeys(keys: readonly string[], spelling: KeySpelling): void {
   const seen = new Set<string>();
   const camel = spelling === 'snake_case' ? undefined : spelling;
   const fields = new Map(camel?.fields.map((field) => [field.toLowerCase(), field]));
-  for (const key of topLevelKeys(json)) {
+  for (const key of keys) {
     if (/[^\x20-\x7e]/.test(key)) throw refused(key, 'has a character outside printable ASCII, which some upstreams fold into a field name (`ſ` into `s`)');
     const field = camel ? camel.camelOf(key) : key;
     if (seen.has(field)) throw refused(key, 'is written more than once; upstreams disagree on which copy wins, so send it once', 'duplicate_parameter');
