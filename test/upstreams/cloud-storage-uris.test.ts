@@ -219,6 +219,37 @@ describe('Gemini API passthrough', () => {
     expect(gemini.requests).toHaveLength(0);
   });
 
+  it('refuses a gs:// file inside a function response’s parts, as the translated path does', async () => {
+    const spellings: [string, string][] = [
+      ['functionResponse', 'fileData'],
+      ['function_response', 'file_data'],
+    ];
+    for (const [functionResponse, fileData] of spellings) {
+      const fileUri = fileData === 'fileData' ? 'fileUri' : 'file_uri';
+      const { status, json } = await generateContent('gem', {
+        contents: [
+          { role: 'user', parts: [{ text: 'Read it.' }] },
+          { role: 'model', parts: [{ functionCall: { name: 'fetch', args: {} } }] },
+          {
+            role: 'user',
+            parts: [
+              {
+                [functionResponse]: {
+                  name: 'fetch',
+                  response: {},
+                  parts: [{ [fileData]: { mimeType: 'application/pdf', [fileUri]: 'gs://acme-finance-private/payroll.pdf' } }],
+                },
+              },
+            ],
+          },
+        ],
+      });
+      expect(status).toBe(400);
+      expect(json.error.message).toMatch(/contents\[2\]\.parts\[0\]\.functionResponse\.parts\[0\]\.fileData\.fileUri/);
+    }
+    expect(gemini.requests).toHaveLength(0);
+  });
+
   it('passes URIs within the provider’s and the key’s prefixes', async () => {
     const allowed = await generateContent('gem-uploads', { contents: fileDataTurn('files/abc') }, 'sk-tenant-a');
     expect(allowed.status).toBe(200);

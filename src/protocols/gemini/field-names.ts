@@ -14,6 +14,8 @@ interface ShapeOfEach {
 }
 
 const part: Shape = { inlineData: {}, fileData: {}, functionCall: {}, functionResponse: {}, videoMetadata: {}, executableCode: {}, codeExecutionResult: {} };
+// A function response's own `parts` (files it returns) are parts too; its `response` is the user's.
+part.functionResponse = { parts: { each: part } };
 const content: Shape = { parts: { each: part } };
 const functionDeclaration: Shape = {};
 const request: Shape = {

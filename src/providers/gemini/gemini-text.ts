@@ -77,20 +77,26 @@ export function geminiTextCalls(
   }
 }
 
-/** Each `fileData.fileUri` of a Gemini body (its turns and its system instruction), through `check`. */
+/**
+ * Each `fileData.fileUri` of a Gemini body, through `check`: in its turns, its system instruction
+ * and the parts a function response carries (which the translated path reads too).
+ */
 function checkFileUris(body: Record<string, unknown>, check: StorageUriCheck): void {
   const contents = Array.isArray(body.contents) ? body.contents : [];
-  const turns: [unknown, string][] = [
-    ...contents.map((content, i): [unknown, string] => [content, `contents[${i}]`]),
-    [body.systemInstruction, 'systemInstruction'],
-  ];
-  for (const [content, param] of turns) {
-    const parts = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
-    parts.forEach((part, j) => {
-      const file = isRecord(part) ? part.fileData : undefined;
-      if (isRecord(file) && typeof file.fileUri === 'string') check(file.fileUri, `${param}.parts[${j}].fileData.fileUri`);
-    });
-  }
+  contents.forEach((content, i) => {
+    checkPartUris(content, `contents[${i}]`, check);
+  });
+  checkPartUris(body.systemInstruction, 'systemInstruction', check);
+}
+
+function checkPartUris(content: unknown, param: string, check: StorageUriCheck): void {
+  const parts = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
+  parts.forEach((part, j) => {
+    if (!isRecord(part)) return;
+    const file = part.fileData;
+    if (isRecord(file) && typeof file.fileUri === 'string') check(file.fileUri, `${param}.parts[${j}].fileData.fileUri`);
+    if (isRecord(part.functionResponse)) checkPartUris(part.functionResponse, `${param}.parts[${j}].functionResponse`, check);
+  });
 }
 
 /** `models/{m}:generateContent` or `:streamGenerateContent?alt=sse`, the model id escaped for the path. */
