@@ -41,14 +41,17 @@ export async function localEmbeddings(request: EmbeddingRequest): Promise<Embedd
 /** Features hashed between two turns of the event loop: 2,048 inputs of 16 KB once blocked it for 7 s. */
 const FEATURES_PER_TURN = 64 * 1024;
 
-/** Counts features and lets the event loop turn every `FEATURES_PER_TURN`. */
+/**
+ * Counts features; `due()` is true once every `FEATURES_PER_TURN`, when the caller lets the loop
+ * turn (synchronous, so a feature costs no promise of its own).
+ */
 class YieldBudget {
   private count = 0;
 
-  async spend(): Promise<void> {
-    if (++this.count < FEATURES_PER_TURN) return;
+  due(): boolean {
+    if (++this.count < FEATURES_PER_TURN) return false;
     this.count = 0;
-    await yieldToLoop();
+    return true;
   }
 }
 
@@ -65,21 +68,21 @@ async function addFeatures(vector: Float64Array, input: string | number[], budge
     for (let at = 0; at < input.length; at++) {
       add(fnv1a(`t:${input[at]}`), 1);
       if (at > 0) add(fnv1a(`b:${input[at - 1]},${input[at]}`), 0.5);
-      await budget.spend();
+      if (budget.due()) await yieldToLoop();
     }
     return;
   }
   const lower = input.toLowerCase();
   for (const [word] of lower.matchAll(/[\p{L}\p{N}]+/gu)) {
     add(fnv1a(word, WORD_SEED), 1);
-    await budget.spend();
+    if (budget.due()) await yieldToLoop();
   }
   let first = ' ';
   let second: string | undefined;
   for (const third of codePoints(lower)) {
     if (second !== undefined) {
       add(fnv1a(third, fnv1a(second, fnv1a(first, TRIGRAM_SEED))), 0.5);
-      await budget.spend();
+      if (budget.due()) await yieldToLoop();
       first = second;
     }
     second = third;

@@ -1,3 +1,4 @@
+import { setBounded } from '../../bounded-map.js';
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import { parseRange } from '../../http/byte-range.js';
@@ -94,8 +95,7 @@ export class LocalVideos {
     if (cached) return cached;
     const { k, w, h, s } = decode(job);
     const mp4 = renderLocalVideo({ prompt: k, width: w, height: h, seconds: s, fps: FPS });
-    if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(job.id, mp4);
+    setBounded(this.cache, job.id, mp4, CACHE_SIZE);
     // A rendering that failed is not kept.
     mp4.catch(() => this.cache.get(job.id) === mp4 && this.cache.delete(job.id));
     return mp4;
