@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { claudeCodeBinary, describeRun, makeWorkspace, runCli, type CliRun } from './cli-harness.js';
+import { basename } from 'node:path';
+import { claudeCodeBinary, describeRun, makeWorkspace, runCli, type CliRun, type Workspace } from './cli-harness.js';
 import { describeUpstream, expectUpstreamSawToolResult, GATEWAY_KEY, startAgentRig, type AgentRig, type Cell } from './scripted-upstream.js';
 
 type Json = Record<string, any>;
@@ -35,12 +36,15 @@ beforeEach(() => {
   for (const fake of Object.values(rig.upstream)) fake.reset();
 });
 
+/** The prompt of most cells: the file by its absolute path. */
+const ABSOLUTE = (workspace: Workspace) => `Use the Read tool to read ${workspace.secretPath} and reply with the token it contains.`;
+
 /** Runs `claude -p` in a fresh home and work dir; checks its answer carries the file's token. */
-async function expectClaudeCodeReadsTheFile(cell: Cell, model: string): Promise<string> {
+async function expectClaudeCodeReadsTheFile(cell: Cell, model: string, promptFor = ABSOLUTE): Promise<string> {
   const workspace = await makeWorkspace();
   let run: CliRun;
   try {
-    const prompt = `Use the Read tool to read ${workspace.secretPath} and reply with the token it contains.`;
+    const prompt = promptFor(workspace);
     run = await runCli(claudeCodeBinary(), {
       args: ['-p', prompt, '--output-format', 'json'],
       cwd: workspace.work,
@@ -90,6 +94,16 @@ describe('Claude Code through the gateway', () => {
       'reads a file with its Read tool and answers from it (local provider)',
       async () => {
         await expectClaudeCodeReadsTheFile('local', model);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    // The README's demo: `Read` takes only an absolute path; the local model resolves the name
+    // against the working directory Claude Code states ("Primary working directory: …").
+    it(
+      'reads a file it is asked for by name alone, relative to its working directory (local provider)',
+      async () => {
+        await expectClaudeCodeReadsTheFile('local', model, (workspace) => `read ${basename(workspace.secretPath)}`);
       },
       TEST_TIMEOUT_MS,
     );

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { codexBinary, describeRun, makeWorkspace, runCli, type CliRun } from './cli-harness.js';
+import { codexBinary, describeRun, makeWorkspace, runCli, type CliRun, type Workspace } from './cli-harness.js';
 import { describeUpstream, expectUpstreamSawToolResult, GATEWAY_KEY, startAgentRig, type AgentRig, type Cell } from './scripted-upstream.js';
 
 type Json = Record<string, any>;
@@ -57,13 +57,16 @@ function configToml(model: string, gatewayUrl: string): string {
   ].join('\n');
 }
 
+/** The prompt of most cells: the command, with the file's absolute path. */
+const ABSOLUTE = (workspace: Workspace) => `Use the exec_command tool to run \`cat ${workspace.secretPath}\` and reply with the token it prints.`;
+
 /** Runs `codex exec --json` in a fresh CODEX_HOME and work dir; checks the command ran and the answer carries the token. */
-async function expectCodexReadsTheFile(cell: Cell, model: string): Promise<string> {
+async function expectCodexReadsTheFile(cell: Cell, model: string, promptFor = ABSOLUTE): Promise<string> {
   const workspace = await makeWorkspace();
   let run: CliRun;
   try {
     await writeFile(join(workspace.home, 'config.toml'), configToml(model, rig.gateway[cell]));
-    const prompt = `Use the exec_command tool to run \`cat ${workspace.secretPath}\` and reply with the token it prints.`;
+    const prompt = promptFor(workspace);
     run = await runCli(codexBinary(), {
       // No sandbox: the only command is the scripted `cat` in a temp dir, and the bundled
       // bubblewrap needs user namespaces that CI runners may not allow.
@@ -109,6 +112,16 @@ describe('Codex through the gateway', () => {
       'runs cat with exec_command and answers from its output (local provider)',
       async () => {
         await expectCodexReadsTheFile('local', model);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    // The README's demo: no tool named, no command; the local model `cat`s the file at the path
+    // it resolves against the working directory Codex states (`<cwd>…</cwd>`).
+    it(
+      'reads a file it is asked for by name alone, relative to its working directory (local provider)',
+      async () => {
+        await expectCodexReadsTheFile('local', model, (workspace) => `read ${basename(workspace.secretPath)}`);
       },
       TEST_TIMEOUT_MS,
     );

@@ -66,6 +66,23 @@ describe('local model: prompts as long as the body limit allows are read in line
     expect(JSON.parse(call!.type === 'function' ? call!.function.arguments : '{}')).toEqual({ file_path: path });
   });
 
+  it('a 2 MB file name to read, without a tool named: a shell tool cats it, the name found in one scan', async () => {
+    const shell = {
+      type: 'function' as const,
+      function: { name: 'exec_command', parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] } },
+    };
+    const name = `${'ab.c/'.repeat(400_000)}notes.txt`;
+    const completion = await app.client.chat.completions.create({
+      model: 'local-chat',
+      messages: [{ role: 'user', content: `e.g. read ${name}.` }],
+      tools: [shell],
+    });
+    const call = completion.choices[0]!.message.tool_calls?.[0];
+    // The model reads the prompt's two ends: the second starts inside the name, with a `/`.
+    expect(call).toMatchObject({ function: { name: 'exec_command' } });
+    expect(JSON.parse(call!.type === 'function' ? call!.function.arguments : '{}').cmd).toMatch(/^cat \/ab\.c\/(ab\.c\/)+notes\.txt$/);
+  });
+
   it('20,000 tools and a 300 KB prompt of words: the one tool it names, with no regex per tool', async () => {
     const tools = Array.from({ length: 20_000 }, (_, index) => ({
       type: 'function' as const,
@@ -88,6 +105,11 @@ describe('local model: what it reads of a prompt', () => {
     expect(withoutContextNotes(unclosed)).toBe(`a   b ${'<system-reminder>'.repeat(3)} c`);
     // Nested: the first close ends the note, as the lazy regex did.
     expect(withoutContextNotes('<system-reminder> a <system-reminder> b </system-reminder> c </system-reminder>')).toBe('c </system-reminder>');
+    // Gemini CLI's and Codex's context notes too, each closed by its own tag.
+    expect(withoutContextNotes('<session_context>/srv</session_context> a <environment_context><cwd>/srv</cwd></environment_context> b')).toBe('a   b');
+    expect(withoutContextNotes(`${'<session_context>'.repeat(120_000)}</system-reminder> c`)).toBe(
+      `${'<session_context>'.repeat(120_000)}</system-reminder> c`,
+    );
   });
 
   it('a tool is named by its whole name (single spaces, _ or -, a plural) or by a telling word, never inside a path', () => {

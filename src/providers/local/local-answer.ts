@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IRContentPart, IRMessage, IRRequest, IRTool } from '../../protocols/ir.js';
-import { toolArguments, truncate, valueFromSchema } from './tool-arguments.js';
-import { mentionedTool } from './tool-mention.js';
+import { pathIn, toolArguments, truncate, valueFromSchema } from './tool-arguments.js';
+import { fileReadingTool, mentionedTool } from './tool-mention.js';
+import { statedWorkingDirectory } from './working-directory.js';
 
 /**
  * The user's words the model reads to choose a tool and fill its arguments: the first and the
@@ -14,8 +15,9 @@ export const READ_PROMPT_CHARS = 128 * 1024;
  * What the local model answers, decided from the request alone so that the same request always
  * gets the same answer:
  * 1. the conversation ends with tool results → a sentence reporting them;
- * 2. tools are offered and the prompt asks for one (names it, says "use a tool", or `toolChoice`
- *    forces it; `none` forbids it) → a call of that tool, arguments built from its schema;
+ * 2. tools are offered and the prompt asks for one (names it, says "use a tool", asks to read a
+ *    file it names, or `toolChoice` forces it; `none` forbids it) → a call of that tool, arguments
+ *    built from its schema, a relative path resolved against the directory the agent works in;
  * 3. otherwise → a sentence about the prompt (JSON when a response format asks for it).
  */
 export type LocalReply = { kind: 'text'; text: string } | { kind: 'tool_call'; id: string; name: string; arguments: string };
@@ -33,7 +35,7 @@ export function planReply(request: IRRequest): LocalReply {
       kind: 'tool_call',
       id: callId(tool.name, userText, request.messages.length),
       name: tool.name,
-      arguments: toolArguments(tool.parameters, userWords, tool.schemaField ?? 'tools'),
+      arguments: toolArguments(tool.parameters, userWords, tool.schemaField ?? 'tools', statedWorkingDirectory(request)),
     };
   }
   return { kind: 'text', text: formatted(request, describePrompt(request.messages), userText) };
@@ -82,24 +84,30 @@ function resultsSinceLastAnswer(messages: readonly IRMessage[]): ToolMessage[] {
   return results;
 }
 
-const NOTE_OPEN = '<system-reminder>';
-const NOTE_CLOSE = '</system-reminder>';
+/**
+ * The tags of the notes agents put into the user turn: Claude Code's `<system-reminder>` (its
+ * environment, tool and skill lists), Gemini CLI's `<session_context>` (its directory tree),
+ * Codex's `<environment_context>`. They name tools and files the user never asked for.
+ */
+const NOTE_OPEN = /<(system-reminder|session_context|environment_context)>/g;
 
 /**
- * The user's own words: without the `<system-reminder>` notes Claude Code puts into the user turn
- * (its environment, tool and skill lists), which name tools the user never asked for. One pass
- * with `indexOf`: a note that is never closed stays, and so does everything after it (a lazy
+ * The user's own words: without the agents' context notes. One pass with `indexOf` for each
+ * note's close: a note that is never closed stays, and so does everything after it (a lazy
  * regex scanned to the end of the text from every unclosed note: quadratic).
  */
 export function withoutContextNotes(text: string): string {
   const kept: string[] = [];
   let from = 0;
+  const open = new RegExp(NOTE_OPEN);
   for (;;) {
-    const open = text.indexOf(NOTE_OPEN, from);
-    const close = open < 0 ? -1 : text.indexOf(NOTE_CLOSE, open + NOTE_OPEN.length);
+    open.lastIndex = from;
+    const note = open.exec(text);
+    const closeTag = note ? `</${note[1]}>` : '';
+    const close = note ? text.indexOf(closeTag, open.lastIndex) : -1;
     if (close < 0) break;
-    kept.push(text.slice(from, open));
-    from = close + NOTE_CLOSE.length;
+    kept.push(text.slice(from, note!.index));
+    from = close + closeTag.length;
   }
   kept.push(text.slice(from));
   return kept.join(' ').trim();
@@ -165,8 +173,17 @@ function chooseTool(request: IRRequest, userText: string): IRTool | undefined {
   if (choice.type === 'tool') return tools.find((tool) => tool.name === choice.name) ?? { name: choice.name };
   const mentioned = mentionedTool(tools, userText);
   if (mentioned) return mentioned;
+  if (asksToReadAFile(userText)) {
+    const reader = fileReadingTool(tools);
+    if (reader) return reader;
+  }
   if (choice.type === 'required' || asksForATool(userText)) return tools[0];
   return undefined;
+}
+
+/** "read notes.txt", "show me /etc/hosts": a reading verb and a file. */
+function asksToReadAFile(text: string): boolean {
+  return /\b(read|open|show|cat|print|view|display)\b/i.test(text) && pathIn(text) !== undefined;
 }
 
 function asksForATool(text: string): boolean {

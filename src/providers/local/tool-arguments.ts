@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { isRecord, type Json as Schema } from '../../json.js';
 import { jsonChars, shallowNodes, WorkBudget } from '../../work-budget.js';
 
@@ -18,22 +19,23 @@ const MAX_DEPTH = 8;
 const LOCATION_NAME = /city|location|place|town|country|region|address|destination|where/i;
 const TEXT_NAME = /^(q|query|question|prompt|text|input|message|content|search|term|keywords?|topic|subject)$|query/i;
 /** A file or directory: Claude Code's `file_path`, `path`, `notebook_path`, a `filename`. */
-const PATH_NAME = /(^|_)(path|file|filename|dir|directory)$/i;
+export const PATH_NAME = /(^|_)(path|file|filename|dir|directory)$/i;
 /** A shell command: Codex's `cmd`, Claude Code's Bash `command`. */
-const COMMAND_NAME = /^(cmd|command|script)$/i;
+export const COMMAND_NAME = /^(cmd|command|script)$/i;
 
 /**
  * A value for `schema`, taking strings from `prompt` where sensible. `field` is where the client
  * wrote the schema (`tools[0].function.parameters`), named by the 400 when `budget` runs out.
+ * A relative path in the prompt is resolved against `workingDirectory` when the agent stated one.
  */
-export function valueFromSchema(schema: unknown, prompt: string, field: string, budget = new WorkBudget()): unknown {
+export function valueFromSchema(schema: unknown, prompt: string, field: string, budget = new WorkBudget(), workingDirectory?: string): unknown {
   const root = isRecord(schema) ? schema : {};
-  return buildValue(root, { root, hints: hintsIn(prompt), budget, field, expanding: new Set() }, { depth: 0, name: 'value' });
+  return buildValue(root, { root, hints: hintsIn(prompt, workingDirectory), budget, field, expanding: new Set() }, { depth: 0, name: 'value' });
 }
 
 /** The JSON text of a tool call's arguments: always an object, as every protocol requires. */
-export function toolArguments(parameters: Record<string, unknown> | undefined, prompt: string, field: string): string {
-  const value = valueFromSchema(parameters ?? { type: 'object' }, prompt, field);
+export function toolArguments(parameters: Record<string, unknown> | undefined, prompt: string, field: string, workingDirectory?: string): string {
+  const value = valueFromSchema(parameters ?? { type: 'object' }, prompt, field, new WorkBudget(), workingDirectory);
   return JSON.stringify(isRecord(value) ? value : {});
 }
 
@@ -149,9 +151,12 @@ interface PromptHints {
   text: string | undefined;
 }
 
-function hintsIn(prompt: string): PromptHints {
+function hintsIn(prompt: string, workingDirectory: string | undefined): PromptHints {
   const text = prompt.trim();
-  return { place: placeIn(prompt), path: pathIn(prompt), command: codeSpanIn(prompt), text: text ? truncate(text, 200) : undefined };
+  const path = pathIn(prompt, workingDirectory);
+  // A file named without a command ("read notes.txt") is read by a shell tool with `cat`.
+  const command = codeSpanIn(prompt) ?? (path === undefined ? undefined : `cat ${shellWord(path)}`);
+  return { place: placeIn(prompt), path, command, text: text ? truncate(text, 200) : undefined };
 }
 
 /** The place a prompt names: "weather in New York" → "New York", "forecast for paris" → "paris". */
@@ -162,10 +167,39 @@ export function placeIn(prompt: string): string | undefined {
   return word?.[1];
 }
 
-/** The first absolute path a prompt names: "read /tmp/work/notes.txt." → "/tmp/work/notes.txt". */
-export function pathIn(prompt: string): string | undefined {
-  const path = /(?:^|[\s`'"(])((?:~|\.{1,2})?\/[^\s`'"()]+)/.exec(prompt)?.[1];
-  return path === undefined ? undefined : withoutTrailingPunctuation(path);
+/**
+ * The file a prompt names: its first path ("read /tmp/work/notes.txt." → "/tmp/work/notes.txt",
+ * `./notes.txt`, `~/notes.txt`), else its first file name ("read notes.txt", "open src/app.ts").
+ * A relative one is resolved against the agent's working directory when it stated one: Claude
+ * Code's `Read` and Gemini CLI's `read_file` want an absolute path.
+ */
+export function pathIn(prompt: string, workingDirectory?: string): string | undefined {
+  const rooted = /(?:^|[\s`'"(])((?:~|\.{1,2})?\/[^\s`'"()]+)/.exec(prompt)?.[1];
+  const path = rooted === undefined ? fileNameIn(prompt) : withoutTrailingPunctuation(rooted);
+  if (path === undefined || workingDirectory === undefined || path.startsWith('/') || path.startsWith('~')) return path;
+  return posix.resolve(workingDirectory, path);
+}
+
+/** The first word shaped like a relative file name (`notes.txt`, `src/app.ts`): a name, a dot, an extension of letters and digits. */
+function fileNameIn(prompt: string): string | undefined {
+  for (const match of prompt.matchAll(/[^\s`'"()]+/g)) {
+    const word = withoutTrailingPunctuation(match[0]);
+    if (isFileName(word)) return word;
+  }
+  return undefined;
+}
+
+function isFileName(word: string): boolean {
+  if (!/^[\w./-]+$/.test(word) || word.startsWith('/') || word.includes('//')) return false;
+  const name = word.slice(word.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  // Two characters before the extension at least: "e.g" and "i.e" are no files.
+  return dot >= 2 && /^[A-Za-z][A-Za-z0-9]{0,7}$/.test(name.slice(dot + 1));
+}
+
+/** `path` as one word of a POSIX shell command: quoted when it holds anything but plain path characters. */
+function shellWord(path: string): string {
+  return /^[\w./~-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
 }
 
 /** "notes.txt." → "notes.txt", scanning back from the end (a regex `[.,;:!?]+$` retries at every dot: quadratic). */

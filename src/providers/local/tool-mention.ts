@@ -1,4 +1,5 @@
 import type { IRTool } from '../../protocols/ir.js';
+import { COMMAND_NAME, PATH_NAME } from './tool-arguments.js';
 
 /** Words in tool names that say nothing about the tool, so a prompt using them asks for none. */
 const GENERIC_WORDS = new Set([
@@ -41,6 +42,20 @@ export function mentionedTool(tools: readonly IRTool[], prompt: string): IRTool 
   const present = new Set(words.map((word) => word.text));
   const has = (word: string) => present.has(word) || present.has(`${word}s`) || present.has(`${word}es`);
   return tools.find((_, at) => names[at]!.some((word) => word.length >= 3 && !GENERIC_WORDS.has(word) && has(word)));
+}
+
+/**
+ * The tool that reads a file the prompt names without naming a tool ("read notes.txt"): one taking
+ * a shell command, which `cat`s it (Codex's `exec_command`), else one taking a path; both as a
+ * required argument, so the value the local model fills in is the one the tool acts on.
+ */
+export function fileReadingTool(tools: readonly IRTool[]): IRTool | undefined {
+  return tools.find((tool) => requires(tool, COMMAND_NAME)) ?? tools.find((tool) => requires(tool, PATH_NAME));
+}
+
+function requires(tool: IRTool, name: RegExp): boolean {
+  const required = tool.parameters?.required;
+  return Array.isArray(required) && required.some((entry) => typeof entry === 'string' && name.test(entry));
 }
 
 /** A word of the prompt; `joined`: a single space (once `_` and `-` are spaces) separates it from the word before. */
