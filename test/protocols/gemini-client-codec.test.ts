@@ -158,6 +158,30 @@ describe('gemini request → IR', () => {
     expect(decode({ contents: [user('x')], generationConfig: { responseMimeType: 'application/json' } }).responseFormat).toEqual({ type: 'json_object' });
   });
 
+  it("reads Google's upper-case type names in a responseJsonSchema as JSON Schema's (Gemini CLI's routing classifier sends them)", () => {
+    const ir = decode({
+      contents: [user('x')],
+      generationConfig: {
+        responseMimeType: 'application/json',
+        responseJsonSchema: {
+          type: 'OBJECT',
+          properties: { complexity_reasoning: { type: 'STRING', description: 'Why.' }, complexity_score: { type: 'INTEGER' } },
+          required: ['complexity_reasoning', 'complexity_score'],
+        },
+      },
+    });
+    expect(ir.responseFormat).toEqual({
+      type: 'json_schema',
+      name: 'response',
+      schema: {
+        type: 'object',
+        properties: { complexity_reasoning: { type: 'string', description: 'Why.' }, complexity_score: { type: 'integer' } },
+        required: ['complexity_reasoning', 'complexity_score'],
+      },
+      schemaField: 'generationConfig.responseJsonSchema',
+    });
+  });
+
   it('maps thinking levels and budgets, and OpenAI-named sampling fields', () => {
     expect(decode({ contents: [user('x')], generationConfig: { thinkingConfig: { thinkingLevel: 'LOW', includeThoughts: true } } }).reasoning).toEqual({
       effort: 'low',

@@ -353,12 +353,16 @@ function decodeGenerationConfig(config: Json, request: IRRequest): void {
   }
 }
 
-/** `responseMimeType: application/json` with a schema (Gemini's or JSON Schema) → json_schema; without → json_object. */
+/**
+ * `responseMimeType: application/json` with a schema (Gemini's or JSON Schema) → json_schema; without → json_object.
+ * Google reads its own upper-case type names in a JSON Schema too (Gemini CLI's classifier sends
+ * `responseJsonSchema: {type: "OBJECT", …}`), which other vendors refuse: both become lower case.
+ */
 function decodeResponseFormat(config: Json): IRRequest['responseFormat'] {
   const mime = optString(config, 'responseMimeType', 'generationConfig.responseMimeType');
   const jsonSchemaField = isPresent(config, 'responseJsonSchema') ? 'responseJsonSchema' : '_responseJsonSchema';
   const field = isPresent(config, 'responseSchema') ? 'responseSchema' : jsonSchemaField;
-  const schema = field === 'responseSchema' ? jsonSchemaOf(expectRecord(config.responseSchema, 'generationConfig.responseSchema')) : config[field];
+  const schema = jsonSchemaOf(field === 'responseSchema' ? expectRecord(config.responseSchema, 'generationConfig.responseSchema') : config[field]);
   if (mime === undefined || mime === 'text/plain') {
     if (schema !== undefined && schema !== null) {
       throw invalidRequest(`'generationConfig.responseMimeType' must be application/json when a response schema is set.`, 'generationConfig.responseMimeType');
