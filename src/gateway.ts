@@ -5,6 +5,7 @@ import { addHeaders } from './http/add-headers.js';
 import { checkHeaderSize } from './http/header-limit.js';
 import type { ClientStyle } from './http/client-style.js';
 import { errorResponse } from './http/error-response.js';
+import { isWebSocketUpgrade, webSocketNotSupported } from './http/websocket-upgrade.js';
 import { openaiStyle } from './protocols/openai/style.js';
 import { Router, type RouteMatch } from './http/router.js';
 import { newId } from './ids.js';
@@ -106,6 +107,7 @@ export class GatewayCore {
     if (!url) throw new GatewayError({ status: 400, message: 'The request URL (its Host header and target) is not valid.', code: 'invalid_url' });
     if (match.kind === 'not-found') throw notFound(pathname);
     if (match.kind === 'method-not-allowed') {
+      if (match.webSocketFallback && isWebSocketUpgrade(request)) throw webSocketNotSupported(pathname);
       throw new GatewayError({
         status: 405,
         message: `Method ${request.method} is not allowed on ${pathname}; use ${match.allow.join(' or ')}.`,

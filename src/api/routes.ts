@@ -32,8 +32,8 @@ const openai = openaiStyle;
 export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/models', style: openai, styleFor: modelsStyle, handler: listModels },
   { method: 'GET', path: '/v1/models/:model', style: openai, styleFor: modelsStyle, handler: retrieveModel },
-  { method: 'POST', path: '/v1/responses', style: openai, admits: 'text', handler: textRoute(responsesClient) },
-  { method: 'POST', path: '/responses', style: openai, admits: 'text', handler: textRoute(responsesClient) },
+  { method: 'POST', path: '/v1/responses', style: openai, admits: 'text', webSocketFallback: true, handler: textRoute(responsesClient) },
+  { method: 'POST', path: '/responses', style: openai, admits: 'text', webSocketFallback: true, handler: textRoute(responsesClient) },
   { method: 'POST', path: '/v1/responses/input_tokens', style: openai, admits: 'requests', handler: countInputTokens },
   { method: 'POST', path: '/v1/responses/compact', style: openai, admits: 'text', handler: compactResponse },
   { method: 'GET', path: '/v1/responses/:id', style: openai, admits: 'requests', handler: retrieveResponse },

@@ -29,6 +29,11 @@ export interface Route {
   styleFor?(request: Request): ClientStyle;
   /** What the key's limits admit before the handler reads the body (see `RouteAdmission`); nothing when absent. */
   admits?: RouteAdmission;
+  /**
+   * A WebSocket handshake on this path (a GET with `Upgrade: websocket`) is answered 426 rather
+   * than 405: Codex's cue to send its Responses requests over HTTP at once.
+   */
+  webSocketFallback?: true;
   handler: (context: RouteContext) => Promise<Response>;
 }
 

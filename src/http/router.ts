@@ -2,7 +2,14 @@ import type { Route } from './route.js';
 
 export type RouteMatch =
   | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allow: string[]; style: Route['style']; styleFor?: Route['styleFor'] | undefined }
+  | {
+      kind: 'method-not-allowed';
+      allow: string[];
+      style: Route['style'];
+      styleFor?: Route['styleFor'] | undefined;
+      /** A route of the path answers a WebSocket handshake with 426 (`Route.webSocketFallback`). */
+      webSocketFallback: boolean;
+    }
   | { kind: 'not-found' };
 
 /**
@@ -56,6 +63,7 @@ export class Router {
       allow: [...new Set(candidates.map((candidate) => candidate.route.method))],
       style: candidates[0]!.route.style,
       styleFor: candidates[0]!.route.styleFor,
+      webSocketFallback: candidates.some((candidate) => candidate.route.webSocketFallback === true),
     };
   }
 }

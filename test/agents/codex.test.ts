@@ -41,7 +41,7 @@ beforeEach(() => {
  * The gateway as a Codex model provider, the way a user configures it; without retries, so a
  * failing cell stops at the gateway's first error instead of backing off until the timeout.
  */
-function configToml(model: string, gatewayUrl: string): string {
+function configToml(model: string, gatewayUrl: string, webSockets: boolean): string {
   return [
     `model = "${model}"`,
     'model_provider = "infergate"',
@@ -53,6 +53,8 @@ function configToml(model: string, gatewayUrl: string): string {
     'wire_api = "responses"',
     'request_max_retries = 0',
     'stream_max_retries = 0',
+    // Codex then opens a WebSocket to `/v1/responses` first, and uses HTTP on the gateway's 426.
+    ...(webSockets ? ['supports_websockets = true'] : []),
     '',
   ].join('\n');
 }
@@ -60,12 +62,18 @@ function configToml(model: string, gatewayUrl: string): string {
 /** The prompt of most cells: the command, with the file's absolute path. */
 const ABSOLUTE = (workspace: Workspace) => `Use the exec_command tool to run \`cat ${workspace.secretPath}\` and reply with the token it prints.`;
 
+interface RunOptions {
+  promptFor?: (workspace: Workspace) => string;
+  /** The provider's `supports_websockets`. */
+  webSockets?: boolean;
+}
+
 /** Runs `codex exec --json` in a fresh CODEX_HOME and work dir; checks the command ran and the answer carries the token. */
-async function expectCodexReadsTheFile(cell: Cell, model: string, promptFor = ABSOLUTE): Promise<string> {
+async function expectCodexReadsTheFile(cell: Cell, model: string, { promptFor = ABSOLUTE, webSockets = false }: RunOptions = {}): Promise<string> {
   const workspace = await makeWorkspace();
   let run: CliRun;
   try {
-    await writeFile(join(workspace.home, 'config.toml'), configToml(model, rig.gateway[cell]));
+    await writeFile(join(workspace.home, 'config.toml'), configToml(model, rig.gateway[cell], webSockets));
     const prompt = promptFor(workspace);
     run = await runCli(codexBinary(), {
       // No sandbox: the only command is the scripted `cat` in a temp dir, and the bundled
@@ -90,6 +98,11 @@ async function expectCodexReadsTheFile(cell: Cell, model: string, promptFor = AB
   const completed = events.filter((event) => event.type === 'item.completed').map((event) => event.item);
   const commands = completed.filter((item) => item.type === 'command_execution');
   expect(commands, context).toContainEqual(expect.objectContaining({ exit_code: 0, aggregated_output: expect.stringContaining(workspace.token) }));
+  // A failed WebSocket handshake other than 426 shows as "Falling back from WebSockets to HTTPS transport".
+  expect(
+    completed.filter((item) => item.type === 'error' && /websocket/i.test(item.message)),
+    context,
+  ).toEqual([]);
   const answer = completed.filter((item) => item.type === 'agent_message').at(-1);
   expect(answer?.text, context).toContain(workspace.token);
   expect(events.at(-1)?.type, context).toBe('turn.completed');
@@ -121,7 +134,15 @@ describe('Codex through the gateway', () => {
     it(
       'reads a file it is asked for by name alone, relative to its working directory (local provider)',
       async () => {
-        await expectCodexReadsTheFile('local', model, (workspace) => `read ${basename(workspace.secretPath)}`);
+        await expectCodexReadsTheFile('local', model, { promptFor: (workspace) => `read ${basename(workspace.secretPath)}` });
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it(
+      'asks for a WebSocket when its provider supports them, and goes on over HTTP at once on the 426 (local provider)',
+      async () => {
+        await expectCodexReadsTheFile('local', model, { webSockets: true });
       },
       TEST_TIMEOUT_MS,
     );

@@ -41,6 +41,39 @@ describe('routing', () => {
     expect(await messages.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
 
+  it('answers a WebSocket handshake on the Responses paths with 426 in the OpenAI shape (Codex then uses HTTP); a plain GET still gets 405', async () => {
+    const handshake = {
+      ...bearer,
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+    };
+    for (const path of ['/v1/responses', '/responses']) {
+      const refused = await gateway.fetch(`http://gw.test${path}`, { headers: handshake });
+      expect(refused.status).toBe(426);
+      expect(await refused.json()).toEqual({
+        error: {
+          message: `WebSocket is not supported on ${path}; send the request over HTTP (POST).`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'websocket_not_supported',
+        },
+      });
+      // The token list of the header, in any case.
+      expect((await gateway.fetch(`http://gw.test${path}`, { headers: { ...handshake, upgrade: 'h2c, WebSocket' } })).status).toBe(426);
+
+      const plain = await gateway.fetch(`http://gw.test${path}`, { headers: bearer });
+      expect(plain.status).toBe(405);
+      expect(plain.headers.get('allow')).toBe('POST');
+      expect((await plain.json()).error.code).toBe('method_not_allowed');
+    }
+    // Only the Responses paths: elsewhere a handshake is a wrong method like any other.
+    expect((await gateway.fetch('http://gw.test/v1/chat/completions', { headers: handshake })).status).toBe(405);
+    // A stored response is still read with GET, whatever its headers.
+    expect((await gateway.fetch('http://gw.test/v1/responses/resp_missing', { headers: handshake })).status).toBe(404);
+  });
+
   it('sends a request id on every response, request-id too on /v1/messages, and the contract version', async () => {
     const models = await gateway.fetch('http://gw.test/v1/models', { headers: bearer });
     expect(models.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
