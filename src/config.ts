@@ -188,6 +188,7 @@ const KeySchema = strictObject({
   balance: v.optional(v.number('expected a number')),
   budget: v.optional(KeyBudgetSchema),
   cache: v.optional(flag),
+  strictParams: v.optional(flag),
   storageUris: v.optional(storageUriPrefixes),
 });
 
@@ -227,6 +228,7 @@ const ModelSchema = strictObject({
   serviceTierAuto: v.optional(flag),
   upstreamConversations: v.optional(flag),
   reasoning: v.optional(flag),
+  strictParams: v.optional(flag),
   cache: v.optional(v.union([flag, strictObject({ allowSampling: v.optional(flag) })], 'expected true, false or { "allowSampling": true }')),
   price: v.optional(ModelPriceSchema),
 });

@@ -22,6 +22,8 @@ import { callContext } from './upstream-call.js';
 import { conversationOf, type Conversation } from './conversation-state.js';
 import { consultCache } from '../cache/text-cache.js';
 import { checkModelRules } from './model-rules.js';
+import { dropHint } from '../protocols/upstream-params.js';
+import { droppedNotes } from './dropped-notes.js';
 
 /** The route handler of a client protocol's generation endpoint. */
 export function textRoute(codec: ClientCodec): (context: RouteContext) => Promise<Response> {
@@ -108,7 +110,12 @@ async function attempt(
   }
 
   const ir = endpoint.decodeRequest(body, deployment.upstreamModel);
-  if (ir.reasoning && !takesReasoning(model, deployment.upstreamModel)) delete ir.reasoning;
+  ir.droppedParams = [];
+  ir.strictParams = context.key.strictParams ?? publicModel.strictParams ?? false;
+  if (ir.reasoning && !takesReasoning(model, deployment.upstreamModel)) {
+    dropHint(ir, 'reasoning', 'the model does not reason');
+    delete ir.reasoning;
+  }
   const encodeContext: EncodeContext = {
     model: publicModel.id,
     request: body,
@@ -117,17 +124,16 @@ async function attempt(
       if (error.status >= 500) options.logger.warn('stream failed', { requestId: context.requestId, status: error.status, message: error.message });
     },
   };
-  // Hosted tools the upstream cannot run were dropped from the request: say which.
-  // The names come from the client: only printable ASCII goes into a header (a NUL or a line
-  // break there would break the answer on the wire).
-  const notes: Record<string, string> = ir.droppedTools ? { 'x-infergate-dropped-tools': ir.droppedTools.join(', ').replace(/[^\x20-\x7e]/g, '?') } : {};
   if (!ir.stream) {
     const response = await generate(provider, ir, call);
     const encoded = endpoint.encodeResponse(response, encodeContext);
     ledger.finish({ status: 'ok', usage: response.usage, finishReason: response.finishReason, responseId: String(encoded.id ?? encoded.responseId) });
-    return addHeaders(jsonResponse(encoded), notes);
+    return addHeaders(jsonResponse(encoded), droppedNotes(ir));
   }
-  return translatedStream(providerBatches(provider, ir, call), endpoint.streamEncoder(encodeContext), encodeContext, ledger, context.signal, notes);
+  // The upstream encoder runs when the stream starts, before the answer's headers are written.
+  return translatedStream(providerBatches(provider, ir, call), endpoint.streamEncoder(encodeContext), encodeContext, ledger, context.signal, () =>
+    droppedNotes(ir),
+  );
 }
 
 /** A whole answer: the provider's own, or its stream accumulated. */

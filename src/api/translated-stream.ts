@@ -15,7 +15,9 @@ import type { RequestLedger } from '../policy/request-ledger.js';
  * HTTP status and can fall back. After that the status is 200: a failure (upstream error, a
  * stream that ends without its finish event, a bug) becomes the protocol's error frames, so a
  * cut stream never looks complete. The ledger is settled exactly once, however it ends:
- * finished, failed, or left by the client (charged for what was produced).
+ * finished, failed, or left by the client (charged for what was produced). `headers` may be a
+ * function, read once the first batch arrived: what the upstream encoder noted by then (the
+ * parameters it dropped) can be said in them.
  */
 export async function translatedStream(
   batches: AsyncIterable<readonly IRStreamEvent[]>,
@@ -23,7 +25,7 @@ export async function translatedStream(
   context: EncodeContext,
   ledger: RequestLedger,
   signal: AbortSignal,
-  headers: Record<string, string>,
+  headers: Record<string, string> | (() => Record<string, string>),
 ): Promise<Response> {
   const iterator = batches[Symbol.asyncIterator]();
   let pending: IteratorResult<readonly IRStreamEvent[]> | undefined = await iterator.next();
@@ -89,5 +91,5 @@ export async function translatedStream(
       iterator.return?.(undefined)?.catch(() => {});
     },
   };
-  return pullResponse(source, 200, { ...SSE_HEADERS, ...headers });
+  return pullResponse(source, 200, { ...SSE_HEADERS, ...(typeof headers === 'function' ? headers() : headers) });
 }

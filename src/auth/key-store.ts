@@ -34,6 +34,11 @@ export interface KeyRecord {
    */
   cache?: boolean | undefined;
   /**
+   * Refuse (400) a sampling hint the upstream lacks instead of dropping it and naming it in
+   * `x-infergate-dropped-params` (docs/providers.md). Unset: as the model says.
+   */
+  strictParams?: boolean | undefined;
+  /**
    * Prefixes of the cloud-storage URIs (`s3://…`, `gs://…`) this key's requests may name, within
    * those the provider allows (its `storageUris`): a tenant's own folder of the operator's bucket.
    * Unset: the provider's prefixes.
@@ -73,6 +78,8 @@ export interface StaticKey {
   budget?: Budget | false | undefined;
   /** The response cache for this key's requests (`KeyRecord.cache`). */
   cache?: boolean | undefined;
+  /** Refuse hints the upstream lacks instead of dropping them (`KeyRecord.strictParams`). */
+  strictParams?: boolean | undefined;
   /** Cloud-storage URI prefixes this key may name (`KeyRecord.storageUris`). */
   storageUris?: readonly string[] | undefined;
 }
@@ -99,6 +106,7 @@ export class StaticKeyStore implements KeyStore {
         ...(entry.balance !== undefined ? { balance: entry.balance } : {}),
         ...(entry.budget !== undefined ? { budget: entry.budget } : {}),
         ...(entry.cache !== undefined ? { cache: entry.cache } : {}),
+        ...(entry.strictParams !== undefined ? { strictParams: entry.strictParams } : {}),
         ...(entry.storageUris ? { storageUris: [...entry.storageUris] } : {}),
       });
     }

@@ -45,9 +45,10 @@ export async function consultCache(
   if (storeKey === undefined) return markMiss;
   const entry = await cache.get(storeKey, requestId);
   const stored = entry === undefined ? undefined : parseAnswer(entry);
-  if (stored) return { hit: await replayAnswer(context, codec, model, body, stored, ledger, HIT), keep: markMiss.keep };
+  if (stored) return { hit: await replayAnswer(context, codec, model, body, stored.response, ledger, { ...stored.notes, ...HIT }), keep: markMiss.keep };
   return {
     hit: undefined,
-    keep: (response) => captureAnswer(addHeaders(response, MISS), codec.protocol, ledger, (answer) => cache.set(storeKey, serializeAnswer(answer), requestId)),
+    keep: (response) =>
+      captureAnswer(addHeaders(response, MISS), codec.protocol, ledger, (answer) => cache.set(storeKey, serializeAnswer(answer, response.headers), requestId)),
   };
 }

@@ -114,6 +114,37 @@ export type IRToolChoice =
   | { type: 'required'; parallel?: boolean | undefined }
   | { type: 'tool'; name: string; parallel?: boolean | undefined };
 
+/**
+ * The request-level fields: the IR's own sampling and output controls, and the OpenAI fields the
+ * decoders keep in `passthrough`. `upstream-params.ts` says what each upstream wire does with each.
+ */
+export type ParamName =
+  | 'temperature'
+  | 'topP'
+  | 'topK'
+  | 'stop'
+  | 'maxOutputTokens'
+  | 'responseFormat'
+  | 'toolChoice'
+  | 'parallelToolCalls'
+  | 'reasoning'
+  | 'metadata'
+  | 'user'
+  | 'seed'
+  | 'frequency_penalty'
+  | 'presence_penalty'
+  | 'logit_bias'
+  | 'verbosity'
+  | 'prediction'
+  | 'service_tier'
+  | 'store'
+  | 'prompt_cache_key'
+  | 'prompt_cache_retention'
+  | 'prompt_cache_options'
+  | 'safety_identifier'
+  | 'moderation'
+  | 'include';
+
 export interface IRRequest {
   /** The upstream model id (already mapped from the public id). */
   model: string;
@@ -126,7 +157,7 @@ export interface IRRequest {
   maxOutputTokens?: number | undefined;
   temperature?: number | undefined;
   topP?: number | undefined;
-  /** Anthropic-only sampling control; an OpenAI-family upstream cannot express it (400). */
+  /** Sampling among the K likeliest tokens (Anthropic, Gemini); dropped for upstreams without it (`upstream-params.ts`). */
   topK?: number | undefined;
   stop?: string[] | undefined;
   reasoning?: { effort?: string | undefined; budgetTokens?: number | undefined; summary?: string | undefined } | undefined;
@@ -152,6 +183,18 @@ export interface IRRequest {
    * `web_search`), dropped from `tools`; the gateway names them in `x-infergate-dropped-tools`.
    */
   droppedTools?: string[] | undefined;
+  /**
+   * Where the client wrote each request-level field (`topK` → `generationConfig.topK`), so a 400
+   * or `x-infergate-dropped-params` names it as the client sent it; unset entries use Chat's names.
+   */
+  clientFields?: Partial<Record<ParamName, string>> | undefined;
+  /**
+   * Sampling hints the upstream could not take, named as the client sent them: filled by the
+   * upstream encoder (`admitParams`) when the pipeline gives it an array, for `x-infergate-dropped-params`.
+   */
+  droppedParams?: string[] | undefined;
+  /** Refuse (400) instead of dropping a hint the upstream lacks (the model's or key's `strictParams`). */
+  strictParams?: boolean | undefined;
   /**
    * Fields with the same name and meaning in every OpenAI protocol (`prompt_cache_key`,
    * `service_tier`, `store`, `seed`…), kept so an OpenAI-family upstream receives them unchanged.

@@ -42,6 +42,12 @@ export interface ModelEntry {
    */
   reasoning?: boolean | undefined;
   /**
+   * On a translated path, refuse (400) a sampling hint the upstream lacks (`topK` to OpenAI, a
+   * penalty to Claude) instead of dropping it and naming it in `x-infergate-dropped-params`
+   * (docs/providers.md). Default false; a key's `strictParams` wins.
+   */
+  strictParams?: boolean | undefined;
+  /**
    * Answer repeated requests from the response cache (when the gateway has `responseCache`):
    * `true` for requests at temperature 0, `{ allowSampling: true }` for any temperature; `false`
    * or unset: only for keys with `cache: true` or requests with `x-infergate-cache: on`.

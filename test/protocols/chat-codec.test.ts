@@ -438,12 +438,23 @@ describe('unknown fields (spec: additionalProperties everywhere)', () => {
     }
   });
 
-  it('top_k cannot be expressed by OpenAI-family upstreams: 400 naming it', async () => {
+  it('top_k, which OpenAI-family upstreams lack, is dropped and noted as the client named it; strictParams refuses it', async () => {
     const { encodeChatRequest } = await import('../../src/protocols/chat/encode-request.js');
     const { encodeResponsesRequest } = await import('../../src/protocols/responses/encode-request.js');
-    const ir = { model: 'm', system: [], messages: [], stream: false, passthrough: {}, topK: 5 };
     for (const encode of [encodeChatRequest, encodeResponsesRequest]) {
-      expect(() => encode(ir)).toThrowError(expect.objectContaining({ status: 400, param: 'top_k' }));
+      const ir = {
+        model: 'm',
+        system: [],
+        messages: [],
+        stream: false,
+        passthrough: {},
+        topK: 5,
+        clientFields: { topK: 'generationConfig.topK' },
+        droppedParams: [],
+      };
+      expect(encode(ir)).not.toHaveProperty('top_k');
+      expect(ir.droppedParams).toEqual(['generationConfig.topK']);
+      expect(() => encode({ ...ir, strictParams: true })).toThrowError(expect.objectContaining({ status: 400, param: 'generationConfig.topK' }));
     }
   });
 });

@@ -261,7 +261,8 @@ describe('Converse request encoder', () => {
       inferenceConfig: { topK: 40 },
       reasoningConfig: { type: 'enabled', maxReasoningEffort: 'low' },
     });
-    expect(thrown(() => encode({ model: 'meta.llama3-3-70b-instruct-v1:0', topK: 40 })).param).toBe('top_k');
+    // A family without top_k: the hint is dropped (and noted).
+    expect(encode({ model: 'meta.llama3-3-70b-instruct-v1:0', topK: 40 }).additionalModelRequestFields).toBeUndefined();
     expect(thrown(() => encode({ responseFormat: { type: 'json_object' } })).param).toBe('response_format');
     expect(
       encode({ responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { n: { type: 'integer' } } } } }).outputConfig,

@@ -93,7 +93,9 @@ describe.each(UPSTREAMS)('gemini client → %s upstream', (kind) => {
     const maxTokensField = { chat: 'max_completion_tokens', responses: 'max_output_tokens', anthropic: 'max_tokens' }[kind];
     expect(received.body[maxTokensField]).toBe(100);
     expect(received.body.temperature).toBe(0.5);
-    expect(received.body.top_p).toBe(0.9);
+    // Claude Sonnet 4.5 refuses temperature and top_p together: top_p, a hint, is dropped and named.
+    expect(received.body.top_p).toBe(kind === 'anthropic' ? undefined : 0.9);
+    expect(response.sdkHttpResponse?.headers?.['x-infergate-dropped-params']).toBe(kind === 'anthropic' ? 'generationConfig.topP' : undefined);
     if (kind !== 'responses') expect(received.body[kind === 'chat' ? 'stop' : 'stop_sequences']).toEqual(['END']);
     expectUpstreamCredentials(kind, received.headers);
     await expect.poll(() => h.usage.length).toBe(1);

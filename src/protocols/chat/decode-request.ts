@@ -101,6 +101,8 @@ export function decodeChatRequest(body: Record<string, unknown>, upstreamModel: 
 
   const maxTokens = optNumber(body, 'max_completion_tokens', 'max_completion_tokens') ?? optNumber(body, 'max_tokens', 'max_tokens');
   if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
+  // Every other field keeps Chat's name, the IR's default (`upstream-params.ts`).
+  if (!isPresent(body, 'max_completion_tokens') && isPresent(body, 'max_tokens')) request.clientFields = { maxOutputTokens: 'max_tokens' };
   const temperature = optNumber(body, 'temperature', 'temperature');
   if (temperature !== undefined) request.temperature = temperature;
   const topP = optNumber(body, 'top_p', 'top_p');

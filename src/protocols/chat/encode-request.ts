@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../errors.js';
+import { admitParams } from '../upstream-params.js';
 import { reasoningEffort } from '../openai/reasoning-effort.js';
 import type { IRContentPart, IRFilePart, IRImagePart, IRMessage, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
 import { isRecord, type Json } from '../../json.js';
@@ -8,14 +9,12 @@ import { dataUrl, type JoinedText } from '../data-url.js';
  * IR → Chat Completions request body, for an upstream that speaks Chat while the client does not.
  *
  * Dropped on purpose: reasoning parts (Chat has no standard way to replay them), `cacheControl`
- * (OpenAI caches prefixes by itself; the field would be rejected), `reasoning.summary`.
+ * (OpenAI caches prefixes by itself; the field would be rejected), `reasoning.summary`. Request
+ * fields Chat lacks (`top_k`…) are dropped or refused by `admitParams`.
  */
-export function encodeChatRequest(ir: IRRequest): Json {
-  if (ir.topK !== undefined)
-    throw invalidRequest('top_k is not supported by this model (its upstream speaks Chat Completions).', 'top_k', 'unsupported_parameter');
+export function encodeChatRequest(request: IRRequest): Json {
+  const ir = admitParams(request, 'chat');
   const body: Json = { ...ir.passthrough, model: ir.model, messages: encodeMessages(ir) };
-  // Responses-only: what it asks for (encrypted reasoning, tool results) Chat cannot return.
-  delete body.include;
 
   if (ir.tools && ir.tools.length > 0) {
     body.tools = ir.tools.map((tool) => ({

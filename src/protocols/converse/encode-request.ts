@@ -8,6 +8,7 @@ import { anthropicToolId, thinkingBudget } from '../messages/encode-request.js';
 import { documentBlock, imageBlock } from './media-blocks.js';
 import { encodeToolConfig } from './tool-config.js';
 import { bedrockFamily } from './model-family.js';
+import { admitParams } from '../upstream-params.js';
 
 type Block = Json;
 type Turn = WireTurn<Block>;
@@ -25,11 +26,12 @@ const EMPTY_RESULT = '(no output)';
  *   redacted content); other vendors' opaque reasoning and unsigned text are dropped.
  * - What Converse has no field for goes in `additionalModelRequestFields`, in the model
  *   vendor's own words: `top_k` and Claude's `thinking` budget; Nova's `topK` and reasoning
- *   effort. A model without such a field answers 400 naming the client's field.
- * - A JSON schema response format is `outputConfig.textFormat` (structured output); JSON object
- *   mode, which Converse lacks, is a 400.
+ *   effort. Other request fields Converse or the model lacks (`top_k` elsewhere, OpenAI's `seed`
+ *   and penalties, JSON object mode…) are dropped or refused by `admitParams`.
+ * - A JSON schema response format is `outputConfig.textFormat` (structured output).
  */
-export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOptions = {}): Json {
+export function encodeConverseRequest(request: IRRequest, options: UpstreamEncodeOptions = {}): Json {
+  let ir = request;
   const n = ir.passthrough.n;
   if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
   const family = bedrockFamily(ir.model);
@@ -81,14 +83,15 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
     additional.thinking = { type: 'enabled', budget_tokens: budget };
   }
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
-  // With thinking on, Claude refuses temperature changes and top_p below 0.95.
-  if (ir.temperature !== undefined && budget === undefined) inference.temperature = family === 'anthropic' ? Math.min(1, ir.temperature) : ir.temperature;
-  if (ir.topP !== undefined && (budget === undefined || ir.topP >= 0.95)) inference.topP = ir.topP;
+  ir = admitParams(ir, 'converse', { thinking: budget !== undefined, family });
+  if (ir.temperature !== undefined) inference.temperature = family === 'anthropic' ? Math.min(1, ir.temperature) : ir.temperature;
+  if (ir.topP !== undefined) inference.topP = ir.topP;
   const stop = ir.stop?.filter((sequence) => sequence !== '');
   if (stop && stop.length > 0) inference.stopSequences = stop;
   if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
 
-  if (ir.topK !== undefined && budget === undefined) Object.assign(additional, topKField(family, ir.topK));
+  // Nova takes it in its own `inferenceConfig`; Claude, Cohere and Mistral as `top_k`.
+  if (ir.topK !== undefined) Object.assign(additional, family === 'amazon' ? { inferenceConfig: { topK: ir.topK } } : { top_k: ir.topK });
   if (family === 'amazon' && ir.reasoning?.effort !== undefined && ir.reasoning.effort !== 'none') {
     additional.reasoningConfig = { type: 'enabled', maxReasoningEffort: novaEffort(ir.reasoning.effort) };
   }
@@ -107,9 +110,6 @@ export function encodeConverseRequest(ir: IRRequest, options: UpstreamEncodeOpti
       ...(format.description ? { description: format.description } : {}),
     };
     body.outputConfig = { textFormat: { type: 'json_schema', structure: { jsonSchema } } };
-  } else if (format?.type === 'json_object') {
-    // Converse has no "any JSON" mode; dropping it would change the answer's format.
-    throw invalidRequest('JSON object mode is not supported by this model; use a JSON schema response format instead.', 'response_format');
   }
   return body;
 }
@@ -191,12 +191,6 @@ function continuesToolTurnWithoutThinking(messages: readonly Turn[]): boolean {
   if (last?.role !== 'user' || previous?.role !== 'assistant') return false;
   if (!last.content.some((block) => block.toolResult)) return false;
   return !previous.content[0]?.reasoningContent;
-}
-
-function topKField(family: string | undefined, topK: number): Json {
-  if (family === 'anthropic' || family === 'cohere' || family === 'mistral') return { top_k: topK };
-  if (family === 'amazon') return { inferenceConfig: { topK } };
-  throw invalidRequest('top_k is not supported by this model.', 'top_k');
 }
 
 function novaEffort(effort: string): 'low' | 'medium' | 'high' {

@@ -2,9 +2,24 @@ import { echo } from '../../http/echo.js';
 import { invalidRequest } from '../../errors.js';
 import { isRecord, type Json } from '../../json.js';
 import { expectArray, expectRecord, isPresent, optArray, optBoolean, optNumber, optRecord, optString, unsupported } from '../decode-helpers.js';
-import type { IRAssistantPart, IRContentPart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRTool, IRToolChoice } from '../ir.js';
+import type { IRAssistantPart, IRContentPart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRTool, IRToolChoice, ParamName } from '../ir.js';
 import { fromThoughtSignature } from './carried-signature.js';
 import { jsonSchemaOf } from './json-schema.js';
+
+/** Where a Gemini client writes the IR's request-level fields, for 400s and dropped-parameter notes. */
+const CLIENT_FIELDS: Partial<Record<ParamName, string>> = {
+  temperature: 'generationConfig.temperature',
+  topP: 'generationConfig.topP',
+  topK: 'generationConfig.topK',
+  stop: 'generationConfig.stopSequences',
+  maxOutputTokens: 'generationConfig.maxOutputTokens',
+  responseFormat: 'generationConfig.responseMimeType',
+  reasoning: 'generationConfig.thinkingConfig',
+  toolChoice: 'toolConfig.functionCallingConfig',
+  seed: 'generationConfig.seed',
+  presence_penalty: 'generationConfig.presencePenalty',
+  frequency_penalty: 'generationConfig.frequencyPenalty',
+};
 
 /**
  * Gemini `GenerateContentRequest` (camelCase, see field-names.ts) → IR. `contents` turns become
@@ -31,6 +46,7 @@ export function decodeGeminiRequest(body: Record<string, unknown>, upstreamModel
     messages,
     stream: body.stream === true,
     passthrough: {},
+    clientFields: CLIENT_FIELDS,
   };
   decodeTools(body, request);
   const config = optRecord(body, 'generationConfig', 'generationConfig');

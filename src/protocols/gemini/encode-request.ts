@@ -6,6 +6,7 @@ import type { UpstreamEncodeOptions } from '../codec.js';
 import { refuseStorageUris, type StorageUriCheck } from '../storage-uris.js';
 import { toGeminiSchema } from './schema-subset.js';
 import { isSynthesizedCallId } from './call-id.js';
+import { admitParams, clientName } from '../upstream-params.js';
 import type {
   GeminiContent,
   GeminiGenerateContentRequest,
@@ -26,10 +27,12 @@ import type {
  *   part's Gemini `thoughtSignature` goes back on the part that follows it (see `ir.ts`). Other
  *   vendors' signatures and encrypted reasoning are dropped.
  * - Call ids Gemini gave are sent back; ids the gateway made up for calls that had none are not.
- * - Passthrough fields without a Gemini equivalent (`store`, `service_tier`…) are dropped; `n > 1`
- *   is refused as on every upstream that answers with one choice.
+ * - Request fields Gemini lacks (`parallel_tool_calls: false`, `logit_bias`, `store`…) are
+ *   dropped or refused by `admitParams`; `n > 1` is refused as on every upstream that answers
+ *   with one choice.
  */
-export function encodeGeminiRequest(ir: IRRequest, options: UpstreamEncodeOptions = {}): GeminiGenerateContentRequest {
+export function encodeGeminiRequest(request: IRRequest, options: UpstreamEncodeOptions = {}): GeminiGenerateContentRequest {
+  const ir = admitParams(request, 'gemini');
   const n = ir.passthrough.n;
   if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
 
@@ -233,7 +236,7 @@ function encodeGenerationConfig(ir: IRRequest, budget: WorkBudget): GeminiGenera
   const config: GeminiGenerationConfig = {};
   const stop = ir.stop?.filter((sequence) => sequence !== '');
   if (stop && stop.length > 0) {
-    if (stop.length > 5) throw invalidRequest('At most 5 stop sequences are supported by this model.', 'stop');
+    if (stop.length > 5) throw invalidRequest('At most 5 stop sequences are supported by this model.', clientName(ir, 'stop'));
     config.stopSequences = stop;
   }
   if (ir.maxOutputTokens !== undefined) config.maxOutputTokens = ir.maxOutputTokens;

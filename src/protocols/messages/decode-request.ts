@@ -16,8 +16,30 @@ import {
   unsupported,
   withCache,
 } from '../decode-helpers.js';
-import type { CacheControl, IRAssistantPart, IRContentPart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRTool, IRToolChoice } from '../ir.js';
+import type {
+  CacheControl,
+  IRAssistantPart,
+  IRContentPart,
+  IRMessage,
+  IRReasoningPart,
+  IRRequest,
+  IRTextPart,
+  IRTool,
+  IRToolChoice,
+  ParamName,
+} from '../ir.js';
 import { fromThinkingSignature } from './thinking-opaque.js';
+
+/** Where a Messages client writes the IR's request-level fields, for 400s and dropped-parameter notes. */
+const CLIENT_FIELDS: Partial<Record<ParamName, string>> = {
+  topK: 'top_k',
+  stop: 'stop_sequences',
+  maxOutputTokens: 'max_tokens',
+  responseFormat: 'output_config.format',
+  reasoning: 'thinking',
+  parallelToolCalls: 'tool_choice.disable_parallel_tool_use',
+  user: 'metadata.user_id',
+};
 
 /**
  * Anthropic Messages request → IR, for an upstream that does not speak Messages (an Anthropic
@@ -53,6 +75,7 @@ export function decodeMessagesRequest(body: Record<string, unknown>, upstreamMod
     messages,
     stream: optBoolean(body, 'stream', 'stream') ?? false,
     passthrough: {},
+    clientFields: isPresent(body, 'thinking') ? CLIENT_FIELDS : { ...CLIENT_FIELDS, reasoning: 'output_config.effort' },
   };
   const topK = optNumber(body, 'top_k', 'top_k');
   if (topK !== undefined) request.topK = topK;

@@ -5,6 +5,7 @@ import type { CacheControl, IRAssistantPart, IRContentPart, IRFilePart, IRImageP
 import type { Json } from '../../json.js';
 import type { UpstreamEncodeOptions } from '../codec.js';
 import { toolInput } from './tool-input.js';
+import { admitParams } from '../upstream-params.js';
 
 type Block = Json & { type: string };
 type Turn = WireTurn<Block>;
@@ -16,13 +17,12 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
 /**
  * IR → Anthropic Messages request body (reference §8.3).
  *
- * Passthrough fields other than `top_k` are OpenAI-only and dropped: `prompt_cache_key`,
- * `prompt_cache_retention`, `safety_identifier`, `service_tier` (different values), `store`, `seed`,
- * `logprobs`, `top_logprobs`, `logit_bias`, `frequency_penalty`, `presence_penalty`, `verbosity`,
- * `modalities`, `stream_options`, `include`, `truncation`. None of them changes what Claude writes
- * in a way Claude supports, and Anthropic rejects unknown fields.
+ * Request fields Claude lacks (OpenAI's `seed` and penalties, `temperature` and `top_k` with
+ * thinking on, JSON object mode…) are dropped or refused by `admitParams`, once the encoder knows
+ * whether thinking is on.
  */
-export function encodeMessagesRequest(ir: IRRequest, options: UpstreamEncodeOptions = {}): Json {
+export function encodeMessagesRequest(request: IRRequest, options: UpstreamEncodeOptions = {}): Json {
+  let ir = request;
   const n = ir.passthrough.n;
   if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
 
@@ -75,10 +75,10 @@ export function encodeMessagesRequest(ir: IRRequest, options: UpstreamEncodeOpti
   }
   body.max_tokens = maxTokens;
 
-  // With thinking on, Anthropic rejects temperature and top_k changes and top_p below 0.95.
-  if (ir.temperature !== undefined && budget === undefined) body.temperature = Math.min(1, Math.max(0, ir.temperature));
-  if (ir.topP !== undefined && (budget === undefined || ir.topP >= 0.95)) body.top_p = ir.topP;
-  if (ir.topK !== undefined && budget === undefined) body.top_k = ir.topK;
+  ir = admitParams(ir, 'messages', { thinking: budget !== undefined });
+  if (ir.temperature !== undefined) body.temperature = Math.min(1, Math.max(0, ir.temperature));
+  if (ir.topP !== undefined) body.top_p = ir.topP;
+  if (ir.topK !== undefined) body.top_k = ir.topK;
   const stop = ir.stop?.filter((sequence) => sequence.trim() !== '');
   if (stop && stop.length > 0) body.stop_sequences = stop;
 
@@ -96,9 +96,6 @@ export function encodeMessagesRequest(ir: IRRequest, options: UpstreamEncodeOpti
 
   if (ir.responseFormat?.type === 'json_schema') {
     body.output_config = { format: { type: 'json_schema', schema: ir.responseFormat.schema ?? { type: 'object' } } };
-  } else if (ir.responseFormat?.type === 'json_object') {
-    // Claude has no "any JSON" mode; silently dropping it would change the answer's format.
-    throw invalidRequest('JSON object mode is not supported by this model; use a JSON schema response format instead.');
   }
 
   const userId = ir.user ?? (typeof ir.metadata?.user_id === 'string' ? ir.metadata.user_id : undefined);

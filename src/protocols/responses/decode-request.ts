@@ -17,7 +17,7 @@ import {
   unsupported,
   withCache,
 } from '../decode-helpers.js';
-import type { IRAssistantPart, IRContentPart, IRFilePart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
+import type { IRAssistantPart, IRContentPart, IRFilePart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRToolChoice, ParamName } from '../ir.js';
 import { ClientTools, CUSTOM_INPUT, isHostedTool } from './client-tools.js';
 import { fromEncryptedContent } from './reasoning-opaque.js';
 import { decodeCompactionItem } from './compaction-item.js';
@@ -32,6 +32,14 @@ import { decodeCompactionItem } from './compaction-item.js';
 
 /** Same name and meaning on OpenAI-family upstreams (Chat and Responses): forwarded unchanged. */
 const PASSTHROUGH = ['prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'store', 'safety_identifier', 'moderation'] as const;
+
+/** Where a Responses client writes the IR's request-level fields that Chat names otherwise. */
+const CLIENT_FIELDS: Partial<Record<ParamName, string>> = {
+  maxOutputTokens: 'max_output_tokens',
+  responseFormat: 'text.format',
+  reasoning: 'reasoning',
+  verbosity: 'text.verbosity',
+};
 
 /** `include` values that only add data to built-in tool items (which we never emit) or echo inputs. */
 const NEUTRAL_INCLUDES = new Set([
@@ -63,6 +71,7 @@ export function decodeResponsesRequest(body: Record<string, unknown>, upstreamMo
     messages,
     stream: optBoolean(body, 'stream', 'stream') ?? false,
     passthrough,
+    clientFields: CLIENT_FIELDS,
   };
 
   // Copies: the catalogue is shared with the encoders of this request's answer.

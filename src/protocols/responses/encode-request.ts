@@ -1,35 +1,23 @@
 import { invalidRequest } from '../../errors.js';
+import { admitParams } from '../upstream-params.js';
 import { reasoningEffort } from '../openai/reasoning-effort.js';
 import type { IRAssistantPart, IRContentPart, IRMessage, IRRequest, IRTextPart, IRToolChoice } from '../ir.js';
 import type { Json } from '../../json.js';
 import { dataUrl, type JoinedText } from '../data-url.js';
 
 /**
- * Passthrough fields only Chat has. Responses rejects unknown parameters, and these only tune
- * sampling or latency, so they are dropped (as the Messages encoder drops them); `verbosity` is
- * Chat's flat name of Responses' `text.verbosity` and moves there.
- */
-const CHAT_ONLY = ['frequency_penalty', 'presence_penalty', 'logit_bias', 'seed', 'prediction', 'verbosity'];
-
-/**
  * IR → Responses request body, for an upstream that speaks Responses while the client does not.
  *
  * Dropped on purpose: `cacheControl` (OpenAI caches prefixes by itself), reasoning parts that
  * carry neither an item id nor opaque content (Responses cannot take plain reasoning text back),
- * and Anthropic thinking (a signature means the reasoning came from Claude).
+ * and Anthropic thinking (a signature means the reasoning came from Claude). Request fields
+ * Responses lacks (`top_k`, `seed`, penalties, stop sequences…) are dropped or refused by `admitParams`.
  */
-export function encodeResponsesRequest(ir: IRRequest): Json {
-  if (ir.topK !== undefined) throw invalidRequest('top_k is not supported by this model (its upstream speaks Responses).', 'top_k', 'unsupported_parameter');
-  const n = ir.passthrough.n;
-  if (typeof n === 'number' && n > 1) throw invalidRequest('Several choices (n > 1) are not supported by this model.', 'n');
-  if (ir.stop && ir.stop.length > 0) {
-    // The Responses API has no stop sequences; dropping them would change the answer silently.
-    throw invalidRequest('Stop sequences are not supported by this model.');
-  }
-
+export function encodeResponsesRequest(request: IRRequest): Json {
+  const ir = admitParams(request, 'responses');
   const body: Json = { ...ir.passthrough, model: ir.model };
-  delete body.n;
-  for (const field of CHAT_ONLY) delete body[field];
+  // Chat's flat name of Responses' `text.verbosity`, which moves there below.
+  delete body.verbosity;
   // Responses streams always carry usage: of Chat's `stream_options` only the shared
   // `include_obfuscation` means something here (`include_usage` would be rejected).
   const streamOptions = ir.passthrough.stream_options as Json | undefined;

@@ -536,10 +536,14 @@ describe('encodeMessagesRequest', () => {
     ['an image URL that is neither http nor base64', ir({ messages: [{ role: 'user', content: [{ type: 'image', url: 'ftp://x/y.png' }] }] })],
     ['an OpenAI file id', ir({ messages: [{ role: 'user', content: [{ type: 'file', fileId: 'file-abc' }] }] })],
     ['a spreadsheet', ir({ messages: [{ role: 'user', content: [{ type: 'file', data: 'AAAA', mediaType: 'application/vnd.ms-excel' }] }] })],
-    ['JSON object mode', ir({ responseFormat: { type: 'json_object' } })],
   ])('rejects %s with a 400', (_label, request) => {
     expect(() => encodeMessagesRequest(request)).toThrow(GatewayError);
     expect(() => encodeMessagesRequest(request)).toThrow(expect.objectContaining({ status: 400, param: null }));
+  });
+
+  it('rejects JSON object mode with a 400 naming the field as the client sent it', () => {
+    const request = ir({ responseFormat: { type: 'json_object' }, clientFields: { responseFormat: 'generationConfig.responseMimeType' } });
+    expect(() => encodeMessagesRequest(request)).toThrow(expect.objectContaining({ status: 400, param: 'generationConfig.responseMimeType' }));
   });
 });
 
