@@ -24,6 +24,8 @@ export interface FakeGeminiOptions {
   checkCaller?: (request: RecordedRequest) => void;
   /** Models served by `:batchEmbedContents` (and only by it). Default `GEMINI_EMBEDDING_MODELS`. */
   embeddingModels?: readonly string[];
+  /** Whose words refuse a thought signature: the Gemini API's (default) or Vertex AI's. */
+  service?: 'gemini' | 'vertex';
 }
 
 /** gemini-embedding-001 makes 3072 values, shortened by `outputDimensionality`. */
@@ -52,9 +54,10 @@ export const GEMINI_MODELS = ['gemini-3-pro-preview', 'gemini-2.5-flash'];
  * roles other than `user`/`model`, empty `contents` or `parts`, a part with no data or two,
  * Schema keywords outside Gemini's subset, an OBJECT parameter schema without properties, a
  * `functionResponse` that answers no call of the turn before, both `thinkingBudget` and
- * `thinkingLevel`. On Gemini 3 models it signs the first `functionCall` of each answer and
- * refuses a follow-up whose replayed call lacks the signature it issued (or carries one it did
- * not), as the real API does for the current turn.
+ * `thinkingLevel`. On Gemini 3 models it signs the first `functionCall` of each answer and,
+ * with the real API's 400 and words, refuses a follow-up whose current turn replays a step's
+ * first call without a signature, or any part with a signature it did not issue; Google's skip
+ * value (`skip_thought_signature_validator`) passes.
  */
 export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<FakeUpstream & { signatures: Set<string> }> {
   const protocol = geminiProtocol(options);
@@ -131,15 +134,21 @@ export function geminiProtocol(options: FakeGeminiOptions = {}): FakeProtocol & 
   const embeddingModels = options.embeddingModels ?? GEMINI_EMBEDDING_MODELS;
   const prefix = options.prefix ?? '/v1beta';
   const responseId = counter('fake-gemini-resp-');
-  const signatureId = counter('');
+  let signed = 0;
   const callId = counter('gem-call-');
-  /** Every signature it issued: base64 with `+`, `/` and `=`, as real ones have. */
+  /**
+   * Every signature it issued: bytes in standard padded base64, with `+`, `/` and `=` as real
+   * ones have (`Cu+/+/8wMDAwMDH+/g==`; a count makes each one unique).
+   */
   const signatures = new Set<string>();
   const sign = () => {
-    const signature = `Cu8BAY+/${signatureId()}/sig+${'x'.repeat(8)}==`;
+    signed += 1;
+    const bytes = [Buffer.from([0x0a, 0xef, 0xbf, 0xfb, 0xff]), Buffer.from(String(signed).padStart(6, '0')), Buffer.from([0xfe, 0xfe])];
+    const signature = Buffer.concat(bytes).toString('base64');
     signatures.add(signature);
     return signature;
   };
+  const service = options.service ?? 'gemini';
 
   return {
     signatures,
@@ -160,14 +169,14 @@ export function geminiProtocol(options: FakeGeminiOptions = {}): FakeProtocol & 
       }
       if (!models.includes(model)) throw new Rejection(404, `models/${model} is not found for API version v1beta, or is not supported for generateContent.`);
       if (method === 'countTokens') {
-        checkCountTokens(request.body, model, model.startsWith('gemini-3') ? signatures : undefined);
+        checkCountTokens(request.body, model, model.startsWith('gemini-3') ? { issued: signatures, service } : undefined);
         return `${model}:${method}`;
       }
       if (method === 'streamGenerateContent' && !new URL(request.url, 'http://x').searchParams.has('alt'))
         throw invalid('fake: streamGenerateContent without alt=sse answers a JSON array, which this fake does not serve');
       const body = request.body;
       if (!isObject(body)) throw invalid('Invalid JSON payload received.');
-      checkRequest(body, model.startsWith('gemini-3') ? signatures : undefined);
+      checkRequest(body, model.startsWith('gemini-3') ? { issued: signatures, service } : undefined);
       return `${model}:${method}`;
     },
 
@@ -248,7 +257,7 @@ export function geminiProtocol(options: FakeGeminiOptions = {}): FakeProtocol & 
  * `CountTokensRequest`: `contents` or a `generateContentRequest` (naming its model), never both;
  * the inner request is checked as a generation would be.
  */
-function checkCountTokens(body: unknown, model: string, signatures: Set<string> | undefined): void {
+function checkCountTokens(body: unknown, model: string, signatures: SignatureRules | undefined): void {
   if (!isObject(body)) throw invalid('Invalid JSON payload received.');
   if (body.contents !== undefined && body.generateContentRequest !== undefined) throw invalid('Only one of contents or generateContentRequest may be set.');
   if (isObject(body.generateContentRequest)) {
@@ -309,13 +318,13 @@ function knownFields(value: Json, fields: readonly string[], at: string): void {
   }
 }
 
-function checkRequest(body: Json, issued: Set<string> | undefined): void {
+function checkRequest(body: Json, signatures: SignatureRules | undefined): void {
   knownFields(body, REQUEST_FIELDS, 'request');
   if (!Array.isArray(body.contents) || body.contents.length === 0) throw invalid('* GenerateContentRequest.contents: contents is not specified');
   if (body.systemInstruction !== undefined) checkContent(body.systemInstruction, 'system_instruction', true);
   for (const [i, content] of body.contents.entries()) checkContent(content, `contents[${i}]`, false);
   checkTurns(body.contents);
-  if (issued) checkSignatures(body.contents, issued);
+  if (signatures) checkSignatures(body.contents, signatures);
   if (body.tools !== undefined) checkTools(body.tools);
   if (body.toolConfig !== undefined) {
     knownFields(body.toolConfig, ['functionCallingConfig'], 'tool_config');
@@ -401,7 +410,8 @@ function checkPart(part: unknown, at: string): void {
       throw invalid(`* GenerateContentRequest.${at}.function_response.name: name is required`);
     if (!isObject(part.functionResponse.response)) throw invalid(`Invalid value at '${at}.function_response.response': expected an object`);
   }
-  if (part.thoughtSignature !== undefined && (typeof part.thoughtSignature !== 'string' || !/^[A-Za-z0-9+/=]*$/.test(part.thoughtSignature)))
+  // A bytes field: protobuf's JSON parser takes standard and URL-safe base64 alike.
+  if (part.thoughtSignature !== undefined && (typeof part.thoughtSignature !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(part.thoughtSignature)))
     throw invalid(`Invalid value at '${at}.thought_signature' (TYPE_BYTES), Base64 decoding failed`);
 }
 
@@ -423,26 +433,42 @@ function checkTurns(contents: Json[]): void {
   });
 }
 
+/** What a Gemini 3 model checks of thought signatures, and in whose words it refuses. */
+interface SignatureRules {
+  issued: Set<string>;
+  service: 'gemini' | 'vertex';
+}
+
+/** Google's documented value for a call the model did not sign: the validator skips that call. */
+const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
 /**
- * Gemini 3: in the current turn (after the last user message that is not only function
- * responses), the first function call of each model step must carry the signature the API issued.
+ * Gemini 3: every signature must be one the API issued (or the skip value), and in the current
+ * turn (after the last user content that is not only function responses) the first function
+ * call of each model step must carry one, as the real API refuses in its own words.
  */
-function checkSignatures(contents: Json[], issued: Set<string>): void {
+function checkSignatures(contents: Json[], { issued, service }: SignatureRules): void {
   let turnStart = 0;
   contents.forEach((content, i) => {
     if (content.role === 'user' && content.parts.some((part: Json) => part.functionResponse === undefined)) turnStart = i;
   });
   contents.forEach((content, i) => {
     for (const part of content.parts) {
-      if (part.thoughtSignature !== undefined && !issued.has(part.thoughtSignature))
-        throw invalid(`Unable to submit request because Thought signature is not valid.`);
+      if (part.thoughtSignature === undefined || part.thoughtSignature === SKIP_SIGNATURE || issued.has(part.thoughtSignature)) continue;
+      throw invalid(
+        service === 'vertex'
+          ? 'Unable to submit request because Thought signature is not valid.. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini'
+          : 'Corrupted thought signature.',
+      );
     }
     if (i < turnStart || content.role !== 'model') return;
     const first = content.parts.find((part: Json) => part.functionCall !== undefined);
     if (first && first.thoughtSignature === undefined) {
-      const at = content.parts.indexOf(first);
+      const name = first.functionCall.name;
       throw invalid(
-        `Unable to submit request because function call \`${first.functionCall.name}\` in the ${at + 1}. content block is missing a \`thought_signature\`. Learn more: https://ai.google.dev/gemini-api/docs/thought-signatures`,
+        service === 'vertex'
+          ? `Unable to submit request because function call \`${name}\` in the ${i + 1}. content block is missing a \`thought_signature\`. Learn more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures`
+          : `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , position ${i + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
       );
     }
   });

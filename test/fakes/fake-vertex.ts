@@ -148,7 +148,11 @@ export async function startFakeVertex(options: FakeVertexOptions = {}): Promise<
 
   const claude = anthropicProtocol({ models: options.anthropicModels ?? ['claude-sonnet-4-5', 'claude-sonnet-4-5@20250929'] });
   // Gemini underneath Vertex's path, its bearer checked here instead of an API key.
-  const gemini = geminiProtocol({ prefix: `/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/google`, checkCaller: () => {} });
+  const gemini = geminiProtocol({
+    prefix: `/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/google`,
+    checkCaller: () => {},
+    service: 'vertex',
+  });
   /** The publisher of the request being answered: its errors are in that publisher's shape. */
   let current: string | undefined;
   const modelPath = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/([^/]+)\/models\/([^/:]+):([A-Za-z]+)$/;

@@ -18,7 +18,7 @@ import {
   withCache,
 } from '../decode-helpers.js';
 import type { IRAssistantPart, IRContentPart, IRFilePart, IRMessage, IRRequest, IRTextPart, IRTool, IRToolChoice } from '../ir.js';
-import { splitSignedId } from '../thought-signature.js';
+import { pushSignedCall, unsignedId } from '../signed-call-id.js';
 
 /**
  * Chat Completions request → IR. Everything the IR can carry is mapped; OpenAI fields with the
@@ -71,7 +71,7 @@ export function decodeChatRequest(body: Record<string, unknown>, upstreamModel: 
       case 'tool':
         messages.push({
           role: 'tool',
-          toolCallId: splitSignedId(expectString(message, 'tool_call_id', `${param}.tool_call_id`)).id,
+          toolCallId: unsignedId(expectString(message, 'tool_call_id', `${param}.tool_call_id`)),
           content: decodeTextContent(message.content, `${param}.content`),
         });
         return;
@@ -214,11 +214,9 @@ function decodeAssistant(message: Json, param: string): IRAssistantPart[] {
     }
     const fn = expectRecord(call.function, `${at}.function`);
     // A Gemini thought signature the gateway put in the id goes back before the call it signs.
-    const { id, signature } = splitSignedId(expectString(call, 'id', `${at}.id`));
-    if (signature !== undefined) parts.push({ type: 'reasoning', text: '', thoughtSignature: signature });
-    parts.push({
+    pushSignedCall(parts, {
       type: 'tool_call',
-      id,
+      id: expectString(call, 'id', `${at}.id`),
       name: expectString(fn, 'name', `${at}.function.name`),
       arguments: optString(fn, 'arguments', `${at}.function.arguments`) ?? '',
     });

@@ -4,7 +4,7 @@ import type { IRResponse } from '../ir.js';
 import { publicId } from '../public-id.js';
 import { toChatUsage } from './usage.js';
 import { chatFinishReason } from './finish-reason.js';
-import { idWithSignature } from '../thought-signature.js';
+import { withSignedCallIds } from '../signed-call-id.js';
 
 /**
  * IR response → `chat.completion` body. Text parts are joined as a stream would concatenate them;
@@ -16,8 +16,7 @@ export function encodeChatResponse(response: IRResponse, ctx: EncodeContext): Re
   let reasoning: string | undefined;
   const toolCalls: Record<string, unknown>[] = [];
   // A Gemini thought signature rides in the id of the call it signs (Chat has no other slot).
-  let signature: string | undefined;
-  for (const part of response.content) {
+  for (const part of withSignedCallIds(response.content)) {
     switch (part.type) {
       case 'text':
         text = (text ?? '') + part.text;
@@ -27,13 +26,11 @@ export function encodeChatResponse(response: IRResponse, ctx: EncodeContext): Re
         break;
       case 'reasoning':
         if (part.text !== '') reasoning = (reasoning ?? '') + part.text;
-        signature = part.thoughtSignature;
-        continue;
+        break;
       case 'tool_call':
-        toolCalls.push({ id: idWithSignature(part.id, signature), type: 'function', function: { name: part.name, arguments: part.arguments } });
+        toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
         break;
     }
-    signature = undefined;
   }
 
   const message: Record<string, unknown> = { role: 'assistant', content: text, refusal, annotations: [] };

@@ -11,7 +11,7 @@ import { toChatUsage } from './usage.js';
 import { chatTap } from './tap.js';
 import { chatFinishReason } from './finish-reason.js';
 import type { Json } from '../../json.js';
-import { idWithSignature } from '../thought-signature.js';
+import { StreamCallSigner } from '../signed-call-id.js';
 
 /**
  * IR events → `chat.completion.chunk` SSE frames, ending with `data: [DONE]`. What the OpenAI SDK
@@ -35,15 +35,16 @@ export class ChatStreamEncoder implements StreamEncoder {
   private toolIndex = -1;
   /** The chunk's text before and after its delta, once the head is known. */
   private frame: [string, string] | undefined;
-  /** A Gemini thought signature for the tool call that starts next (it rides in the call's id). */
-  private signature: string | undefined;
+  /** A Gemini thought signature rides in the id of the tool call it signs. */
+  private readonly signer = new StreamCallSigner();
 
   constructor(private readonly ctx: EncodeContext) {
     const options = ctx.request.stream_options;
     this.includeUsage = typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
   }
 
-  push(event: IRStreamEvent): string {
+  push(raw: IRStreamEvent): string {
+    const event = this.signer.sign(raw);
     let out = '';
     if (!this.head) {
       // `start` comes first by contract; a stream that skips it still gets a well-formed head.
@@ -69,15 +70,12 @@ export class ChatStreamEncoder implements StreamEncoder {
         if (event.text !== '') out += this.chunk({ reasoning_content: event.text });
         break;
       case 'reasoning_end':
-        // Chat cannot carry signatures or encrypted reasoning, except a Gemini signature of a tool call.
-        this.signature = event.thoughtSignature;
-        return out;
+        // Chat cannot carry signatures or encrypted reasoning, except a Gemini signature in a tool call id.
+        break;
       case 'tool_call_start':
         this.toolIndex += 1;
         out += this.chunk({
-          tool_calls: [
-            { index: this.toolIndex, id: idWithSignature(event.id, this.signature), type: 'function', function: { name: event.name, arguments: '' } },
-          ],
+          tool_calls: [{ index: this.toolIndex, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }],
         });
         break;
       case 'tool_call_delta':
@@ -95,7 +93,6 @@ export class ChatStreamEncoder implements StreamEncoder {
         break;
       }
     }
-    this.signature = undefined;
     return out;
   }
 

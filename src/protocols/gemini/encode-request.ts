@@ -7,6 +7,7 @@ import { refuseStorageUris, type StorageUriCheck } from '../storage-uris.js';
 import { toGeminiSchema } from './schema-subset.js';
 import { isSynthesizedCallId } from './call-id.js';
 import { admitParams, clientName } from '../upstream-params.js';
+import { validatesSignatures, withSkippedSignatures } from './skip-signature.js';
 import type {
   GeminiContent,
   GeminiGenerateContentRequest,
@@ -25,7 +26,8 @@ import type {
  *   results in one turn).
  * - Reasoning text is not sent back (Gemini keeps its reasoning in the signatures); a reasoning
  *   part's Gemini `thoughtSignature` goes back on the part that follows it (see `ir.ts`). Other
- *   vendors' signatures and encrypted reasoning are dropped.
+ *   vendors' signatures and encrypted reasoning are dropped; a call left unsigned in the current
+ *   turn gets Google's skip value on models that validate (`skip-signature.ts`).
  * - Call ids Gemini gave are sent back; ids the gateway made up for calls that had none are not.
  * - Request fields Gemini lacks (`parallel_tool_calls: false`, `logit_bias`, `store`…) are
  *   dropped or refused by `admitParams`; `n > 1` is refused as on every upstream that answers
@@ -69,7 +71,8 @@ export function encodeGeminiRequest(request: IRRequest, options: UpstreamEncodeO
   }
   if (contents.length === 0) throw invalidRequest('The request has no messages to send.', 'messages');
 
-  const body: GeminiGenerateContentRequest = { contents };
+  // Calls Gemini did not sign (another model's turns) carry Google's skip value, where it validates.
+  const body: GeminiGenerateContentRequest = { contents: validatesSignatures(ir.model) ? withSkippedSignatures(contents) : contents };
   if (system.length > 0) body.systemInstruction = { parts: system };
   // One budget for every schema of the request (`work-budget.ts`).
   const budget = new WorkBudget();

@@ -29,6 +29,7 @@ import type {
   ParamName,
 } from '../ir.js';
 import { fromThinkingSignature } from './thinking-opaque.js';
+import { pushSignedCall, unsignedId } from '../signed-call-id.js';
 
 /** Where a Messages client writes the IR's request-level fields, for 400s and dropped-parameter notes. */
 const CLIENT_FIELDS: Partial<Record<ParamName, string>> = {
@@ -290,7 +291,7 @@ function decodeToolResult(block: Json, param: string, context: MessagesContext):
   const cacheControl = optCacheControl(block, param);
   const last = content.at(-1);
   if (cacheControl && last) last.cacheControl = cacheControl;
-  const message: IRMessage = { role: 'tool', toolCallId: expectString(block, 'tool_use_id', `${param}.tool_use_id`), content };
+  const message: IRMessage = { role: 'tool', toolCallId: unsignedId(expectString(block, 'tool_use_id', `${param}.tool_use_id`)), content };
   const isError = optBoolean(block, 'is_error', `${param}.is_error`);
   if (isError !== undefined) message.isError = isError;
   return message;
@@ -373,7 +374,9 @@ function decodeAssistantBlocks(blocks: unknown[], param: string): IRAssistantPar
       case 'tool_use': {
         const input = block.input ?? {};
         if (!isRecord(input)) throw invalidRequest(`'${at}.input' must be an object.`, `${at}.input`);
-        parts.push(
+        // A Gemini signature the gateway put in the id goes back before the call it signs.
+        pushSignedCall(
+          parts,
           withCache<IRAssistantPart & { type: 'tool_call' }>(
             { type: 'tool_call', id: expectString(block, 'id', `${at}.id`), name: expectString(block, 'name', `${at}.name`), arguments: JSON.stringify(input) },
             block,

@@ -6,17 +6,20 @@ import { toMessagesUsage } from './usage.js';
 import { messagesStopReason } from './stop-reason.js';
 import { thinkingBlocks, thinkingOmitted } from './thinking-opaque.js';
 import { toolInput } from './tool-input.js';
+import { withSignedCallIds } from '../signed-call-id.js';
 import type { Json } from '../../json.js';
 
 /**
  * IR response → Anthropic Message. Reasoning becomes a thinking block whose signature carries its
  * opaque value for replay (`thinking-opaque.ts`), with no text when the client asked for
- * `display: "omitted"`. Refusal text has no block of its own in Messages and is sent as text.
+ * `display: "omitted"`; a Gemini signature also rides in the id of the `tool_use` it signs, for
+ * clients that keep no thinking (`signed-call-id.ts`). Refusal text has no block of its own in
+ * Messages and is sent as text.
  */
 export function encodeMessagesResponse(response: IRResponse, ctx: EncodeContext): Record<string, unknown> {
   const content: Json[] = [];
   const omitted = thinkingOmitted(ctx.request);
-  for (const part of response.content) {
+  for (const part of withSignedCallIds(response.content)) {
     switch (part.type) {
       case 'reasoning':
         content.push(...thinkingBlocks(part, omitted));

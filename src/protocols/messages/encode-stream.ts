@@ -11,6 +11,7 @@ import { toMessagesUsage } from './usage.js';
 import { messagesStopReason } from './stop-reason.js';
 import { thinkingOmitted, thinkingSignature } from './thinking-opaque.js';
 import type { Json } from '../../json.js';
+import { StreamCallSigner } from '../signed-call-id.js';
 
 /**
  * IR events → Anthropic Messages SSE (reference 3.4 / 8.5.D). What the Anthropic SDK needs:
@@ -34,12 +35,15 @@ export class MessagesStreamEncoder implements StreamEncoder {
   private sawToolCall = false;
   /** `thinking.display: "omitted"`: thinking blocks carry their signature, never text. */
   private readonly omitThinking: boolean;
+  /** A Gemini signature also rides in the id of the `tool_use` it signs. */
+  private readonly signer = new StreamCallSigner();
 
   constructor(private readonly ctx: EncodeContext) {
     this.omitThinking = thinkingOmitted(ctx.request);
   }
 
-  push(event: IRStreamEvent): string {
+  push(raw: IRStreamEvent): string {
+    const event = this.signer.sign(raw);
     if (event.type === 'start' || event.type === 'usage') this.usage = mergeUsage(this.usage, event.usage);
     let out = this.begin(event.type === 'start' ? event.id : undefined);
     switch (event.type) {

@@ -1,4 +1,6 @@
+import { isRecord } from '../../json.js';
 import type { ClientCodec, TextBody, UpstreamCodec } from '../codec.js';
+import { withUnsigned, withUnsignedField } from '../signed-call-id.js';
 import { decodeMessagesRequest } from './decode-request.js';
 import { decodeMessagesResponse } from './decode-response.js';
 import { messagesStreamDecoder } from './decode-stream.js';
@@ -32,10 +34,25 @@ export const messagesUpstream: UpstreamCodec = {
   usageOf: fromMessagesUsage,
 };
 
-/** Thinking Anthropic did not sign (the gateway's answers from other upstreams) is left out; the body is then rebuilt. */
+/**
+ * Thinking Anthropic did not sign (the gateway's answers from other upstreams) is left out, and
+ * tool use ids lose the Gemini signatures the gateway put in them (`signed-call-id.ts`); the body
+ * is then rebuilt.
+ */
 function withoutForeignThinking(body: TextBody): TextBody {
-  const messages = signedThinkingOnly(body.parsed.messages);
+  const signed = signedThinkingOnly(body.parsed.messages);
+  const messages = Array.isArray(signed) ? withUnsigned(signed, unsignedBlocks) : signed;
   return messages === body.parsed.messages ? body : { parsed: { ...body.parsed, messages }, text: undefined };
+}
+
+function unsignedBlocks(message: unknown): unknown {
+  if (!isRecord(message) || !Array.isArray(message.content)) return message;
+  const content = withUnsigned(message.content, (block: unknown) => {
+    if (!isRecord(block)) return block;
+    if (block.type === 'tool_use') return withUnsignedField(block, 'id');
+    return block.type === 'tool_result' ? withUnsignedField(block, 'tool_use_id') : block;
+  });
+  return content === message.content ? message : { ...message, content };
 }
 
 export { anthropicMessageSchema, anthropicToolSchema } from './schema.js';

@@ -17,10 +17,22 @@ import {
   unsupported,
   withCache,
 } from '../decode-helpers.js';
-import type { IRAssistantPart, IRContentPart, IRFilePart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRToolChoice, ParamName } from '../ir.js';
+import type {
+  IRAssistantPart,
+  IRContentPart,
+  IRFilePart,
+  IRMessage,
+  IRReasoningPart,
+  IRRequest,
+  IRTextPart,
+  IRToolCall,
+  IRToolChoice,
+  ParamName,
+} from '../ir.js';
 import { ClientTools, CUSTOM_INPUT, isHostedTool } from './client-tools.js';
 import { fromEncryptedContent } from './reasoning-opaque.js';
 import { decodeCompactionItem } from './compaction-item.js';
+import { pushSignedCall, unsignedId } from '../signed-call-id.js';
 
 /**
  * Responses request → IR. Stored state is resolved before this point (`previous_response_id` and
@@ -182,7 +194,8 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
         return;
       case 'function_call': {
         const name = expectString(item, 'name', `${param}.name`);
-        assistantTurn().push({
+        // A Gemini signature the gateway put in the call id goes back before the call it signs.
+        pushSignedCall(assistantTurn(), {
           type: 'tool_call',
           // The client matches outputs by `call_id`; the `fc_` item id is ours to mint again.
           id: expectString(item, 'call_id', `${param}.call_id`),
@@ -193,7 +206,7 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
       }
       case 'custom_tool_call': {
         const name = expectString(item, 'name', `${param}.name`);
-        assistantTurn().push({
+        pushSignedCall(assistantTurn(), {
           type: 'tool_call',
           id: expectString(item, 'call_id', `${param}.call_id`),
           name: tools.flatName(name, optString(item, 'namespace', `${param}.namespace`)),
@@ -206,7 +219,7 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
         const callId = optString(item, 'call_id', `${param}.call_id`);
         if (callId === undefined) return;
         const args = item.arguments;
-        assistantTurn().push({
+        pushSignedCall(assistantTurn(), {
           type: 'tool_call',
           id: callId,
           name: tools.builtinName('tool_search'),
@@ -215,13 +228,13 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
         return;
       }
       case 'local_shell_call':
-        assistantTurn().push(decodeLocalShellCall(item, param, tools));
+        pushSignedCall(assistantTurn(), decodeLocalShellCall(item, param, tools));
         return;
       case 'function_call_output':
       case 'custom_tool_call_output':
         messages.push({
           role: 'tool',
-          toolCallId: expectString(item, 'call_id', `${param}.call_id`),
+          toolCallId: unsignedId(expectString(item, 'call_id', `${param}.call_id`)),
           content: decodeInputContent(item.output, `${param}.output`),
         });
         return;
@@ -229,7 +242,7 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
         messages.push({
           role: 'tool',
           // The API names the call by `call_id` in newer items and by the call item's `id` before.
-          toolCallId: optString(item, 'call_id', `${param}.call_id`) ?? expectString(item, 'id', `${param}.id`),
+          toolCallId: unsignedId(optString(item, 'call_id', `${param}.call_id`) ?? expectString(item, 'id', `${param}.id`)),
           content: decodeInputContent(item.output, `${param}.output`),
         });
         return;
@@ -237,7 +250,7 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
         const callId = optString(item, 'call_id', `${param}.call_id`);
         if (callId === undefined) return;
         // The tools themselves join the request's tools (`ClientTools`); the model reads their names.
-        messages.push({ role: 'tool', toolCallId: callId, content: [{ type: 'text', text: toolSearchResult(item, param, tools) }] });
+        messages.push({ role: 'tool', toolCallId: unsignedId(callId), content: [{ type: 'text', text: toolSearchResult(item, param, tools) }] });
         return;
       }
       case 'web_search_call':
@@ -344,7 +357,7 @@ function decodeReasoning(item: Json, param: string): IRReasoningPart {
 }
 
 /** `local_shell_call.action` (an exec) as the arguments of the `local_shell` function. */
-function decodeLocalShellCall(item: Json, param: string, tools: ClientTools): IRAssistantPart {
+function decodeLocalShellCall(item: Json, param: string, tools: ClientTools): IRToolCall {
   const callId = optString(item, 'call_id', `${param}.call_id`) ?? expectString(item, 'id', `${param}.id`);
   const action = expectRecord(item.action, `${param}.action`);
   const args: Json = { command: expectArray(action.command, `${param}.action.command`) };

@@ -6,12 +6,15 @@ import { ClientTools } from './client-tools.js';
 import { toEncryptedContent } from './reasoning-opaque.js';
 import { buildResponse, callItem, callItemId, finishedStatus, messageItem, outputTextPart, reasoningItem, refusalPart } from './response-object.js';
 import type { Json } from '../../json.js';
+import { withSignedCallIds } from '../signed-call-id.js';
 
 /**
  * IR response → Response object. Output items follow the IR parts in order: reasoning items,
  * one message item per run of text/refusal parts, one call item per tool call (`call_id` = the
  * IR id, so the client's output finds its call): a `function_call` (with its `namespace`), or the
- * item of the tool kind the client offered (`custom_tool_call`, `tool_search_call`, …).
+ * item of the tool kind the client offered (`custom_tool_call`, `tool_search_call`, …). A Gemini
+ * signature rides in the reasoning item's `encrypted_content` and in the `call_id` of the call it
+ * signs, which clients send back without reasoning items (`signed-call-id.ts`).
  * `output_text` is not sent: the SDKs compute it from the items.
  */
 export function encodeResponsesResponse(response: IRResponse, ctx: EncodeContext): Record<string, unknown> {
@@ -20,7 +23,7 @@ export function encodeResponsesResponse(response: IRResponse, ctx: EncodeContext
   const tools = ClientTools.of(ctx.request);
   let message: Json[] | undefined;
 
-  for (const part of response.content) {
+  for (const part of withSignedCallIds(response.content)) {
     if (part.type === 'text' || part.type === 'refusal') {
       if (!message) {
         message = [];

@@ -22,6 +22,7 @@ import {
   type ItemStatus,
 } from './response-object.js';
 import type { Json } from '../../json.js';
+import { StreamCallSigner } from '../signed-call-id.js';
 
 /**
  * IR events → Responses SSE events (reference 1.6 / 8.5.A). The SDK accumulator's invariants
@@ -85,12 +86,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private readonly items: Json[] = [];
   private open: OpenItem | undefined;
   private readonly tools: ClientTools;
+  /** A Gemini signature also rides in the `call_id` of the call it signs. */
+  private readonly signer = new StreamCallSigner();
 
   constructor(private readonly ctx: EncodeContext) {
     this.tools = ClientTools.of(ctx.request);
   }
 
-  push(event: IRStreamEvent): string {
+  push(raw: IRStreamEvent): string {
+    const event = this.signer.sign(raw);
     let out = this.begin(event);
     switch (event.type) {
       case 'start':

@@ -1,5 +1,6 @@
 import type { ClientCodec, TextBody, UpstreamCodec } from '../codec.js';
 import { withReadableCompaction } from './compaction-item.js';
+import { withUnsigned, withUnsignedField } from '../signed-call-id.js';
 import { decodeResponsesRequest } from './decode-request.js';
 import { decodeResponsesResponse } from './decode-response.js';
 import { responsesStreamDecoder } from './decode-stream.js';
@@ -33,11 +34,14 @@ export const responsesUpstream: UpstreamCodec = {
 };
 
 /**
- * Reasoning items an OpenAI upstream cannot take back are left out, and the gateway's compaction
- * items become the user messages they stand for (the body is then rebuilt).
+ * Reasoning items an OpenAI upstream cannot take back are left out, the gateway's compaction
+ * items become the user messages they stand for, and call ids lose the Gemini signatures the
+ * gateway put in them (`signed-call-id.ts`; OpenAI refuses a `call_id` over 64 characters). The
+ * body is then rebuilt.
  */
 function withoutForeignReasoning(body: TextBody): TextBody {
-  const input = withReadableCompaction(replayableReasoning(body.parsed.input, body.parsed.store));
+  const replayable = withReadableCompaction(replayableReasoning(body.parsed.input, body.parsed.store));
+  const input = Array.isArray(replayable) ? withUnsigned(replayable, (item: unknown) => withUnsignedField(item, 'call_id')) : replayable;
   return input === body.parsed.input ? body : { parsed: { ...body.parsed, input }, text: undefined };
 }
 

@@ -8,6 +8,7 @@ import { stringifyBody } from '../http/stringify-body.js';
 import { isRecord } from '../../json.js';
 import { type StorageUriCheck, storageUriCheck } from '../../protocols/storage-uris.js';
 import type { CallContext, PassthroughRequest, TextCapability, UpstreamReply } from '../provider.js';
+import { validatesSignatures, withSkippedSignatures } from '../../protocols/gemini/skip-signature.js';
 
 export interface GeminiTextOptions {
   client: UpstreamClient;
@@ -59,7 +60,7 @@ export function geminiTextCalls(
     // Counting reads the cache and the files too: the same refusals as a generation.
     refuseCachedContent(wire);
     checkFileUris(wire, storage(call));
-    const request = { generateContentRequest: { model: `models/${String(model)}`, ...wire } };
+    const request = { generateContentRequest: { model: `models/${String(model)}`, ...withSkipValues(wire, String(model)) } };
     return postJson(client, options.countPath!(String(model)), request, call);
   }
 
@@ -67,14 +68,26 @@ export function geminiTextCalls(
    * A Gemini client's body, sent on as the gateway read and checked it (camelCase), not as the
    * client's text: the text may hold what the checks did not see (a snake_case twin of a field,
    * a body `model` other than the path's). The model and streaming are in the URL, so `model`
-   * and `stream` stay out of the body; every `fileData.fileUri` is checked as on the translated path.
+   * and `stream` stay out of the body; every `fileData.fileUri` is checked as on the translated
+   * path, and calls Gemini did not sign get the skip value it takes for them.
    */
   async function passthrough({ body }: PassthroughRequest, call: CallContext): Promise<UpstreamReply> {
     const streaming = body.stream === true;
     const { model, stream: _stream, ...wire } = body;
     checkFileUris(wire, storage(call));
-    return forwardBody(client, path(String(model), streaming), await stringifyBody(wire), streaming, call);
+    return forwardBody(client, path(String(model), streaming), await stringifyBody(withSkipValues(wire, String(model))), streaming, call);
   }
+}
+
+/**
+ * A Gemini client's body with Google's skip value on the calls Gemini did not sign, as the
+ * translated path sends them (`skip-signature.ts`): a history from another upstream, or one whose
+ * foreign signatures were left out.
+ */
+function withSkipValues(body: Record<string, unknown>, model: string): Record<string, unknown> {
+  if (!Array.isArray(body.contents) || !validatesSignatures(model)) return body;
+  const contents = withSkippedSignatures(body.contents);
+  return contents === body.contents ? body : { ...body, contents };
 }
 
 /**
