@@ -142,7 +142,7 @@ export class GatewayCore {
       const detail = error.detail === undefined ? {} : { detail: error.detail };
       this.options.logger.warn('request failed', { requestId, status: error.status, message: error.message, ...detail });
     }
-    return errorResponse(error, style);
+    return errorResponse(error, style, requestId);
   }
 }
 

@@ -14,8 +14,9 @@ import { checkedModelId } from '../routing/model-id.js';
  * GET /v1/models: only what the caller's key may use, in one body both kinds of clients read.
  * OpenAI clients read `{object: "list", data: [{id, object, created, owned_by}]}`; Anthropic
  * clients (Claude Code's model picker, `client.models.list()`) read `data[].type`, `id`,
- * `display_name`, `created_at` and the page fields `has_more`, `first_id`, `last_id`, and page
- * with `limit`, `after_id` and `before_id`. Each entry carries both sets of fields.
+ * `display_name`, `created_at`, the limits and capabilities of `ModelInfo` (`modelInfo` below)
+ * and the page fields `has_more`, `first_id`, `last_id`, and page with `limit`, `after_id` and
+ * `before_id`. Each entry carries both sets of fields.
  */
 export async function listModels(context: RouteContext): Promise<Response> {
   const { options, key, url, request } = context;
@@ -23,7 +24,7 @@ export async function listModels(context: RouteContext): Promise<Response> {
   const all = options.catalog.list(key, { messagesEnabled: options.messagesEnabled });
   // OpenAI's listing has no query parameters (it ignores any); Anthropic's pages.
   const page = modelsStyle(request) === anthropicStyle ? pageOf(all, url.searchParams) : { models: all, hasMore: false };
-  const data = page.models.map(describe);
+  const data = page.models.map((model) => describe(model, context));
   return jsonResponse({ object: 'list', data, has_more: page.hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
 }
 
@@ -34,7 +35,7 @@ export async function retrieveModel(context: RouteContext): Promise<Response> {
   const id = checkedModelId(params.model ?? '');
   const found = options.catalog.list(key, { messagesEnabled: options.messagesEnabled }).find((model) => model.id === id);
   if (!found) throw modelNotFound(id);
-  return jsonResponse(describe(found));
+  return jsonResponse(describe(found, context));
 }
 
 /**
@@ -48,8 +49,34 @@ export function modelsStyle(request: Request): ClientStyle {
   return headers.has('anthropic-version') || (headers.has('x-api-key') && !headers.has('authorization')) ? anthropicStyle : openaiStyle;
 }
 
-function describe(model: ModelListing): Record<string, unknown> {
-  return { ...model, type: 'model', display_name: model.id, created_at: new Date(model.created * 1000).toISOString() };
+function describe(model: ModelListing, context: RouteContext): Record<string, unknown> {
+  return { ...model, ...modelInfo(model, context) };
+}
+
+/**
+ * The fields the Anthropic SDK's `ModelInfo` requires besides `id`. A listed model is one the key
+ * may use: `active`, never deprecated. `max_input_tokens` is the context window the price catalog
+ * (genai-prices) gives the model's first deployment; `max_tokens` and `capabilities` no catalog
+ * gives, and `line` is Anthropic's own naming: `null`, which the SDK types allow.
+ */
+function modelInfo(model: ModelListing, { options }: RouteContext): Record<string, unknown> {
+  const entry = options.catalog.get(model.id);
+  const deployment = entry ? options.catalog.deployments(entry)[0] : undefined;
+  const window = deployment
+    ? options.pricing.contextWindow({ model: model.id, provider: deployment.provider, upstreamModel: deployment.upstreamModel })
+    : undefined;
+  return {
+    type: 'model',
+    display_name: model.id,
+    created_at: new Date(model.created * 1000).toISOString(),
+    capabilities: null,
+    max_input_tokens: window ?? null,
+    max_tokens: null,
+    lifecycle: 'active',
+    deprecated_at: null,
+    retires_at: null,
+    line: null,
+  };
 }
 
 /** Anthropic's paging: `limit` (1–1000, default 20 there; everything here when absent), `after_id`, `before_id`. */

@@ -128,7 +128,7 @@ function tappedStream(
   const fail = (error: GatewayError): string => {
     if (error.status >= 500) context.options.logger.warn('passthrough stream failed', { requestId: context.requestId, message: error.message });
     report('error', error);
-    return tap.errorFrame(error);
+    return tap.errorFrame(error, context.requestId);
   };
   /** Fails the stream for a fault the upstream's bytes show, and hangs up on the upstream. */
   const abandon = (message: string): string => {

@@ -11,8 +11,11 @@ export interface ClientStyle {
   apiKey(request: Request): string | undefined;
   /** Says how to send the key, when none came. */
   readonly missingKeyMessage: string;
-  /** The error body these clients' SDKs parse; the status and headers come from the error. */
-  errorBody(error: GatewayError): unknown;
+  /**
+   * The error body these clients' SDKs parse; the status and headers come from the error.
+   * `requestId` is the answer's, which Anthropic's body repeats.
+   */
+  errorBody(error: GatewayError, requestId: string): unknown;
   /** Headers these clients read on every answer, errors included. */
   responseHeaders?(requestId: string): Record<string, string>;
 }

@@ -7,6 +7,8 @@ export interface PriceCatalog {
   readonly name: string;
   /** The price of an upstream model at a time, or undefined when the catalog does not know it. */
   lookup(query: PriceQuery): PriceTable | undefined;
+  /** The model's context window in tokens, when the catalog knows it (Anthropic's listing shows it as `max_input_tokens`). */
+  contextWindow?(query: PriceQuery): number | undefined;
 }
 
 export interface PriceQuery {
@@ -46,18 +48,27 @@ const catalogProviders: Record<string, string | null> = {
  */
 export const genaiPricesCatalog: PriceCatalog = {
   name: 'genai-prices',
-  lookup({ providerType, upstreamIds, model, at }) {
-    const providerId = providerType === undefined ? undefined : catalogProviders[providerType];
-    if (providerId === null) return undefined;
-    for (const id of new Set([...upstreamIds, model])) {
-      for (const candidate of id === undated(id) ? [id] : [id, undated(id)]) {
-        const found = calcPrice({}, candidate, { ...(providerId ? { providerId } : {}), timestamp: at });
-        if (found) return toPriceTable(found.model_price);
-      }
-    }
-    return undefined;
+  lookup(query) {
+    const found = catalogEntry(query);
+    return found ? toPriceTable(found.model_price) : undefined;
+  },
+  contextWindow(query) {
+    return catalogEntry(query)?.model.context_window;
   },
 };
+
+/** The catalog's entry for the upstream model: its ids most specific first, then the public id, each dated then undated. */
+function catalogEntry({ providerType, upstreamIds, model, at }: PriceQuery): CatalogEntry | undefined {
+  const providerId = providerType === undefined ? undefined : catalogProviders[providerType];
+  if (providerId === null) return undefined;
+  for (const id of new Set([...upstreamIds, model])) {
+    for (const candidate of id === undated(id) ? [id] : [id, undated(id)]) {
+      const found = calcPrice({}, candidate, { ...(providerId ? { providerId } : {}), timestamp: at });
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
 
 /**
  * An id without a dated snapshot suffix (`gpt-4o-2099-01-01`, `claude-…-20990101`), tried after
@@ -68,7 +79,8 @@ function undated(id: string): string {
   return id.replace(/-(?:\d{4}-\d{2}-\d{2}|\d{8})$/, '');
 }
 
-type CatalogPrice = NonNullable<ReturnType<typeof calcPrice>>['model_price'];
+type CatalogEntry = NonNullable<ReturnType<typeof calcPrice>>;
+type CatalogPrice = CatalogEntry['model_price'];
 
 function toPriceTable(price: CatalogPrice): PriceTable {
   const table: PriceTable = {};

@@ -1,7 +1,7 @@
 import { setBounded } from '../bounded-map.js';
 import type { Logger } from '../logger.js';
 import type { IRUsage } from '../protocols/ir.js';
-import { genaiPricesCatalog, type PriceCatalog } from './genai-prices-catalog.js';
+import { genaiPricesCatalog, type PriceCatalog, type PriceQuery } from './genai-prices-catalog.js';
 import type { ModelPrice, PriceTable } from './model-price.js';
 import { pricesUsage, usageCost, type UsageUnits } from './usage-cost.js';
 
@@ -60,6 +60,9 @@ const LOCAL_PRICE: PriceTable = {
 const CATALOG_MEMO_MS = 10 * 60_000;
 const CATALOG_MEMO_SIZE = 10_000;
 
+/** Context windows remembered, one per listed model and upstream (they do not change with time). */
+const WINDOW_MEMO_SIZE = 10_000;
+
 /** Models logged as unpriced are remembered up to this many (ids can come from wildcard models). */
 const UNPRICED_MEMORY = 10_000;
 
@@ -72,6 +75,7 @@ export class Pricing {
   private readonly now: () => number;
   private readonly loggedUnpriced = new Set<string>();
   private readonly catalogMemo = new Map<string, { price: { table: PriceTable; source: PriceSource } | undefined; until: number }>();
+  private readonly windowMemo = new Map<string, number | null>();
 
   constructor(private readonly options: PricingOptions) {
     this.catalog = options.catalog === false ? undefined : (options.catalog ?? genaiPricesCatalog);
@@ -110,8 +114,7 @@ export class Pricing {
     const catalog = this.catalog!;
     try {
       // A custom provider's `catalogIds` may throw too: counted as the catalog's failure.
-      const upstreamIds = this.options.catalogIds?.(target.provider, target.upstreamModel) ?? [target.upstreamModel];
-      const table = catalog.lookup({ providerType, upstreamModel: target.upstreamModel, upstreamIds, model: target.model, at });
+      const table = catalog.lookup(this.catalogQuery(target, providerType, at));
       return { price: table ? { table, source: catalog.name } : undefined, failed: false };
     } catch (error) {
       this.options.logger.error('price catalog failed; the model counts as unpriced', {
@@ -122,6 +125,37 @@ export class Pricing {
       });
       return { price: undefined, failed: true };
     }
+  }
+
+  /**
+   * The context window the catalog gives the model on one upstream, in tokens, or undefined; the
+   * local provider's models have none. Never throws: a failing catalog is logged and counts as
+   * not knowing.
+   */
+  contextWindow(target: Pick<PricedUsage, 'model' | 'provider' | 'upstreamModel'>): number | undefined {
+    const providerType = this.options.providerType(target.provider);
+    if (!this.catalog?.contextWindow || providerType === 'local') return undefined;
+    const memoKey = `${target.model}\0${target.provider}\0${target.upstreamModel}`;
+    const known = this.windowMemo.get(memoKey);
+    if (known !== undefined) return known ?? undefined;
+    try {
+      const window = this.catalog.contextWindow(this.catalogQuery(target, providerType, new Date(this.now())));
+      const value = typeof window === 'number' && Number.isInteger(window) && window > 0 ? window : undefined;
+      setBounded(this.windowMemo, memoKey, value ?? null, WINDOW_MEMO_SIZE);
+      return value;
+    } catch (error) {
+      this.options.logger.error('price catalog failed; the model’s context window is not known', {
+        catalog: this.catalog.name,
+        model: target.model,
+        message: error instanceof Error ? error.message : String(error),
+      });
+      return undefined;
+    }
+  }
+
+  private catalogQuery(target: Pick<PricedUsage, 'model' | 'provider' | 'upstreamModel'>, providerType: string | undefined, at: Date): PriceQuery {
+    const upstreamIds = this.options.catalogIds?.(target.provider, target.upstreamModel) ?? [target.upstreamModel];
+    return { providerType, upstreamModel: target.upstreamModel, upstreamIds, model: target.model, at };
   }
 
   costOf(event: PricedUsage): EventCost {

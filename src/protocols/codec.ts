@@ -87,7 +87,8 @@ export interface StreamTap {
   usageOfJson(json: unknown): IRUsage;
   /** The ids of a JSON answer's output items, for a protocol whose upstream stores them (Responses). */
   outputItemIdsOfJson?(json: unknown): string[];
-  errorFrame(error: GatewayError): string;
+  /** The protocol's in-stream error; `requestId` is the answer's (Anthropic's body carries it). */
+  errorFrame(error: GatewayError, requestId: string): string;
 }
 
 /** The protocol as its clients speak it: the request they send, the answer and stream they parse. */

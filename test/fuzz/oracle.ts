@@ -12,7 +12,8 @@ import { headBytes, type WireOutcome, type WireRequest, type WireResponse } from
  * 3. A 4xx from the gateway (it carries `x-request-id`) has the route's error body: OpenAI's
  *    `{"error":{"message","type","param","code"}}`, or on `/v1/messages` and its `count_tokens`
  *    (and the model routes, to a client sending Anthropic's headers) Anthropic's
- *    `{"type":"error","error":{"type","message"}}`. A 4xx without that header came from Node's
+ *    `{"type":"error","error":{"type","message"},"request_id"}`, the id its `request-id` header
+ *    carries. A 4xx without that header came from Node's
  *    HTTP parser before the gateway saw the request (400 bad request, 431 headers too large): its
  *    status is all there is to check.
  * 4. A 400 for a corrupted body field names that field in `param` (OpenAI shape; Anthropic's
@@ -85,6 +86,11 @@ function checkErrorBody(testCase: FuzzCase, response: WireResponse, style: Error
     const error = isObject(body) && body.type === 'error' && isObject(body.error) ? body.error : undefined;
     if (!error || typeof error.type !== 'string' || typeof error.message !== 'string' || error.message === '') {
       problems.push(`error body is not Anthropic's {"type":"error","error":{"type","message"}}: ${preview(response)}`);
+    }
+    if (!isObject(body) || body.request_id !== response.headers['request-id']) {
+      problems.push(
+        `Anthropic's error body has request_id ${JSON.stringify(isObject(body) ? body.request_id : undefined)}, not its request-id header: ${preview(response)}`,
+      );
     }
     return problems;
   }

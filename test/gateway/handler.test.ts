@@ -251,7 +251,11 @@ describe('hooks and host context', () => {
     const blocked = { ...bearer, 'x-tenant': 'blocked' };
     const messages = await gateway.fetch('http://gw.test/v1/messages', { method: 'POST', headers: blocked, body: '{}' });
     expect(messages.status).toBe(403);
-    expect(await messages.json()).toEqual({ type: 'error', error: { type: 'permission_error', message: 'This tenant is blocked.' } });
+    expect(await messages.json()).toEqual({
+      type: 'error',
+      error: { type: 'permission_error', message: 'This tenant is blocked.' },
+      request_id: messages.headers.get('request-id'),
+    });
     expect(messages.headers.get('request-id')).toBe(messages.headers.get('x-request-id'));
 
     const crashed = await gateway.fetch('http://gw.test/v1/messages', { method: 'POST', headers: bearer, body: '{}' });

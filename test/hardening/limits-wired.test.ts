@@ -119,7 +119,11 @@ describe('requestBodyTimeoutMs → 408 on the text routes (text.ts passes the de
     expect(head.toLowerCase()).toContain('connection: close');
     const json = JSON.parse(body);
     if (client === 'messages')
-      expect(json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('requestBodyTimeoutMs') } });
+      expect(json).toEqual({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.stringContaining('requestBodyTimeoutMs') },
+        request_id: /^request-id: (.*)$/im.exec(head)?.[1],
+      });
     else expect(json.error).toMatchObject({ code: 'request_body_timeout', type: 'invalid_request_error' });
   });
 });

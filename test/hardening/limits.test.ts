@@ -76,11 +76,11 @@ describe('headerBytes: checkHeaderSize', () => {
         logger: false,
         limits: { headerBytes: 4096 },
         hooks: {
-          onRequest({ request, respondWith }) {
+          onRequest({ request, requestId, respondWith }) {
             try {
               checkHeaderSize(request, 4096);
             } catch (error) {
-              respondWith(errorResponse(error, new URL(request.url).pathname === '/v1/messages' ? anthropicStyle : openaiStyle));
+              respondWith(errorResponse(error, new URL(request.url).pathname === '/v1/messages' ? anthropicStyle : openaiStyle, requestId));
             }
           },
         },
@@ -108,7 +108,11 @@ describe('headerBytes: checkHeaderSize', () => {
         body: JSON.stringify({ model: 'local-chat', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
       });
       expect(response.status).toBe(431);
-      expect(await response.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('4096 bytes') } });
+      expect(await response.json()).toEqual({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.stringContaining('4096 bytes') },
+        request_id: response.headers.get('request-id'),
+      });
     });
 
     it('headers under the limit pass', async () => {

@@ -204,3 +204,32 @@ describe('catalog answers', () => {
     expect(asked[2]).toEqual({ upstreamModel: 'known', at: new Date(now) });
   });
 });
+
+describe('context windows', () => {
+  it('come from the catalog, asked once per model and upstream; none for the local provider; a failing catalog is logged', () => {
+    const asked: string[] = [];
+    const errors: string[] = [];
+    const prices = new Pricing({
+      configuredPrice: () => undefined,
+      providerType: (provider) => (provider === 'here' ? 'local' : 'openai'),
+      logger: { info() {}, warn() {}, error: (message) => errors.push(message) },
+      catalog: {
+        name: 'windows',
+        lookup: () => undefined,
+        contextWindow({ upstreamModel }) {
+          asked.push(upstreamModel);
+          if (upstreamModel === 'broken') throw new Error('bad data');
+          return upstreamModel === 'known' ? 128_000 : undefined;
+        },
+      },
+    });
+    for (let i = 0; i < 2; i++) {
+      expect(prices.contextWindow({ model: 'm', provider: 'oa', upstreamModel: 'known' })).toBe(128_000);
+      expect(prices.contextWindow({ model: 'm', provider: 'oa', upstreamModel: 'unknown' })).toBeUndefined();
+      expect(prices.contextWindow({ model: 'm', provider: 'here', upstreamModel: 'known' })).toBeUndefined();
+    }
+    expect(asked).toEqual(['known', 'unknown']);
+    expect(prices.contextWindow({ model: 'm', provider: 'oa', upstreamModel: 'broken' })).toBeUndefined();
+    expect(errors).toEqual(['price catalog failed; the model’s context window is not known']);
+  });
+});

@@ -659,7 +659,7 @@ describe('encodeMessagesStream through the Anthropic SDK', () => {
     const { text, stream, errors } = await streamThroughSdk([start, { type: 'text_delta', text: 'part' }], failure);
     expect(errors).toEqual([failure]);
     const events = checkMessagesStream(text);
-    expect(events.at(-1)).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'overloaded upstream' } });
+    expect(events.at(-1)).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'overloaded upstream' }, request_id: 'req_test' });
     expect(events.some((e) => e.type === 'message_stop' || e.type === 'message_delta')).toBe(false);
     const thrown = await stream.finalMessage().then(
       () => undefined,

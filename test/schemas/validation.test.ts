@@ -654,7 +654,11 @@ describe('HTTP (gateway.fetch)', () => {
       expect(response.status).toBe(400);
       const json = (await response.json()) as { error: { message: string } };
       // Anthropic's error has no `param`: the message names the field.
-      expect(json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) } });
+      expect(json).toEqual({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.any(String) },
+        request_id: response.headers.get('request-id'),
+      });
       expect(json.error.message).toContain(`'${row.param}'`);
       expect(json.error.message).toMatch(expectedMessage(row));
       if (row.expected) expect(json.error.message).toMatch(row.expected);

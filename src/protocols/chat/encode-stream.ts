@@ -98,7 +98,7 @@ export class ChatStreamEncoder implements StreamEncoder {
 
   /** `data: {"error":…}` makes the OpenAI SDKs throw; no `[DONE]`, so it never reads as success. */
   fail(error: GatewayError): string {
-    return chatTap.errorFrame(error);
+    return chatTap.errorFrame(error, this.ctx.requestId);
   }
 
   private frameParts(): [string, string] {

@@ -83,7 +83,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
 
   /** `data: {"error":{code,message,status}}`: `@google/genai` throws an ApiError on it. */
   fail(error: GatewayError): string {
-    return geminiTap.errorFrame(error);
+    return geminiTap.errorFrame(error, this.ctx.requestId);
   }
 
   private signed(part: Json): Json {

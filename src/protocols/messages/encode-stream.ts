@@ -84,7 +84,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
 
   /** `event: error` makes the Anthropic SDK throw an APIError with `error.type`. */
   fail(error: GatewayError): string {
-    return messagesTap.errorFrame(error);
+    return messagesTap.errorFrame(error, this.ctx.requestId);
   }
 
   private frame(data: Json & { type: string }): string {

@@ -1,7 +1,7 @@
 /**
  * Anthropic's `error.type` for an HTTP status, as the Messages API sends it (reference 3.5).
  * The Anthropic SDK copies it onto the thrown `APIError`; clients branch on it (e.g. retry on
- * `overloaded_error`). Used by the stream encoder and by the HTTP error renderer.
+ * `overloaded_error`). Used by `anthropicErrorBody` (`error-body.ts`), for answers and stream events.
  */
 export function anthropicErrorType(status: number): string {
   switch (status) {

@@ -1,7 +1,7 @@
 import { parseObject } from '../../json.js';
 import type { StreamTap } from '../codec.js';
 import { sseEvent } from '../sse-frame.js';
-import { anthropicErrorType } from './error-type.js';
+import { anthropicErrorBody } from './error-body.js';
 import { fromMessagesUsage } from './usage.js';
 
 export const messagesTap: StreamTap = {
@@ -21,5 +21,5 @@ export const messagesTap: StreamTap = {
     return {};
   },
   usageOfJson: (json) => fromMessagesUsage((json as { usage?: unknown })?.usage),
-  errorFrame: (error) => sseEvent('error', { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } }),
+  errorFrame: (error, requestId) => sseEvent('error', anthropicErrorBody(error, requestId)),
 };
