@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import type { StaticKey } from './auth/key-store.js';
 import { dateLabel, flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, storageUriPrefixes, strictObject, text } from './config-fields.js';
 import type { GatewayOptions } from './options.js';
+import type { RedisClusterOptions, RedisSentinelOptions } from './redis/connection.js';
 import { BudgetSchema, GroupBudgetsSchema, KeyBudgetSchema } from './policy/budget-schema.js';
 import { localModels } from './providers/local/local-provider.js';
 import type { Provider } from './providers/provider.js';
@@ -17,6 +18,14 @@ import { ModelPriceSchema } from './pricing/price-schema.js';
  * unknown fields rejected so that a typo is loud, every error naming its path
  * (`providers.oai.baseURL: expected a URL string, got "api.openai.com"`).
  */
+
+/** A Redis store from the file: where its Redis is (one of `url`, `cluster`, `sentinel`) and its key prefix. */
+type RedisStoreConfig = {
+  url?: string | undefined;
+  cluster?: RedisClusterOptions | undefined;
+  sentinel?: RedisSentinelOptions | undefined;
+  keyPrefix?: string | undefined;
+};
 
 /** A config error: `issues` lists one `path: problem` line per bad field. */
 export class ConfigError extends Error {
@@ -37,15 +46,15 @@ export interface LoadedConfig extends GatewayOptions {
   port?: number | undefined;
   host?: string | undefined;
   /** `taskStore` of type `redis`: the CLI opens it (the Redis store is an optional import). */
-  redisTaskStore?: { url: string; keyPrefix?: string | undefined; ttlSeconds?: number | undefined } | undefined;
+  redisTaskStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
   /** `policies.limitStore` of type `redis`: the CLI opens a `RedisLimitEngine`. */
-  redisLimitStore?: { url: string; keyPrefix?: string | undefined } | undefined;
+  redisLimitStore?: RedisStoreConfig | undefined;
   /** `responseStore` of type `redis`: the CLI opens a `RedisResponseStore`. */
-  redisResponseStore?: { url: string; keyPrefix?: string | undefined; ttlSeconds?: number | undefined } | undefined;
+  redisResponseStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
   /** `responseCache.store` of type `redis`: the CLI opens a `RedisCacheStore`. */
-  redisCacheStore?: { url: string; keyPrefix?: string | undefined } | undefined;
+  redisCacheStore?: RedisStoreConfig | undefined;
   /** `usageStore` of type `redis`: the CLI opens a `RedisUsageStore` (`GET /v1/usage` across restarts and instances). */
-  redisUsageStore?: { url: string; keyPrefix?: string | undefined; ttlSeconds?: number | undefined } | undefined;
+  redisUsageStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
 }
 
 /** Reads, parses and validates a JSON config file; throws a `ConfigError` naming the file. */
@@ -199,15 +208,52 @@ const DeploymentSchema = strictObject({
   id: v.optional(text),
 });
 
-/** Where a store lives: `{ "type": "memory" }` (default) or `{ "type": "redis", "url", "keyPrefix"?, … }`. */
+/** A Redis Cluster's seed nodes (`RedisClusterOptions`). */
+const RedisClusterSchema = strictObject({
+  nodes: v.pipe(v.array(text, 'expected an array of "host:port" strings'), v.minLength(1, 'expected at least one "host:port"')),
+  username: v.optional(text),
+  password: v.optional(text),
+  tls: v.optional(flag),
+});
+
+/** Sentinels and the primary they watch (`RedisSentinelOptions`). */
+const RedisSentinelSchema = strictObject({
+  sentinels: v.pipe(v.array(text, 'expected an array of "host:port" strings'), v.minLength(1, 'expected at least one "host:port"')),
+  name: text,
+  username: v.optional(text),
+  password: v.optional(text),
+  sentinelUsername: v.optional(text),
+  sentinelPassword: v.optional(text),
+  db: v.optional(nonNegativeInteger),
+  tls: v.optional(flag),
+});
+
+/**
+ * Where a store lives: `{ "type": "memory" }` (default) or `{ "type": "redis", … }` with one of
+ * `url`, `cluster` or `sentinel` (src/redis/connection.ts), `keyPrefix`?, and the store's own fields.
+ */
 function memoryOrRedis<const E extends v.ObjectEntries>(redisFields: E) {
+  const redis = strictObject({
+    type: v.literal('redis'),
+    url: v.optional(text),
+    cluster: v.optional(RedisClusterSchema),
+    sentinel: v.optional(RedisSentinelSchema),
+    keyPrefix: v.optional(text),
+    ...redisFields,
+  });
   return v.optional(
-    v.variant(
-      'type',
-      [strictObject({ type: v.literal('memory') }), strictObject({ type: v.literal('redis'), url: text, keyPrefix: v.optional(text), ...redisFields })],
-      'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
+    v.pipe(
+      v.variant('type', [strictObject({ type: v.literal('memory') }), redis], 'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }'),
+      v.check(
+        (store) => store.type === 'memory' || oneRedisLocation(store as RedisStoreConfig),
+        'a redis store needs exactly one of "url", "cluster" ({ "nodes": ["host:port", …] }) or "sentinel" ({ "sentinels": ["host:port", …], "name" })',
+      ),
     ),
   );
+}
+
+function oneRedisLocation({ url, cluster, sentinel }: RedisStoreConfig): boolean {
+  return [url, cluster, sentinel].filter((where) => where !== undefined).length === 1;
 }
 
 const ModelSchema = strictObject({
@@ -322,7 +368,8 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
   const keys = (issue.path ?? []).map((item) => item.key);
   const path = formatPath(keys);
   const last = keys.at(-1);
-  const complete = issue.type === 'strict_object' && issue.expected !== 'Object';
+  // An unknown field, or a check across an object's fields: "got Object" would say nothing.
+  const complete = (issue.type === 'strict_object' && issue.expected !== 'Object') || (issue.type === 'check' && issue.received === 'Object');
   // A secret in the wrong shape must not be printed back.
   const secret = typeof last === 'string' && /key|secret|token|password/i.test(last);
   let found = '';

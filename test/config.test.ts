@@ -163,6 +163,36 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('places a Redis store on one node, a cluster or Sentinel, exactly one of them', () => {
+    const cluster = { nodes: ['10.0.0.1:6379', '10.0.0.2:6379'], password: 'p' };
+    const sentinel = { sentinels: ['10.0.0.5:26379'], name: 'mymaster', db: 2 };
+    const config = parseConfig({
+      ...minimal,
+      responseStore: { type: 'redis', cluster, ttlSeconds: 60 },
+      usageStore: { type: 'redis', sentinel },
+      policies: { limitStore: { type: 'redis', url: 'redis://r:6379' } },
+    });
+    expect(config.redisResponseStore).toEqual({ type: 'redis', cluster, ttlSeconds: 60 });
+    expect(config.redisUsageStore).toEqual({ type: 'redis', sentinel });
+    expect(config.redisLimitStore).toEqual({ type: 'redis', url: 'redis://r:6379' });
+    const exactlyOne =
+      'a redis store needs exactly one of "url", "cluster" ({ "nodes": ["host:port", …] }) or "sentinel" ({ "sentinels": ["host:port", …], "name" })';
+    expect(
+      issuesOf({
+        ...minimal,
+        taskStore: { type: 'redis' },
+        responseStore: { type: 'redis', url: 'redis://r', cluster },
+        usageStore: { type: 'redis', cluster: { nodes: [] } },
+        responseCache: { store: { type: 'redis', sentinel: { sentinels: ['s:26379'] } } },
+      }),
+    ).toEqual([
+      `taskStore: ${exactlyOne}`,
+      `responseStore: ${exactlyOne}`,
+      'usageStore.cluster.nodes: expected at least one "host:port", got 0',
+      'responseCache.store.sentinel.name: required field is missing',
+    ]);
+  });
+
   it('checks what spans fields: providers of models, duplicates, a missing catalog', () => {
     expect(
       issuesOf({

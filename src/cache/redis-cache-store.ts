@@ -1,12 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnectionOptions } from '../redis/connection.js';
 import { FailFastRedis } from '../redis/fail-fast-redis.js';
 import type { ResponseCacheStore } from './cache-store.js';
 
-export interface RedisCacheStoreOptions {
-  /** A connected ioredis client to use (the store does not close it), or… */
-  client?: Redis | undefined;
-  /** …a Redis URL (`redis://host:6379/0`); the store opens and closes its own connection. */
-  url?: string | undefined;
+export interface RedisCacheStoreOptions extends RedisConnectionOptions {
   /** Prefix of every key. Default `infergate:`. */
   keyPrefix?: string | undefined;
   /**

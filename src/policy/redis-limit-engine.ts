@@ -1,18 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnectionOptions } from '../redis/connection.js';
 import { FailFastRedis } from '../redis/fail-fast-redis.js';
 import { type BudgetAccount, type BudgetState, budgetWindow, isExhausted, NANO_USD_PER_USD, toNanoUsd } from './budget.js';
 import type { AdmitResult, BudgetCheck, KeyLimits, LimitEngine, LimitEngineOptions, LimitReason, Settlement } from './limit-engine.js';
 import { budgetRetryAfterMs, CONCURRENCY_RETRY_AFTER_MS, countable, counterStates, resolveLimitEngineOptions } from './memory-limit-engine.js';
 
-export interface RedisLimitEngineOptions extends LimitEngineOptions {
-  /**
-   * A connected ioredis client to use (the engine does not close it). Give it
-   * `enableOfflineQueue: false` so that calls fail at once while Redis is down, or…
-   */
-  client?: Redis | undefined;
-  /** …a Redis URL (`redis://host:6379/0`); the engine opens and closes its own connection. */
-  url?: string | undefined;
+export interface RedisLimitEngineOptions extends LimitEngineOptions, RedisConnectionOptions {
   /** Prefix of every key. Default `infergate:`. */
   keyPrefix?: string | undefined;
   /**

@@ -1,24 +1,26 @@
-import { Redis } from 'ioredis';
+import { openRedis, type RedisClient, type RedisConnectionOptions } from './connection.js';
 
-export interface FailFastRedisOptions {
-  /** A connected ioredis client to use (not closed by `close`), or… */
-  client?: Redis | undefined;
-  /** …a Redis URL; the connection is opened here and closed by `close`. */
-  url?: string | undefined;
+export type { RedisClient } from './connection.js';
+
+export interface FailFastRedisOptions extends RedisConnectionOptions {
   /** Longest wait for any call, in ms. */
   timeoutMs: number;
   /** Who is calling, for messages (`RedisLimitEngine`). */
   owner: string;
 }
 
+/** Events after which our own client has connected or failed to (Sentinel reports a failure only as `error`). */
+const FIRST_CONNECTION_SETTLED = ['ready', 'close', 'end', 'error'];
+
 /**
  * A Redis connection for the request path, where a slow answer is worse than none: while Redis
  * is down every call rejects within `timeoutMs`, so the gateway can fail open or closed at once.
- * Its own client has no offline queue (whose commands would run late, counting requests already
- * answered) and no retries; a client passed in is bounded by the same timeout.
+ * Its own client (single node, cluster or Sentinel) has no offline queue (whose commands would
+ * run late, counting requests already answered) and no retries; a client passed in is bounded
+ * by the same timeout.
  */
 export class FailFastRedis {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   private readonly ownsClient: boolean;
   private readonly timeoutMs: number;
   private readonly owner: string;
@@ -26,35 +28,33 @@ export class FailFastRedis {
   private readonly firstConnection: Promise<void> | undefined;
 
   constructor(options: FailFastRedisOptions) {
-    if (!options.client && !options.url) throw new TypeError(`${options.owner}: pass \`client\` (an ioredis client) or \`url\``);
     if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) throw new TypeError(`${options.owner}: timeoutMs must be a positive number (ms)`);
     this.timeoutMs = options.timeoutMs;
     this.owner = options.owner;
-    this.ownsClient = !options.client;
-    if (options.client) {
-      this.redis = options.client;
-      return;
-    }
-    const redis = new Redis(options.url!, {
+    const { redis, owned } = openRedis(options, options.owner, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: this.timeoutMs,
       commandTimeout: this.timeoutMs,
     });
-    // Failures reach callers as rejected calls; without a listener ioredis prints every one.
+    this.redis = redis;
+    this.ownsClient = owned;
+    if (!owned) return;
+    // Failures reach callers as rejected calls; without a listener ioredis prints every one
+    // (a cluster reports its nodes' failures as `node error`).
     redis.on('error', () => {});
+    redis.on('node error', () => {});
     this.firstConnection = new Promise((resolve) => {
       const settled = () => {
-        for (const event of ['ready', 'close', 'end']) redis.off(event, settled);
+        for (const event of FIRST_CONNECTION_SETTLED) redis.off(event, settled);
         resolve();
       };
-      for (const event of ['ready', 'close', 'end']) redis.once(event, settled);
+      for (const event of FIRST_CONNECTION_SETTLED) redis.once(event, settled);
     });
-    this.redis = redis;
   }
 
   /** Runs Redis commands after the first connection attempt, rejecting after `timeoutMs`. */
-  call<T>(run: (redis: Redis) => Promise<T>): Promise<T> {
+  call<T>(run: (redis: RedisClient) => Promise<T>): Promise<T> {
     const answer = this.firstConnection ? this.firstConnection.then(() => run(this.redis)) : run(this.redis);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {

@@ -1,12 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnectionOptions } from '../redis/connection.js';
 import { FailFastRedis } from '../redis/fail-fast-redis.js';
 import { itemsWithIds, type ResponseStore, type StoredResponse } from './response-store.js';
 
-export interface RedisResponseStoreOptions {
-  /** A connected ioredis client to use (the store does not close it), or… */
-  client?: Redis | undefined;
-  /** …a Redis URL (`redis://host:6379/0`); the store opens and closes its own connection. */
-  url?: string | undefined;
+export interface RedisResponseStoreOptions extends RedisConnectionOptions {
   /** Prefix of every key. Default `infergate:`. */
   keyPrefix?: string | undefined;
   /** How long a response can be continued after it was stored, in seconds. Default 30 days. */
@@ -30,9 +26,10 @@ export interface RedisResponseStoreOptions {
  * Layout: one string key per response, `<prefix>response:<id>`, holding the `StoredResponse` as
  * JSON and expiring `ttlSeconds` after it was written; and one string key per item with an id,
  * `<prefix>item:<url-encoded key id>:<item id>`, holding that item as JSON with the same expiry.
- * `put` writes a response and its items in one MULTI (one round trip, seen together), rewriting
- * the items an earlier response already wrote, which renews their expiry; `getItems` is one MGET.
- * The key id in the item's key keeps each key's items apart. There is no hash tag.
+ * `put` writes the items, then the response, each with its own SET sent at once (one round trip),
+ * rewriting the items an earlier response already wrote, which renews their expiry; `getItems` is
+ * one GET per item. The key id in the item's key keeps each key's items apart. No command spans
+ * two keys and there is no hash tag: on a Redis Cluster responses and items spread over every shard.
  */
 export class RedisResponseStore implements ResponseStore {
   private readonly connection: FailFastRedis;
@@ -53,20 +50,25 @@ export class RedisResponseStore implements ResponseStore {
     return json ? (JSON.parse(json) as StoredResponse) : undefined;
   }
 
+  /**
+   * One SET per key, all sent at once: the keys are in different cluster slots, so no MULTI. The
+   * items go first and the response last, so a response read back finds its items (each key's
+   * commands reach its node in the order sent).
+   */
   async put(response: StoredResponse): Promise<void> {
     const json = JSON.stringify(response);
-    const results = await this.connection.call((redis) => {
-      const multi = redis.multi().set(`${this.prefix}response:${response.id}`, json, 'EX', this.ttlSeconds);
-      for (const [itemId, item] of itemsWithIds(response.items)) multi.set(this.itemKey(response.keyId, itemId), JSON.stringify(item), 'EX', this.ttlSeconds);
-      return multi.exec();
-    });
-    const failed = results?.find(([error]) => error);
-    if (!results || failed) throw failed?.[0] ?? new Error('RedisResponseStore: the write was aborted');
+    await this.connection.call((redis) =>
+      Promise.all([
+        ...itemsWithIds(response.items).map(([itemId, item]) => redis.set(this.itemKey(response.keyId, itemId), JSON.stringify(item), 'EX', this.ttlSeconds)),
+        redis.set(`${this.prefix}response:${response.id}`, json, 'EX', this.ttlSeconds),
+      ]),
+    );
   }
 
+  /** One GET per item, sent at once (not an MGET: on a cluster the items are in different slots). */
   async getItems(keyId: string, ids: string[]): Promise<(unknown | undefined)[]> {
     if (ids.length === 0) return [];
-    const found = await this.connection.call((redis) => redis.mget(ids.map((id) => this.itemKey(keyId, id))));
+    const found = await this.connection.call((redis) => Promise.all(ids.map((id) => redis.get(this.itemKey(keyId, id)))));
     return found.map((json) => (json ? (JSON.parse(json) as unknown) : undefined));
   }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnectionOptions } from '../redis/connection.js';
 import { FailFastRedis } from '../redis/fail-fast-redis.js';
 import {
   daysBetween,
@@ -11,11 +11,7 @@ import {
   type UsageTotals,
 } from './usage-store.js';
 
-export interface RedisUsageStoreOptions {
-  /** A connected ioredis client to use (the store does not close it), or… */
-  client?: Redis | undefined;
-  /** …a Redis URL (`redis://host:6379/0`); the store opens and closes its own connection. */
-  url?: string | undefined;
+export interface RedisUsageStoreOptions extends RedisConnectionOptions {
   /** Prefix of every key. Default `infergate:`. */
   keyPrefix?: string | undefined;
   /** How long a day's usage is kept after its last request, in seconds. Default 400 days. */
@@ -66,7 +62,8 @@ const fields = ['requests', 'input_tokens', 'output_tokens', 'cost_usd'] as cons
  * four fields per model (`requests|<model>`, `input_tokens|…`, `output_tokens|…`, `cost_usd|…`)
  * added to with HINCRBY / HINCRBYFLOAT in one script, so concurrent instances never lose a request
  * (past `maxModelsPerDay` models, a day adds the rest to `(other models)`);
- * the hash expires `ttlSeconds` after its last write. A read is one pipeline of HGETALLs, one per day.
+ * the hash expires `ttlSeconds` after its last write. A read is one HGETALL per day, sent at once;
+ * each day is its own key (no hash tag), so a Redis Cluster spreads them over its shards.
  */
 export class RedisUsageStore implements UsageStore {
   private readonly connection: FailFastRedis;
@@ -96,17 +93,13 @@ export class RedisUsageStore implements UsageStore {
   async list(keyId: string, start: string, end: string): Promise<UsageRow[]> {
     const days = daysBetween(start, end);
     if (days.length === 0) return [];
-    const results = await this.connection.call((redis) => {
-      const pipeline = redis.pipeline();
-      for (const day of days) pipeline.hgetall(this.dayKey(keyId, day));
-      return pipeline.exec();
-    });
+    // One HGETALL per day, sent at once: not a pipeline, whose keys would have to share a cluster slot.
+    const hashes = await this.connection.call((redis) => Promise.all(days.map((day) => redis.hgetall(this.dayKey(keyId, day)))));
     const rows: UsageRow[] = [];
     days.forEach((date, index) => {
-      const [error, hash] = results?.[index] ?? [new Error('RedisUsageStore: the read was aborted'), null];
-      if (error) throw error;
+      const hash = hashes[index] ?? {};
       const byModel = new Map<string, UsageRow>();
-      for (const [field, value] of Object.entries((hash ?? {}) as Record<string, string>)) {
+      for (const [field, value] of Object.entries(hash)) {
         const bar = field.indexOf('|');
         const name = field.slice(0, bar) as (typeof fields)[number];
         const model = field.slice(bar + 1);

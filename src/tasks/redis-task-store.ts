@@ -1,11 +1,7 @@
-import { Redis } from 'ioredis';
+import { openRedis, type RedisClient, type RedisConnectionOptions } from '../redis/connection.js';
 import { isFinal, type TaskStore, type VideoTaskRecord } from './task-store.js';
 
-export interface RedisTaskStoreOptions {
-  /** A connected ioredis client to use (the store does not close it), or… */
-  client?: Redis | undefined;
-  /** …a Redis URL (`redis://host:6379/0`); the store opens and closes its own connection. */
-  url?: string | undefined;
+export interface RedisTaskStoreOptions extends RedisConnectionOptions {
   /** Prefix of every key. Default `infergate:`. */
   keyPrefix?: string | undefined;
   /** How long a task is kept after its last write, in seconds. Default 7 days. */
@@ -26,15 +22,14 @@ export interface RedisTaskStoreOptions {
  * write is atomic. Every key carries the `{tasks}` hash tag so the scripts also run on a cluster.
  */
 export class RedisTaskStore implements TaskStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly ownsClient: boolean;
   private readonly prefix: string;
   private readonly ttlSeconds: number;
 
   constructor(options: RedisTaskStoreOptions) {
-    if (!options || (!options.client && !options.url)) throw new TypeError('RedisTaskStore: pass `client` (an ioredis client) or `url`');
-    this.redis = options.client ?? new Redis(options.url!, { lazyConnect: false, maxRetriesPerRequest: 3 });
-    this.ownsClient = !options.client;
+    if (!options) throw new TypeError('RedisTaskStore: pass `client` (an ioredis client) or `url`');
+    ({ redis: this.redis, owned: this.ownsClient } = openRedis(options, 'RedisTaskStore', { maxRetriesPerRequest: 3 }));
     this.prefix = `${options.keyPrefix ?? 'infergate:'}{tasks}:`;
     this.ttlSeconds = options.ttlSeconds ?? 7 * 24 * 3600;
     if (!Number.isInteger(this.ttlSeconds) || this.ttlSeconds < 1) throw new TypeError('RedisTaskStore: ttlSeconds must be a positive integer');

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisCacheStore } from '../../src/redis.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
@@ -6,32 +6,22 @@ import { createOpenAIProvider } from '../../src/providers/openai/openai-provider
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import { freePort } from '../helpers/serve.js';
-import { startRedis, type RedisHandle } from '../media/helpers.js';
+import { redisTargets } from '../redis/targets.js';
 
 /**
  * The response cache in Redis: two gateways (two instances of one deployment) share answers
  * through it, entries expire by Redis's own TTL (`SET … PX`), and a Redis that is down makes
  * misses, never failures.
  */
-let redis: RedisHandle;
-let client: Redis;
 let upstream: FakeUpstream;
-const prefix = `infergate-test-${process.pid}-${Date.now()}:`;
+const targets = await redisTargets();
 
 beforeAll(async () => {
-  const handle = await startRedis();
-  if (!handle) throw new Error('these tests need Redis: set REDIS_URL or install redis-server');
-  redis = handle;
-  client = new Redis(redis.url);
   upstream = await startFakeOpenAI({ endpoints: ['chat'] });
 });
 
 afterAll(async () => {
-  const keys = await client.keys(`${prefix}*`);
-  if (keys.length > 0) await client.del(...keys);
-  client.disconnect();
   await upstream.close();
-  await redis.stop();
 });
 
 function gatewayWith(store: RedisCacheStore, maxEntryBytes?: number): Gateway {
@@ -53,27 +43,32 @@ async function ask(gateway: Gateway, prompt: string, stream = false): Promise<{ 
   return { cache: response.headers.get('x-infergate-cache'), text: await response.text(), status: response.status };
 }
 
-/** The write happens after the answer: waits until Redis holds `count` entries under the prefix. */
-async function entries(count: number): Promise<string[]> {
-  for (let i = 0; i < 600; i++) {
-    const keys = await client.keys(`${prefix}cache:*`);
-    if (keys.length >= count) return keys;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return client.keys(`${prefix}cache:*`);
-}
+describe.each(targets)('RedisCacheStore ($name)', (target) => {
+  const { connection } = target;
+  const prefix = `infergate-test-${randomUUID()}:`;
+  afterAll(() => target.close(prefix));
 
-describe('RedisCacheStore', () => {
+  /** The write happens after the answer: waits until Redis holds `count` entries under the prefix. */
+  async function entries(count: number): Promise<string[]> {
+    for (let i = 0; i < 600; i++) {
+      const keys = await target.keys(`${prefix}cache:*`);
+      if (keys.length >= count) return keys;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return target.keys(`${prefix}cache:*`);
+  }
+
   it('shares answers between two gateways, in keys that expire with the TTL', async () => {
-    const storeA = new RedisCacheStore({ url: redis.url, keyPrefix: prefix });
-    const storeB = new RedisCacheStore({ url: redis.url, keyPrefix: prefix });
+    const storeA = new RedisCacheStore({ ...connection, keyPrefix: prefix });
+    const storeB = new RedisCacheStore({ ...connection, keyPrefix: prefix });
     try {
+      upstream.reset();
       upstream.reply({ text: ['Shared', ' answer.'], usage: { input: 11, output: 3 } });
       const first = await ask(gatewayWith(storeA), 'shared?', true);
       expect(first.cache).toBe('miss');
       const [key] = await entries(1);
       expect(key).toMatch(new RegExp(`^${prefix}cache:team%2Fa:[0-9a-f]{64}$`));
-      const ttl = await client.pttl(key!);
+      const ttl = await target.client().pttl(key!);
       expect(ttl).toBeGreaterThan(100_000);
       expect(ttl).toBeLessThanOrEqual(120_000);
       const second = await ask(gatewayWith(storeB), 'shared?');
@@ -89,22 +84,22 @@ describe('RedisCacheStore', () => {
   });
 
   it('never writes an answer over maxEntryBytes', async () => {
-    const store = new RedisCacheStore({ url: redis.url, keyPrefix: prefix });
+    const store = new RedisCacheStore({ ...connection, keyPrefix: prefix });
     try {
-      const before = (await client.keys(`${prefix}cache:*`)).length;
+      const before = (await target.keys(`${prefix}cache:*`)).length;
       upstream.reply({ text: ['y'.repeat(4000)] });
       const gateway = gatewayWith(store, 1024);
       expect((await ask(gateway, 'long?')).cache).toBe('miss');
       upstream.reply({ text: ['y'.repeat(4000)] });
       expect((await ask(gateway, 'long?')).cache).toBe('miss');
-      expect(await client.keys(`${prefix}cache:*`)).toHaveLength(before);
+      expect(await target.keys(`${prefix}cache:*`)).toHaveLength(before);
     } finally {
       await store.close();
     }
   });
 
   it('answers from the upstream when Redis is down: every request a miss, none failed', async () => {
-    const store = new RedisCacheStore({ url: `redis://127.0.0.1:${await freePort()}`, timeoutMs: 200 });
+    const store = new RedisCacheStore({ ...target.unreachable(await freePort()), timeoutMs: 200 });
     try {
       const gateway = gatewayWith(store);
       upstream.reset();

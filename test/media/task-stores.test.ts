@@ -8,7 +8,8 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisTaskStore } from '../../src/tasks/redis-task-store.js';
 import { MemoryTaskStore, type TaskStore, type VideoTaskRecord } from '../../src/tasks/task-store.js';
-import { bytesOf, jsonHeaders, KEY, mediaGateway, startRedis, waitFor, type RedisHandle } from './helpers.js';
+import { redisTargets } from '../redis/targets.js';
+import { bytesOf, jsonHeaders, KEY, mediaGateway, waitFor } from './helpers.js';
 import { videoTrack } from './mp4-boxes.js';
 
 function task(id: string, fields: Partial<VideoTaskRecord> = {}): VideoTaskRecord {
@@ -120,18 +121,17 @@ describe('MemoryTaskStore bounds', () => {
   });
 });
 
-const redis: RedisHandle | undefined = await startRedis();
+const targets = await redisTargets();
 const prefix = `infergate-test-${randomBytes(4).toString('hex')}:`;
 
-describe.skipIf(!redis)('Redis', () => {
-  afterAll(async () => {
-    await redis?.stop();
-  });
+describe.each(targets)('Redis ($name)', (target) => {
+  const { connection } = target;
+  afterAll(() => target.close(prefix));
 
-  storeSuite('redis', async () => new RedisTaskStore({ url: redis!.url, keyPrefix: prefix }));
+  storeSuite(`redis ${target.name}`, async () => new RedisTaskStore({ ...connection, keyPrefix: prefix }));
 
   it('two gateways sharing one Redis see the same task; a new instance still serves it', async () => {
-    const stores = [0, 1, 2].map(() => new RedisTaskStore({ url: redis!.url, keyPrefix: prefix }));
+    const stores = [0, 1, 2].map(() => new RedisTaskStore({ ...connection, keyPrefix: prefix }));
     const [a, b, c] = stores.map((store) => mediaGateway(undefined, { taskStore: store }));
     try {
       const created = await a!.fetch('http://a/v1/video/generations', {
@@ -171,7 +171,7 @@ describe.skipIf(!redis)('Redis', () => {
       JSON.stringify({
         keys: [{ key: KEY }],
         providers: { local: { type: 'local', videoRenderMs: 300 } },
-        taskStore: { type: 'redis', url: redis!.url, keyPrefix: prefix },
+        taskStore: { type: 'redis', ...connection, keyPrefix: prefix },
         videoRefreshIntervalMs: 0,
       }),
     );

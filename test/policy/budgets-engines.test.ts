@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BudgetAccount, type BudgetPeriod, budgetWindow } from '../../src/policy/budget.js';
 import type { AdmitResult, LimitEngine } from '../../src/policy/limit-engine.js';
 import { MemoryLimitEngine } from '../../src/policy/memory-limit-engine.js';
 import { RedisLimitEngine } from '../../src/policy/redis-limit-engine.js';
-import { startRedis, type RedisHandle } from '../media/helpers.js';
+import type { RedisClient } from '../../src/redis/connection.js';
+import { type RedisTarget, redisTargets } from '../redis/targets.js';
 
 /**
  * Dollar budgets in both limit engines, on an injected clock: the budget windows come from the
@@ -141,45 +141,44 @@ function budgetSuite(name: string, open: () => LimitEngine) {
 
 budgetSuite('memory', () => new MemoryLimitEngine());
 
-let redis: RedisHandle | undefined;
-beforeAll(async () => {
-  redis = await startRedis();
-  if (!redis) throw new Error('the Redis budget suite needs Redis: set REDIS_URL or install redis-server');
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-budgetSuite('Redis', () => new RedisLimitEngine({ url: redis!.url, keyPrefix: `infergate-test-${randomBytes(6).toString('hex')}:` }));
+const targets = await redisTargets();
 
-describe('Redis budget counters do not depend on Redis’s clock', () => {
-  const year = 365 * 86_400_000;
-  let engine: RedisLimitEngine;
-  let client: Redis;
-  const prefix = `infergate-test-${randomBytes(6).toString('hex')}:`;
-  beforeAll(() => {
-    engine = new RedisLimitEngine({ url: redis!.url, keyPrefix: prefix });
-    client = new Redis(redis!.url);
-  });
-  afterAll(async () => {
-    await engine.close();
-    await client.quit();
-  });
-
-  // Before the fix a window that had ended by Redis's clock got an expiry in the past (PEXPIREAT),
-  // and Redis deleted the counter in the same transaction that added to it.
-  it.each([
-    ['ten years ago', -10 * year],
-    ['a year ago', -year],
-    ['a year ahead', year],
-    ['ten years ahead', 10 * year],
-  ])('keeps a 1d window’s spend settled with a clock %s, for its window plus the grace hour', async (_, shift) => {
-    const budget = account(1, '1d');
-    const now = Date.now() + shift;
-    await engine.settle(budget.owner, {}, { tokens: 0, cost: 0, usd: 0.25, budgets: [budget] }, now);
-    expect(await engine.budgetSpent(budget, now)).toBe(0.25);
-    const window = budgetWindow('1d', now);
-    const ttl = await client.pttl(`${prefix}{key:${budget.owner}}:budget:${window.id}`);
-    expect(ttl).toBeGreaterThan(3_600_000);
-    expect(ttl).toBeLessThanOrEqual(window.resetsAt! - now + 3_600_000);
-  });
+describe.each(targets)('Redis ($name)', (target) => {
+  afterAll(() => target.close());
+  budgetSuite(`Redis ${target.name}`, () => new RedisLimitEngine({ ...target.connection, keyPrefix: `infergate-test-${randomBytes(6).toString('hex')}:` }));
+  clockSuite(target);
 });
+
+function clockSuite(target: RedisTarget) {
+  describe('Redis budget counters do not depend on Redis’s clock', () => {
+    const year = 365 * 86_400_000;
+    let engine: RedisLimitEngine;
+    let client: RedisClient;
+    const prefix = `infergate-test-${randomBytes(6).toString('hex')}:`;
+    beforeAll(() => {
+      engine = new RedisLimitEngine({ ...target.connection, keyPrefix: prefix });
+      client = target.client();
+    });
+    afterAll(async () => {
+      await engine.close();
+    });
+
+    // Before the fix a window that had ended by Redis's clock got an expiry in the past (PEXPIREAT),
+    // and Redis deleted the counter in the same transaction that added to it.
+    it.each([
+      ['ten years ago', -10 * year],
+      ['a year ago', -year],
+      ['a year ahead', year],
+      ['ten years ahead', 10 * year],
+    ])('keeps a 1d window’s spend settled with a clock %s, for its window plus the grace hour', async (_, shift) => {
+      const budget = account(1, '1d');
+      const now = Date.now() + shift;
+      await engine.settle(budget.owner, {}, { tokens: 0, cost: 0, usd: 0.25, budgets: [budget] }, now);
+      expect(await engine.budgetSpent(budget, now)).toBe(0.25);
+      const window = budgetWindow('1d', now);
+      const ttl = await client.pttl(`${prefix}{key:${budget.owner}}:budget:${window.id}`);
+      expect(ttl).toBeGreaterThan(3_600_000);
+      expect(ttl).toBeLessThanOrEqual(window.resetsAt! - now + 3_600_000);
+    });
+  });
+}

@@ -4,7 +4,7 @@ import type { BudgetAccount } from '../../src/policy/budget.js';
 import { RedisLimitEngine } from '../../src/policy/redis-limit-engine.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
-import { startRedis, type RedisHandle } from '../media/helpers.js';
+import { redisTargets } from '../redis/targets.js';
 import { chat, type GatewayProcess, startGatewayProcess, stopGatewayProcesses } from './gateway-processes.js';
 
 /**
@@ -12,41 +12,40 @@ import { chat, type GatewayProcess, startGatewayProcess, stopGatewayProcesses } 
  * the billionth of a dollar. Each answer costs $0.02 (12 input tokens at $1,000 per million, 4
  * output at $2,000); the budgets are lifetime ones, so no test can straddle a reset.
  */
-let redis: RedisHandle | undefined;
-let upstream: FakeUpstream;
-let instances: GatewayProcess[] = [];
-/** Reads the same counters as the two processes. */
-let engine: RedisLimitEngine;
+const targets = await redisTargets();
 
-beforeAll(async () => {
-  redis = await startRedis();
-  if (!redis) throw new Error('these tests need Redis: set REDIS_URL or install redis-server');
-  upstream = await startFakeOpenAI({ endpoints: ['chat'] });
-  const keyPrefix = `infergate-test-${randomUUID()}:`;
-  const config = {
-    upstreams: { openai: upstream.url },
-    models: [{ id: 'gpt', provider: 'openai', upstreamModel: 'gpt-4.1', price: { input: 1000, output: 2000 } }],
-    keys: [
-      { key: 'sk-turns', id: 'turns', budget: { usd: 0.1 } },
-      { key: 'sk-burst', id: 'burst', budget: { usd: 0.1 } },
-    ],
-    redisUrl: redis.url,
-    keyPrefix,
-  };
-  instances = await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]);
-  engine = new RedisLimitEngine({ url: redis.url, keyPrefix });
-}, 60_000);
+describe.each(targets)('two gateway processes on one Redis ($name)', (target) => {
+  let upstream: FakeUpstream;
+  let instances: GatewayProcess[] = [];
+  /** Reads the same counters as the two processes. */
+  let engine: RedisLimitEngine;
 
-afterAll(async () => {
-  await stopGatewayProcesses(instances);
-  await engine?.close();
-  await upstream?.close();
-  await redis?.stop();
-});
+  beforeAll(async () => {
+    upstream = await startFakeOpenAI({ endpoints: ['chat'] });
+    const keyPrefix = `infergate-test-${randomUUID()}:`;
+    const config = {
+      upstreams: { openai: upstream.url },
+      models: [{ id: 'gpt', provider: 'openai', upstreamModel: 'gpt-4.1', price: { input: 1000, output: 2000 } }],
+      keys: [
+        { key: 'sk-turns', id: 'turns', budget: { usd: 0.1 } },
+        { key: 'sk-burst', id: 'burst', budget: { usd: 0.1 } },
+      ],
+      redis: target.connection,
+      keyPrefix,
+    };
+    instances = await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]);
+    engine = new RedisLimitEngine({ ...target.connection, keyPrefix });
+  }, 60_000);
 
-const spent = (owner: string) => engine.budgetSpent({ scope: 'key', owner, usd: 0.1 } satisfies BudgetAccount, Date.now());
+  afterAll(async () => {
+    await stopGatewayProcesses(instances);
+    await engine?.close();
+    await upstream?.close();
+    await target.close();
+  });
 
-describe('two gateway processes on one Redis', () => {
+  const spent = (owner: string) => engine.budgetSpent({ scope: 'key', owner, usd: 0.1 } satisfies BudgetAccount, Date.now());
+
   it('share one budget: spend on either is seen by both, and both refuse once it is spent', async () => {
     for (let i = 0; i < 5; i++) {
       const instance = instances[i % 2]!;

@@ -13,7 +13,7 @@ export interface GatewayProcess {
   child: ChildProcess;
 }
 
-/** Starts one instance with the fixture's config (upstreams, models, keys, redisUrl, keyPrefix); resolves once it listens. */
+/** Starts one instance with the fixture's config (upstreams, models, keys, redis, keyPrefix); resolves once it listens. */
 export async function startGatewayProcess(config: unknown): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(config)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AdmitResult, KeyLimits, LimitEngine, LimitEngineOptions } from '../../src/policy/limit-engine.js';
 import { MemoryLimitEngine } from '../../src/policy/memory-limit-engine.js';
 import { RedisLimitEngine } from '../../src/policy/redis-limit-engine.js';
-import { freePort, startRedis } from '../media/helpers.js';
+import { freePort } from '../media/helpers.js';
+import { redisTargets } from '../redis/targets.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const uniqueKey = () => `key_${randomBytes(6).toString('hex')}`;
@@ -215,28 +215,17 @@ describe('MemoryLimitEngine', () => {
   });
 });
 
-const redis = await startRedis();
+const targets = await redisTargets();
 const prefix = `infergate-test-${randomBytes(4).toString('hex')}:`;
 
-describe.skipIf(!redis)('Redis', () => {
-  const clients: Redis[] = [];
-  const client = () => {
-    const opened = new Redis(redis!.url);
-    clients.push(opened);
-    return opened;
-  };
-  afterAll(async () => {
-    const cleanup = client();
-    const leftovers = await cleanup.keys(`${prefix}*`);
-    if (leftovers.length > 0) await cleanup.del(...leftovers);
-    for (const opened of clients) opened.disconnect();
-    await redis?.stop();
-  });
+describe.each(targets)('Redis ($name)', (target) => {
+  const { connection } = target;
+  afterAll(() => target.close(prefix));
 
-  engineSuite('redis', (options) => new RedisLimitEngine({ url: redis!.url, keyPrefix: prefix, ...options }));
+  engineSuite(`redis ${target.name}`, (options) => new RedisLimitEngine({ ...connection, keyPrefix: prefix, ...options }));
 
   it('keeps one combined limit for two engines on two connections', async () => {
-    const [a, b] = [client(), client()].map((connection) => new RedisLimitEngine({ client: connection, keyPrefix: prefix, windowMs: HOUR }));
+    const [a, b] = [target.client(), target.client()].map((client) => new RedisLimitEngine({ client, keyPrefix: prefix, windowMs: HOUR }));
     const key = uniqueKey();
     const admit = (engine: RedisLimitEngine) => engine.admit(key, { requestsPerMinute: 50 }, Date.now());
     const results = await Promise.all(Array.from({ length: 200 }, (_, index) => admit(index % 2 === 0 ? a! : b!)));
@@ -248,7 +237,10 @@ describe.skipIf(!redis)('Redis', () => {
     const worker = fileURLToPath(new URL('./fixtures/admit-worker.ts', import.meta.url));
     const key = uniqueKey();
     const workers = [0, 1].map(() => {
-      const child = spawn(process.execPath, ['--import', 'tsx', worker, redis!.url, prefix, key, '80', '50'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', worker, JSON.stringify(connection), prefix, key, '80', '50'], {
+        cwd: root,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let output = '';
       let errors = '';
       child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
@@ -275,14 +267,14 @@ describe.skipIf(!redis)('Redis', () => {
   }, 30_000);
 
   it('expires the rate window and slots, never the spend; keeps a key id on one hash tag', async () => {
-    const limits = new RedisLimitEngine({ url: redis!.url, keyPrefix: prefix, windowMs: 10_000, slotTtlMs: 60_000 });
+    const limits = new RedisLimitEngine({ ...connection, keyPrefix: prefix, windowMs: 10_000, slotTtlMs: 60_000 });
     try {
       const key = uniqueKey();
       const slot = admitted(await limits.admit(key, { concurrentRequests: 1 }, Date.now()));
       await limits.settle(key, {}, { tokens: 5, cost: 2 }, Date.now());
-      const raw = client();
+      const raw = target.client();
       const base = `${prefix}{key:${key}}:`;
-      expect((await raw.keys(`${prefix}*${key}*`)).sort()).toEqual([`${base}rate`, `${base}slots`, `${base}spent`]);
+      expect((await target.keys(`${prefix}*${key}*`)).sort()).toEqual([`${base}rate`, `${base}slots`, `${base}spent`]);
       expect(await raw.pttl(`${base}rate`)).toBeGreaterThan(0);
       expect(await raw.pttl(`${base}rate`)).toBeLessThanOrEqual(11_000);
       expect(await raw.pttl(`${base}slots`)).toBeGreaterThan(50_000);
@@ -294,11 +286,11 @@ describe.skipIf(!redis)('Redis', () => {
   });
 
   it('does not close a client it was given', async () => {
-    const connection = client();
-    const limits = new RedisLimitEngine({ client: connection, keyPrefix: prefix });
+    const client = target.client();
+    const limits = new RedisLimitEngine({ client, keyPrefix: prefix });
     await limits.admit(uniqueKey(), { requestsPerMinute: 1 }, Date.now());
     await limits.close();
-    expect(await connection.ping()).toBe('PONG');
+    expect(await client.ping()).toBe('PONG');
   });
 });
 

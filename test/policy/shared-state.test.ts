@@ -2,53 +2,52 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
-import { startRedis, type RedisHandle } from '../media/helpers.js';
+import { redisTargets } from '../redis/targets.js';
 import { chat, type GatewayProcess, startGatewayProcess, stopGatewayProcesses } from './gateway-processes.js';
 
 /**
  * Two gateway processes on one Redis behave as one gateway: the same prompt_cache_key goes to
  * the same deployment from either, and a key's limits and quota hold for their sum.
  */
-let redis: RedisHandle | undefined;
-let east: FakeUpstream;
-let west: FakeUpstream;
-let instances: GatewayProcess[] = [];
+const targets = await redisTargets();
 
-beforeAll(async () => {
-  redis = await startRedis();
-  if (!redis) throw new Error('these tests need Redis: set REDIS_URL or install redis-server');
-  [east, west] = await Promise.all([startFakeOpenAI({ endpoints: ['chat'] }), startFakeOpenAI({ endpoints: ['chat'] })]);
-  const config = {
-    upstreams: { east: east.url, west: west.url },
-    models: [
-      {
-        id: 'gpt',
-        deployments: [
-          { id: 'east', provider: 'east', upstreamModel: 'gpt-4.1' },
-          { id: 'west', provider: 'west', upstreamModel: 'gpt-4.1' },
-        ],
-      },
-    ],
-    keys: [
-      { key: 'sk-open', id: 'open' },
-      { key: 'sk-rpm', id: 'rpm', limits: { requestsPerMinute: 10 } },
-      { key: 'sk-quota', id: 'quota', limits: { quota: 40 } },
-      { key: 'sk-slots', id: 'slots', limits: { concurrentRequests: 1 } },
-    ],
-    redisUrl: redis.url,
-    // A fresh namespace per run, so counters of an earlier run on the same Redis do not count.
-    keyPrefix: `infergate-test-${randomUUID()}:`,
-  };
-  instances = await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]);
-}, 60_000);
+describe.each(targets)('two gateway processes on one Redis ($name)', (target) => {
+  let east: FakeUpstream;
+  let west: FakeUpstream;
+  let instances: GatewayProcess[] = [];
 
-afterAll(async () => {
-  await stopGatewayProcesses(instances);
-  await Promise.all([east?.close(), west?.close()]);
-  await redis?.stop();
-});
+  beforeAll(async () => {
+    [east, west] = await Promise.all([startFakeOpenAI({ endpoints: ['chat'] }), startFakeOpenAI({ endpoints: ['chat'] })]);
+    const config = {
+      upstreams: { east: east.url, west: west.url },
+      models: [
+        {
+          id: 'gpt',
+          deployments: [
+            { id: 'east', provider: 'east', upstreamModel: 'gpt-4.1' },
+            { id: 'west', provider: 'west', upstreamModel: 'gpt-4.1' },
+          ],
+        },
+      ],
+      keys: [
+        { key: 'sk-open', id: 'open' },
+        { key: 'sk-rpm', id: 'rpm', limits: { requestsPerMinute: 10 } },
+        { key: 'sk-quota', id: 'quota', limits: { quota: 40 } },
+        { key: 'sk-slots', id: 'slots', limits: { concurrentRequests: 1 } },
+      ],
+      redis: target.connection,
+      // A fresh namespace per run, so counters of an earlier run on the same Redis do not count.
+      keyPrefix: `infergate-test-${randomUUID()}:`,
+    };
+    instances = await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]);
+  }, 60_000);
 
-describe('two gateway processes on one Redis', () => {
+  afterAll(async () => {
+    await stopGatewayProcesses(instances);
+    await Promise.all([east?.close(), west?.close()]);
+    await target.close();
+  });
+
   it('send the same prompt_cache_key to the same deployment, 100 requests out of 100', async () => {
     east.reset();
     west.reset();

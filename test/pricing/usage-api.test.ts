@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
@@ -7,7 +6,7 @@ import { createLocalProvider, localModels } from '../../src/providers/local/loca
 import { RedisUsageStore } from '../../src/state/redis-usage-store.js';
 import { addDays, MemoryUsageStore, type UsageStore, utcDay, utcDayCache } from '../../src/state/usage-store.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { startRedis, type RedisHandle } from '../media/helpers.js';
+import { redisTargets } from '../redis/targets.js';
 
 const PRICE = { input: 1, output: 2, image: 0.04 };
 const keys = [
@@ -191,30 +190,23 @@ describe('usage is recorded by default, and not with usageStore: false', () => {
   });
 });
 
-describe('RedisUsageStore (REDIS_URL)', () => {
-  let redis: RedisHandle | undefined;
-  let client: Redis;
+const targets = await redisTargets();
+
+describe.each(targets)('RedisUsageStore ($name)', (target) => {
+  const { connection } = target;
   const prefix = `infergate-test:${randomUUID()}:`;
   const stores: RedisUsageStore[] = [];
   const gateways: Gateway[] = [];
 
-  beforeAll(async () => {
-    redis = await startRedis();
-    if (!redis) throw new Error('these tests need Redis: set REDIS_URL or install redis-server');
-    client = new Redis(redis.url);
-  });
   afterAll(async () => {
     for (const gateway of gateways) await gateway.dispose();
     await Promise.all(stores.map((store) => store.close()));
-    const leftover = await client.keys(`${prefix}*`);
-    if (leftover.length) await client.del(...leftover);
-    client.disconnect();
-    await redis?.stop();
+    await target.close(prefix);
   });
 
   it('two gateways on one Redis add up to one account per key and day, kept ~400 days', async () => {
     for (let i = 0; i < 2; i++) {
-      const store = new RedisUsageStore({ url: redis!.url, keyPrefix: prefix });
+      const store = new RedisUsageStore({ ...connection, keyPrefix: prefix });
       stores.push(store);
       gateways.push(gatewayWith(store));
     }
@@ -230,13 +222,13 @@ describe('RedisUsageStore (REDIS_URL)', () => {
     await expect.poll(async () => (await usageOf(west, 'sk-bob')).body.data[0]?.requests).toBe(1);
 
     const dayKey = `${prefix}usage:alice:${utcDay(Date.now())}`;
-    const ttl = await client.ttl(dayKey);
+    const ttl = await target.client().ttl(dayKey);
     expect(ttl).toBeGreaterThan(399 * 86_400);
     expect(ttl).toBeLessThanOrEqual(400 * 86_400);
   });
 
   it('keeps model ids with any characters apart, and small dollar amounts exactly enough', async () => {
-    const store = new RedisUsageStore({ url: redis!.url, keyPrefix: prefix });
+    const store = new RedisUsageStore({ ...connection, keyPrefix: prefix });
     stores.push(store);
     await store.add('k:1', '2026-03-01', 'openai/gpt-4o|mini', { requests: 1, inputTokens: 10, outputTokens: 2, costUsd: 1e-7 });
     await store.add('k:1', '2026-03-01', 'openai/gpt-4o|mini', { requests: 1, inputTokens: 5, outputTokens: 1, costUsd: 2.5e-7 });
@@ -249,8 +241,17 @@ describe('RedisUsageStore (REDIS_URL)', () => {
     expect(rows[1]).toEqual({ date: '2026-03-02', model: 'a', requests: 1, inputTokens: 0, outputTokens: 0, costUsd: 0 });
   });
 
+  it('lists a month of days, each its own key (on a cluster, in slots all over the shards)', async () => {
+    const store = new RedisUsageStore({ ...connection, keyPrefix: prefix });
+    stores.push(store);
+    const days = Array.from({ length: 30 }, (_, index) => addDays('2026-04-01', index));
+    for (const [index, day] of days.entries()) await store.add('k:month', day, 'a', { requests: index + 1, inputTokens: 1, outputTokens: 1, costUsd: 0 });
+    const rows = await store.list('k:month', '2026-03-15', '2026-05-15');
+    expect(rows.map((row) => [row.date, row.requests])).toEqual(days.map((day, index) => [day, index + 1]));
+  });
+
   it('keeps at most maxModelsPerDay models apart in a day, the rest added to (other models)', async () => {
-    const store = new RedisUsageStore({ url: redis!.url, keyPrefix: prefix, maxModelsPerDay: 2 });
+    const store = new RedisUsageStore({ ...connection, keyPrefix: prefix, maxModelsPerDay: 2 });
     stores.push(store);
     for (const model of ['a', 'b', 'made-up-1', 'a', 'made-up-2']) {
       await store.add('k:cap', '2026-03-01', model, { requests: 1, inputTokens: 1, outputTokens: 0, costUsd: 0 });

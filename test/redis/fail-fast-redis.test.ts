@@ -9,9 +9,13 @@ import { freePort } from '../helpers/serve.js';
  * call rejects at once (so the gateway can fail open or closed), and nothing is printed.
  */
 describe('FailFastRedis without Redis', () => {
-  it('rejects quickly instead of hanging, and keeps connection errors to itself', async () => {
+  it.each([
+    ['a single node', (port: number) => ({ url: `redis://127.0.0.1:${port}` })],
+    ['a cluster', (port: number) => ({ cluster: { nodes: [`127.0.0.1:${port}`, `127.0.0.1:${port}`] } })],
+    ['Sentinel', (port: number) => ({ sentinel: { sentinels: [`127.0.0.1:${port}`], name: 'mymaster' } })],
+  ])('on %s: rejects quickly instead of hanging, and keeps connection errors to itself', async (_, where) => {
     const printed = vi.spyOn(console, 'error');
-    const connection = new FailFastRedis({ url: `redis://127.0.0.1:${await freePort()}`, timeoutMs: 1000, owner: 'Test' });
+    const connection = new FailFastRedis({ ...where(await freePort()), timeoutMs: 1000, owner: 'Test' });
     try {
       for (let i = 0; i < 3; i++) {
         const started = Date.now();
@@ -38,8 +42,16 @@ describe('FailFastRedis without Redis', () => {
     }
   });
 
-  it('needs a client or a url, and a positive timeout', () => {
-    expect(() => new FailFastRedis({ timeoutMs: 10, owner: 'Test' })).toThrow(/client.*url/);
+  it('needs exactly one of a client, a url, a cluster or Sentinel, and a positive timeout', () => {
+    expect(() => new FailFastRedis({ timeoutMs: 10, owner: 'Test' })).toThrow(
+      'Test: pass `client` (an ioredis client or cluster), `url`, `cluster` or `sentinel`',
+    );
+    expect(() => new FailFastRedis({ url: 'redis://127.0.0.1:1', cluster: { nodes: ['127.0.0.1:1'] }, timeoutMs: 10, owner: 'Test' })).toThrow(
+      'Test: pass only one of `url`, `cluster`: `client` (an ioredis client or cluster), `url`, `cluster` or `sentinel`',
+    );
+    expect(() => new FailFastRedis({ cluster: { nodes: [] }, timeoutMs: 10, owner: 'Test' })).toThrow('Test: cluster.nodes must list at least one host:port');
+    expect(() => new FailFastRedis({ cluster: { nodes: ['::::'] }, timeoutMs: 10, owner: 'Test' })).toThrow('Test: cluster.nodes: "::::" is not host:port');
+    expect(() => new FailFastRedis({ sentinel: { sentinels: ['127.0.0.1:1'], name: '' }, timeoutMs: 10, owner: 'Test' })).toThrow(/sentinel.name/);
     expect(() => new FailFastRedis({ url: 'redis://127.0.0.1:1', timeoutMs: 0, owner: 'Test' })).toThrow(/timeoutMs/);
   });
 });

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryResponseStore } from '../../src/state/memory-response-store.js';
 import { RedisResponseStore } from '../../src/state/redis-response-store.js';
 import type { ResponseStore, StoredResponse } from '../../src/state/response-store.js';
-import { freePort, startRedis } from '../media/helpers.js';
+import { freePort } from '../media/helpers.js';
+import { redisTargets } from '../redis/targets.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const uniqueId = () => `resp_${randomBytes(8).toString('hex')}`;
@@ -203,34 +203,26 @@ describe('MemoryResponseStore bounds', () => {
   });
 });
 
-const redis = await startRedis();
+const targets = await redisTargets();
 const prefix = `infergate-test-${randomBytes(4).toString('hex')}:`;
 
-describe.skipIf(!redis)('Redis', () => {
-  const clients: Redis[] = [];
-  const client = () => {
-    const opened = new Redis(redis!.url);
-    clients.push(opened);
-    return opened;
-  };
-  afterAll(async () => {
-    const cleanup = client();
-    const leftovers = await cleanup.keys(`${prefix}*`);
-    if (leftovers.length > 0) await cleanup.del(...leftovers);
-    for (const opened of clients) opened.disconnect();
-    await redis?.stop();
-  });
+describe.each(targets)('Redis ($name)', (target) => {
+  const { connection } = target;
+  afterAll(() => target.close(prefix));
 
-  storeSuite('redis', (options) => new RedisResponseStore({ url: redis!.url, keyPrefix: prefix, ...(options?.shortTtl ? { ttlSeconds: 1 } : {}) }));
+  storeSuite(
+    `redis ${target.name}`,
+    (options) => new RedisResponseStore({ ...connection, keyPrefix: prefix, ...(options?.shortTtl ? { ttlSeconds: 1 } : {}) }),
+  );
 
   it('keeps one string key per response, expiring after ttlSeconds (default 30 days)', async () => {
-    const store = new RedisResponseStore({ url: redis!.url, keyPrefix: prefix });
-    const shorter = new RedisResponseStore({ url: redis!.url, keyPrefix: prefix, ttlSeconds: 600 });
+    const store = new RedisResponseStore({ ...connection, keyPrefix: prefix });
+    const shorter = new RedisResponseStore({ ...connection, keyPrefix: prefix, ttlSeconds: 600 });
     try {
       const [a, b] = [uniqueId(), uniqueId()];
       await store.put(stored(a));
       await shorter.put(stored(b));
-      const raw = client();
+      const raw = target.client();
       expect(await raw.type(`${prefix}response:${a}`)).toBe('string');
       expect(JSON.parse((await raw.get(`${prefix}response:${a}`))!)).toEqual(stored(a));
       expect(await raw.ttl(`${prefix}response:${a}`)).toBeGreaterThan(30 * 24 * 3600 - 60);
@@ -243,25 +235,39 @@ describe.skipIf(!redis)('Redis', () => {
   });
 
   it('keeps one string key per item under its key id, with the response’s expiry', async () => {
-    const store = new RedisResponseStore({ url: redis!.url, keyPrefix: prefix, ttlSeconds: 600 });
+    const store = new RedisResponseStore({ ...connection, keyPrefix: prefix, ttlSeconds: 600 });
     try {
       const id = uniqueId();
       await store.put(stored(id, { keyId: 'team/a:b' }));
-      const raw = client();
+      const raw = target.client();
       const key = `${prefix}item:team%2Fa%3Ab:msg_1`;
       expect(await raw.type(key)).toBe('string');
       expect(JSON.parse((await raw.get(key))!)).toEqual(stored(id).items[3]);
       expect(await raw.ttl(key)).toBeGreaterThan(590);
       expect(await raw.ttl(`${prefix}item:team%2Fa%3Ab:fc_1`)).toBeGreaterThan(590);
       // Items without an id get no key.
-      expect(await raw.keys(`${prefix}item:team%2Fa%3Ab:*`)).toHaveLength(2);
+      expect(await target.keys(`${prefix}item:team%2Fa%3Ab:*`)).toHaveLength(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads and writes a response and its items wherever their keys’ slots are (no command spans two keys)', async () => {
+    const store = new RedisResponseStore({ ...connection, keyPrefix: prefix });
+    try {
+      const id = uniqueId();
+      // Enough items that, on a cluster, they land on every primary.
+      const items = Array.from({ length: 30 }, (_, index) => ({ type: 'message', id: `msg_${id}_${index}`, role: 'assistant', content: String(index) }));
+      await store.put(stored(id, { items }));
+      expect((await store.get(id))?.items).toEqual(items);
+      expect(await store.getItems('key_a', items.map((item) => item.id).reverse())).toEqual([...items].reverse());
     } finally {
       await store.close();
     }
   });
 
   it('shares responses between instances (two gateways, or a restart)', async () => {
-    const [a, b] = [0, 1].map(() => new RedisResponseStore({ url: redis!.url, keyPrefix: prefix }));
+    const [a, b] = [0, 1].map(() => new RedisResponseStore({ ...connection, keyPrefix: prefix }));
     try {
       const id = uniqueId();
       await a!.put(stored(id));
@@ -273,7 +279,7 @@ describe.skipIf(!redis)('Redis', () => {
   });
 
   it('uses a given client and leaves it open', async () => {
-    const connection = client();
+    const connection = target.client();
     const store = new RedisResponseStore({ client: connection, keyPrefix: prefix });
     const id = uniqueId();
     await store.put(stored(id));
