@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { basename } from 'node:path';
-import { claudeCodeBinary, describeRun, makeWorkspace, runCli, type CliRun, type Workspace } from './cli-harness.js';
-import { describeUpstream, expectUpstreamSawToolResult, GATEWAY_KEY, startAgentRig, type AgentRig, type Cell } from './scripted-upstream.js';
-
-type Json = Record<string, any>;
+import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
+import { itRunsEveryCell, jsonOutput, runInWorkspace } from './agent-cells.js';
+import { claudeCodeBinary, runCli, type Workspace } from './cli-harness.js';
+import { GATEWAY_KEY, startAgentRig, type AgentRig, type Cell } from './scripted-upstream.js';
 
 /**
  * Claude Code (`claude -p`, the real binary) through the gateway in each cell: the scripted model
@@ -41,11 +39,9 @@ const ABSOLUTE = (workspace: Workspace) => `Use the Read tool to read ${workspac
 
 /** Runs `claude -p` in a fresh home and work dir; checks its answer carries the file's token. */
 async function expectClaudeCodeReadsTheFile(cell: Cell, model: string, promptFor = ABSOLUTE): Promise<string> {
-  const workspace = await makeWorkspace();
-  let run: CliRun;
-  try {
+  const { run, workspace, context } = await runInWorkspace(cell, rig, async (workspace) => {
     const prompt = promptFor(workspace);
-    run = await runCli(claudeCodeBinary(), {
+    return runCli(claudeCodeBinary(), {
       args: ['-p', prompt, '--output-format', 'json'],
       cwd: workspace.work,
       env: {
@@ -60,19 +56,9 @@ async function expectClaudeCodeReadsTheFile(cell: Cell, model: string, promptFor
       },
       timeoutMs: RUN_TIMEOUT_MS,
     });
-  } finally {
-    await workspace.remove();
-  }
-
-  const context = `${describeRun(run)}\n--- upstream\n${cell === 'local' ? 'the local provider' : describeUpstream(cell, rig.upstream[cell])}`;
-  expect(run.timedOut, context).toBe(false);
+  });
   // `--output-format json` prints one result object: the answer, or the API error it stopped on.
-  let result: Json | undefined;
-  try {
-    result = JSON.parse(run.stdout);
-  } catch {
-    result = undefined;
-  }
+  const result = jsonOutput(run.stdout);
   expect(result, context).toMatchObject({ type: 'result', is_error: false });
   expect(result!.result, context).toContain(workspace.token);
   expect(run.exitCode, context).toBe(0);
@@ -81,31 +67,14 @@ async function expectClaudeCodeReadsTheFile(cell: Cell, model: string, promptFor
 
 describe('Claude Code through the gateway', () => {
   describe.each([ROUTED_MODEL, CLAUDE_MODEL])('model %s', (model) => {
-    it.each(['anthropic', 'chat', 'responses', 'bedrock-invoke', 'bedrock-converse'] as const)(
-      'reads a file with its Read tool and answers from it (%s upstream)',
-      async (cell) => {
-        const token = await expectClaudeCodeReadsTheFile(cell, model);
-        expectUpstreamSawToolResult(cell, rig.upstream[cell], token);
-      },
-      TEST_TIMEOUT_MS,
-    );
-
-    it(
-      'reads a file with its Read tool and answers from it (local provider)',
-      async () => {
-        await expectClaudeCodeReadsTheFile('local', model);
-      },
-      TEST_TIMEOUT_MS,
-    );
-
-    // The README's demo: `Read` takes only an absolute path; the local model resolves the name
-    // against the working directory Claude Code states ("Primary working directory: …").
-    it(
-      'reads a file it is asked for by name alone, relative to its working directory (local provider)',
-      async () => {
-        await expectClaudeCodeReadsTheFile('local', model, (workspace) => `read ${basename(workspace.secretPath)}`);
-      },
-      TEST_TIMEOUT_MS,
-    );
+    // `Read` takes only an absolute path: asked for a file by name alone, the local model resolves
+    // it against the working directory Claude Code states ("Primary working directory: …").
+    itRunsEveryCell({
+      does: 'reads a file with its Read tool and answers from it',
+      cells: ['anthropic', 'chat', 'responses', 'bedrock-invoke', 'bedrock-converse'],
+      run: (cell, promptFor) => expectClaudeCodeReadsTheFile(cell, model, promptFor),
+      rig: () => rig,
+      timeoutMs: TEST_TIMEOUT_MS,
+    });
   });
 });

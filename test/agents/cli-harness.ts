@@ -6,28 +6,38 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-const require = createRequire(import.meta.url);
+/**
+ * Where the CLIs are installed: the project's own node_modules, or the directory named by
+ * INFERGATE_AGENT_CLIS (holding a node_modules), where `.ci/bump-agents` installs their latest
+ * releases without touching the project's install.
+ */
+const require = createRequire(process.env.INFERGATE_AGENT_CLIS ? join(process.env.INFERGATE_AGENT_CLIS, 'package.json') : import.meta.url);
 
 /**
- * The native binary of a CLI, from its platform package. npm does not run the wrapper packages'
- * install scripts here, so the wrappers' own `bin` shims are not usable; the platform package
- * holds the real executable. Throws (never skips) when it is missing: the agent cells are the
- * proof that the gateway serves these clients.
+ * A file of an installed CLI package. Throws (never skips) when it is missing: the agent cells
+ * are the proof that the gateway serves these clients.
  */
-function platformBinary(platformPackage: string, relativePath: string): string {
+function packageFile(packageName: string, relativePath: string): string {
   let root: string;
   try {
-    root = dirname(require.resolve(`${platformPackage}/package.json`));
+    root = dirname(require.resolve(`${packageName}/package.json`));
   } catch {
-    throw new Error(`${platformPackage} is not installed (${process.platform}-${process.arch}); the agent tests need it: run npm ci on linux-x64`);
+    const fix = process.env.INFERGATE_AGENT_CLIS ? `install it in ${process.env.INFERGATE_AGENT_CLIS}` : 'run npm ci on linux-x64';
+    throw new Error(`${packageName} is not installed (${process.platform}-${process.arch}); the agent tests need it: ${fix}`);
   }
-  const binary = join(root, relativePath);
-  if (!existsSync(binary)) throw new Error(`${binary} is missing; reinstall ${platformPackage}`);
-  return binary;
+  const file = join(root, relativePath);
+  if (!existsSync(file)) throw new Error(`${file} is missing; reinstall ${packageName}`);
+  return file;
 }
 
-export const claudeCodeBinary = (): string => platformBinary('@anthropic-ai/claude-code-linux-x64', 'claude');
-export const codexBinary = (): string => platformBinary('@openai/codex-linux-x64', 'vendor/x86_64-unknown-linux-musl/bin/codex');
+/**
+ * The native binaries come from the platform packages: npm does not run the wrapper packages'
+ * install scripts here, so the wrappers' own `bin` shims are not usable.
+ */
+export const claudeCodeBinary = (): string => packageFile('@anthropic-ai/claude-code-linux-x64', 'claude');
+export const codexBinary = (): string => packageFile('@openai/codex-linux-x64', 'vendor/x86_64-unknown-linux-musl/bin/codex');
+/** Gemini CLI is one JavaScript bundle, run with this Node. */
+export const geminiCliEntry = (): string => packageFile('@google/gemini-cli', 'bundle/gemini.js');
 
 export interface CliRun {
   exitCode: number | null;

@@ -1,8 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { codexBinary, describeRun, makeWorkspace, runCli, type CliRun, type Workspace } from './cli-harness.js';
-import { describeUpstream, expectUpstreamSawToolResult, GATEWAY_KEY, startAgentRig, type AgentRig, type Cell } from './scripted-upstream.js';
+import { itRunsEveryCell, runInWorkspace, type PromptFor } from './agent-cells.js';
+import { codexBinary, runCli, type Workspace } from './cli-harness.js';
+import { GATEWAY_KEY, startAgentRig, type AgentRig, type Cell } from './scripted-upstream.js';
 
 type Json = Record<string, any>;
 
@@ -63,19 +64,17 @@ function configToml(model: string, gatewayUrl: string, webSockets: boolean): str
 const ABSOLUTE = (workspace: Workspace) => `Use the exec_command tool to run \`cat ${workspace.secretPath}\` and reply with the token it prints.`;
 
 interface RunOptions {
-  promptFor?: (workspace: Workspace) => string;
+  promptFor?: PromptFor | undefined;
   /** The provider's `supports_websockets`. */
   webSockets?: boolean;
 }
 
 /** Runs `codex exec --json` in a fresh CODEX_HOME and work dir; checks the command ran and the answer carries the token. */
 async function expectCodexReadsTheFile(cell: Cell, model: string, { promptFor = ABSOLUTE, webSockets = false }: RunOptions = {}): Promise<string> {
-  const workspace = await makeWorkspace();
-  let run: CliRun;
-  try {
+  const { run, workspace, context } = await runInWorkspace(cell, rig, async (workspace) => {
     await writeFile(join(workspace.home, 'config.toml'), configToml(model, rig.gateway[cell], webSockets));
     const prompt = promptFor(workspace);
-    run = await runCli(codexBinary(), {
+    return runCli(codexBinary(), {
       // No sandbox: the only command is the scripted `cat` in a temp dir, and the bundled
       // bubblewrap needs user namespaces that CI runners may not allow.
       args: ['exec', '--skip-git-repo-check', '--json', '--dangerously-bypass-approvals-and-sandbox', prompt],
@@ -84,12 +83,7 @@ async function expectCodexReadsTheFile(cell: Cell, model: string, { promptFor = 
       env: { HOME: workspace.home, CODEX_HOME: workspace.home, INFERGATE_API_KEY: GATEWAY_KEY },
       timeoutMs: RUN_TIMEOUT_MS,
     });
-  } finally {
-    await workspace.remove();
-  }
-
-  const context = `${describeRun(run)}\n--- upstream\n${cell === 'local' ? 'the local provider' : describeUpstream(cell, rig.upstream[cell])}`;
-  expect(run.timedOut, context).toBe(false);
+  });
   // `--json` prints one event per line; the items are what Codex did and said.
   const events: Json[] = run.stdout
     .split('\n')
@@ -112,32 +106,15 @@ async function expectCodexReadsTheFile(cell: Cell, model: string, { promptFor = 
 
 describe('Codex through the gateway', () => {
   describe.each([KNOWN_MODEL, ROUTED_MODEL])('model %s', (model) => {
-    it.each(['responses', 'chat', 'anthropic', 'azure-v1', 'azure-dated'] as const)(
-      'runs cat with exec_command and answers from its output (%s upstream)',
-      async (cell) => {
-        const token = await expectCodexReadsTheFile(cell, model);
-        expectUpstreamSawToolResult(cell, rig.upstream[cell], token);
-      },
-      TEST_TIMEOUT_MS,
-    );
-
-    it(
-      'runs cat with exec_command and answers from its output (local provider)',
-      async () => {
-        await expectCodexReadsTheFile('local', model);
-      },
-      TEST_TIMEOUT_MS,
-    );
-
-    // The README's demo: no tool named, no command; the local model `cat`s the file at the path
+    // Asked for a file by name alone (no tool, no command), the local model `cat`s it at the path
     // it resolves against the working directory Codex states (`<cwd>…</cwd>`).
-    it(
-      'reads a file it is asked for by name alone, relative to its working directory (local provider)',
-      async () => {
-        await expectCodexReadsTheFile('local', model, { promptFor: (workspace) => `read ${basename(workspace.secretPath)}` });
-      },
-      TEST_TIMEOUT_MS,
-    );
+    itRunsEveryCell({
+      does: 'runs cat with exec_command and answers from its output',
+      cells: ['responses', 'chat', 'anthropic', 'azure-v1', 'azure-dated'],
+      run: (cell, promptFor) => expectCodexReadsTheFile(cell, model, { promptFor }),
+      rig: () => rig,
+      timeoutMs: TEST_TIMEOUT_MS,
+    });
 
     it(
       'asks for a WebSocket when its provider supports them, and goes on over HTTP at once on the 426 (local provider)',

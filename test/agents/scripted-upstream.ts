@@ -3,12 +3,15 @@ import { createGateway } from '../../src/gateway.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
+import { valueFromSchema } from '../../src/providers/local/tool-arguments.js';
 import { createAzureProvider } from '../../src/providers/azure/azure-provider.js';
 import { createBedrockProvider } from '../../src/providers/bedrock/bedrock-provider.js';
+import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
 import type { Provider } from '../../src/providers/provider.js';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
 import { AZURE_DEPLOYMENTS, startFakeAzure } from '../fakes/fake-azure.js';
 import { CLAUDE, NOVA, startFakeBedrock } from '../fakes/fake-bedrock.js';
+import { startFakeGemini } from '../fakes/fake-gemini.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream, RecordedRequest, Reply } from '../fakes/fake-server.js';
 import { serve, type Served } from '../helpers/serve.js';
@@ -23,13 +26,14 @@ type Json = Record<string, any>;
  * built-in local provider. The clouds of issue 16: Claude on Bedrock's `invoke` (Anthropic's
  * body, passed through), Nova on Bedrock's Converse (translated), the Azure v1 API's Responses
  * (passed through, the deployment as model), an Azure deployment URL with a dated api-version
- * (chat only: Responses translated).
+ * (chat only: Responses translated). Gemini 3 on Google's Gemini API (`generateContent`, passed
+ * through to a Gemini client, translated for the others).
  */
-export type UpstreamCell = UpstreamKind | 'bedrock-invoke' | 'bedrock-converse' | 'azure-v1' | 'azure-dated';
+export type UpstreamCell = UpstreamKind | 'bedrock-invoke' | 'bedrock-converse' | 'azure-v1' | 'azure-dated' | 'gemini';
 export type Cell = UpstreamCell | 'local';
 
-/** The body a request to the upstream carries: one of the three OpenAI/Anthropic wires, or Bedrock's Converse. */
-type Wire = UpstreamKind | 'converse';
+/** The body a request to the upstream carries: one of the three OpenAI/Anthropic wires, Bedrock's Converse, or Gemini's `contents`. */
+type Wire = UpstreamKind | 'converse' | 'gemini';
 const WIRE: Record<UpstreamCell, Wire> = {
   chat: 'chat',
   responses: 'responses',
@@ -38,6 +42,7 @@ const WIRE: Record<UpstreamCell, Wire> = {
   'bedrock-converse': 'converse',
   'azure-v1': 'responses',
   'azure-dated': 'chat',
+  gemini: 'gemini',
 };
 const UPSTREAM_CELLS = Object.keys(WIRE) as UpstreamCell[];
 
@@ -50,16 +55,20 @@ const SECRET_PATH = /\/[\w./-]*\/secret\.txt/;
 
 /**
  * How the model reads a file with each client's own tool: Claude Code's `Read` takes an absolute
- * `file_path`; Codex's `exec_command` runs a shell command.
+ * `file_path`; Codex's `exec_command` runs a shell command; Gemini CLI's `read_file` takes a
+ * `file_path` (absolute, or relative to its workspace).
  */
 const FILE_READERS: { name: string; args: (path: string) => Json }[] = [
   { name: 'Read', args: (path) => ({ file_path: path }) },
   { name: 'exec_command', args: (path) => ({ cmd: `cat ${path}` }) },
+  { name: 'read_file', args: (path) => ({ file_path: path }) },
 ];
 
 /**
  * The scripted model, deciding from the request alone (so a client's retries and side requests
  * get the same answer as the first try):
+ * - the request asks for JSON of a schema (Gemini CLI's routing classifier and next-speaker
+ *   check) → a value of that schema, as the local model makes one;
  * - the request carries tool results → an answer quoting the token found in them (or saying that
  *   none was, which the test then shows);
  * - the request offers the client's file-reading tool and names the secret file → a call of that
@@ -68,13 +77,15 @@ const FILE_READERS: { name: string; args: (path: string) => Json }[] = [
  * - anything else (title generation, a quota probe) → a short text.
  */
 export function scriptedReply(kind: Wire, body: Json): Reply {
+  const schema = requestedSchema(kind, body);
+  if (schema !== undefined) return { text: [JSON.stringify(valueFromSchema(schema, '', 'schema'))] };
   const outputs = toolOutputs(kind, body);
   if (outputs.length > 0) {
     const token = outputs.join('\n').match(TOKEN)?.[0];
     if (token) return { text: ['The token in the file is ', token, '.'] };
     return { text: [`The tool result held no token: ${JSON.stringify(outputs).slice(0, 300)}`] };
   }
-  const path = JSON.stringify(body.messages ?? body.input ?? '').match(SECRET_PATH)?.[0];
+  const path = JSON.stringify(body.messages ?? body.input ?? body.contents ?? '').match(SECRET_PATH)?.[0];
   const reader = FILE_READERS.find((tool) => toolNames(kind, body).includes(tool.name));
   if (path && reader) {
     const args = JSON.stringify(reader.args(path));
@@ -85,13 +96,37 @@ export function scriptedReply(kind: Wire, body: Json): Reply {
 }
 
 /**
+ * The JSON Schema a request wants its answer to follow, however its protocol words it: Chat's
+ * `response_format`, Responses' `text.format`, Anthropic's `output_config.format`, Converse's
+ * `outputConfig.textFormat` (the schema as JSON text), Gemini's `responseJsonSchema` or
+ * `responseSchema` (whose types are upper case: `OBJECT`).
+ */
+function requestedSchema(kind: Wire, body: Json): Json | undefined {
+  const format = kind === 'chat' ? body.response_format : kind === 'responses' ? body.text?.format : body.output_config?.format;
+  if (kind === 'converse') {
+    const text = body.outputConfig?.textFormat?.structure?.jsonSchema?.schema;
+    return typeof text === 'string' ? JSON.parse(text) : undefined;
+  }
+  if (kind === 'gemini') {
+    const config = body.generationConfig ?? {};
+    if (config.responseMimeType !== 'application/json') return undefined;
+    const schema = config.responseJsonSchema ?? config.responseSchema ?? {};
+    return JSON.parse(JSON.stringify(schema), (key, value) => (key === 'type' && typeof value === 'string' ? value.toLowerCase() : value));
+  }
+  if (format?.type !== 'json_schema') return undefined;
+  return kind === 'chat' ? format.json_schema?.schema : format.schema;
+}
+
+/**
  * Whether the real API would return reasoning the client must hand back: Anthropic with thinking
  * on (a signed thinking block), Responses when encrypted reasoning is asked for (the only kind a
- * `store: false` client can send back). Chat Completions returns none.
+ * `store: false` client can send back), Gemini when thoughts are asked for (a Gemini 3 model signs
+ * its function calls either way). Chat Completions returns none.
  */
 function thinks(kind: Wire, body: Json): boolean {
   if (kind === 'anthropic') return body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
   if (kind === 'responses') return Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
+  if (kind === 'gemini') return body.generationConfig?.thinkingConfig?.includeThoughts === true;
   return false; // Chat, and Converse to a model without reasoning (Nova)
 }
 
@@ -100,6 +135,10 @@ export function toolNames(kind: Wire, body: Json): string[] {
   if (kind === 'converse') {
     const specs: Json[] = Array.isArray(body.toolConfig?.tools) ? body.toolConfig.tools : [];
     return specs.map((tool) => tool.toolSpec?.name).filter((name): name is string => typeof name === 'string');
+  }
+  if (kind === 'gemini') {
+    const tools: Json[] = Array.isArray(body.tools) ? body.tools : [];
+    return tools.flatMap((tool) => (Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations : [])).map((declaration: Json) => declaration.name);
   }
   const tools: Json[] = Array.isArray(body.tools) ? body.tools : [];
   return tools.map((tool) => (kind === 'chat' ? tool.function?.name : tool.name)).filter((name): name is string => typeof name === 'string');
@@ -119,6 +158,15 @@ export function toolOutputs(kind: Wire, body: Json): string[] {
   } else if (kind === 'responses') {
     for (const item of Array.isArray(body.input) ? body.input : []) {
       if (item?.type === 'function_call_output' || item?.type === 'custom_tool_call_output') outputs.push(text(item.output));
+    }
+  } else if (kind === 'gemini') {
+    // A function response's `response` is any object; Gemini CLI puts a tool's text in `output`.
+    for (const content of Array.isArray(body.contents) ? body.contents : []) {
+      if (!Array.isArray(content?.parts)) continue;
+      for (const part of content.parts) {
+        const response = part?.functionResponse?.response;
+        if (response !== undefined) outputs.push(typeof response?.output === 'string' ? response.output : JSON.stringify(response));
+      }
     }
   } else if (kind === 'converse') {
     for (const message of body.messages ?? []) {
@@ -150,17 +198,18 @@ const UPSTREAM_MODEL: Record<Cell, string> = {
   'bedrock-converse': NOVA,
   'azure-v1': AZURE_DEPLOYMENTS.chat,
   'azure-dated': AZURE_DEPLOYMENTS.chat,
+  gemini: 'gemini-3-pro-preview',
   local: 'local-chat',
 };
 
 /**
- * Seven strict scripted fakes (Chat-only OpenAI, Responses-only OpenAI, Anthropic, Bedrock twice
- * — SigV4 and the binary event stream —, Azure twice) and one gateway per cell, each serving
+ * Eight strict scripted fakes (Chat-only OpenAI, Responses-only OpenAI, Anthropic, Bedrock twice
+ * — SigV4 and the binary event stream —, Azure twice, Gemini) and one gateway per cell, each serving
  * `publicModels` from its upstream: the CLI keeps its model name, and only its base URL says
  * which cell it runs in.
  */
 export async function startAgentRig(publicModels: readonly string[]): Promise<AgentRig> {
-  const [chat, responses, anthropic, bedrockInvoke, bedrockConverse, azureV1, azureDated] = await Promise.all([
+  const [chat, responses, anthropic, bedrockInvoke, bedrockConverse, azureV1, azureDated, gemini] = await Promise.all([
     startFakeOpenAI({ endpoints: ['chat'] }),
     startFakeOpenAI({ endpoints: ['responses'] }),
     startFakeAnthropic(),
@@ -168,6 +217,7 @@ export async function startAgentRig(publicModels: readonly string[]): Promise<Ag
     startFakeBedrock(),
     startFakeAzure(),
     startFakeAzure(),
+    startFakeGemini(),
   ]);
   const upstream: Record<UpstreamCell, FakeUpstream> = {
     chat,
@@ -177,6 +227,7 @@ export async function startAgentRig(publicModels: readonly string[]): Promise<Ag
     'bedrock-converse': bedrockConverse,
     'azure-v1': azureV1,
     'azure-dated': azureDated,
+    gemini,
   };
   for (const cell of UPSTREAM_CELLS) {
     upstream[cell].answerWith((request: RecordedRequest) => scriptedReply(WIRE[cell], request.body));
@@ -189,6 +240,7 @@ export async function startAgentRig(publicModels: readonly string[]): Promise<Ag
     'bedrock-converse': createBedrockProvider({ baseURL: bedrockConverse.url, ...SIGNED_BY }),
     'azure-v1': createAzureProvider({ baseURL: `${azureV1.url}/openai/v1`, apiKey: 'az-key' }),
     'azure-dated': createAzureProvider({ baseURL: `${azureDated.url}/openai`, apiKey: 'az-key', apiVersion: API_VERSION }),
+    gemini: createGeminiProvider({ baseURL: gemini.url, apiKey: 'up-key' }),
     local: createLocalProvider({ chunkDelayMs: 0 }),
   };
   const served = {} as Record<Cell, Served>;
@@ -237,6 +289,7 @@ const GENERATION_PATH: Record<UpstreamCell, RegExp> = {
   'bedrock-converse': /^\/model\/[^/]+\/converse-stream$/,
   'azure-v1': /^\/openai\/v1\/responses$/,
   'azure-dated': /^\/openai\/deployments\/[^/]+\/chat\/completions$/,
+  gemini: /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent)$/,
 };
 
 /**
