@@ -46,6 +46,8 @@ export interface FakeVertex extends FakeUpstream {
   revokeTokens(): void;
   /** The fake's clock for `iat`/`exp` checks and token expiry (a test that moves the gateway's moves this one too). */
   useClock(now: () => number): void;
+  /** Every thought signature its Gemini models issued. */
+  readonly signatures: Set<string>;
 }
 
 /**
@@ -243,6 +245,7 @@ export async function startFakeVertex(options: FakeVertexOptions = {}): Promise<
     tokenURI,
     serviceAccount,
     exchanges,
+    signatures: gemini.signatures,
     scriptTokens(next: TokenScript) {
       script = next;
     },

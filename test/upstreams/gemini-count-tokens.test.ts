@@ -23,6 +23,17 @@ describe('countTokens for Gemini clients', () => {
     expect(gemini.last().body).toEqual({ generateContentRequest: { model: 'models/gemini-2.5-flash', contents } });
   });
 
+  it('counts a Gemini 3 history with another model’s call: the call goes with Google’s skip value, as a generation’s would', async () => {
+    const history = [
+      ...contents,
+      { role: 'model', parts: [{ functionCall: { id: 'toolu_01', name: 'get_weather', args: { city: 'Paris' } } }] },
+      { role: 'user', parts: [{ functionResponse: { id: 'toolu_01', name: 'get_weather', response: { output: '18°C' } } }] },
+    ];
+    const counted = await genai.models.countTokens({ model: 'gem-3', contents: history });
+    expect(counted.totalTokens).toBe(fakeTokenCount({ contents: history }));
+    expect(gemini.last().body.generateContentRequest.contents[1].parts[0].thoughtSignature).toBe('skip_thought_signature_validator');
+  });
+
   it('counts the system instruction and tools of a generateContentRequest', async () => {
     const generateContentRequest = {
       contents,
