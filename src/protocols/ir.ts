@@ -20,9 +20,13 @@
  *   reasoning part with `reasoning_end { thoughtSignature }` just before the signed part starts.
  *   Clients carry it in what they send back unchanged, behind the gateway-private prefix of
  *   `thought-signature.ts`: Messages in the thinking block `signature`, Responses in the reasoning
- *   item's `encrypted_content`, Chat (which has no reasoning item) in the id of the tool call that
- *   follows. Only a Gemini upstream receives it; every other encoder ignores the field, and a
- *   Gemini upstream never receives another vendor's signature (nor a forged one).
+ *   item's `encrypted_content`; and, for clients that drop those, every protocol in the id of the
+ *   tool call that follows (`signed-call-id.ts`: the `tool_use` id, the `call_id`, the Chat tool
+ *   call id). The decoders put it back before the call (a thinking block's or reasoning item's
+ *   wins) and keep the call's own id, which every other upstream gets, on passthrough too. Only a
+ *   Gemini upstream receives a signature; every other encoder ignores the field, and a Gemini
+ *   upstream never receives another vendor's signature nor a forged one: a call it did not sign
+ *   gets Google's skip value (`gemini/skip-signature.ts`).
  */
 
 export type TextProtocol = 'chat' | 'responses' | 'messages' | 'gemini';
