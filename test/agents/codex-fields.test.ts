@@ -347,13 +347,20 @@ describe('Codex on the local provider', () => {
       expect(turn.status).toBe(200);
       expect(turn.headers.get('x-infergate-dropped-tools')).toBe('web_search');
       expect(turn.items[0]).toMatchObject({ type: 'reasoning' });
-      expect(turn.items.at(-1)).toMatchObject({ type: 'message', role: 'assistant' });
+      // GPT_55's prompt says "hi"; FALLBACK's asks to read secret.txt, which the local model `cat`s with Codex's shell tool.
+      expect(turn.items.at(-1)).toMatchObject(base === FALLBACK ? { type: 'function_call', name: 'exec_command' } : { type: 'message', role: 'assistant' });
       expectCodexUsage(turn.completed);
       expect(turn.completed!.usage.output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
 
-      // The next turn replays everything (reasoning without encrypted content included).
+      // The next turn replays everything (reasoning without encrypted content included), with the command's output.
       const replay = turn.items.map((item) => (item.type === 'reasoning' ? { ...item, encrypted_content: null } : item));
-      const next = await codexTurn(withHistory(base, ...replay, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'thanks' }] }), 'local');
+      const outputs = turn.items
+        .filter((item) => item.type === 'function_call')
+        .map((call) => ({ type: 'function_call_output', call_id: call.call_id, output: 'tok_0' }));
+      const next = await codexTurn(
+        withHistory(base, ...replay, ...outputs, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'thanks' }] }),
+        'local',
+      );
       expect(next.status).toBe(200);
       expectCodexUsage(next.completed);
     }
