@@ -87,12 +87,16 @@ function tappedStream(
   let held: Uint8Array[] = [];
   let heldBytes = 0;
   let unreadable = false;
+  /** The upstream's error event, and where it is in the frames being forwarded, when it can be restamped. */
+  let errorData: string | undefined;
+  let errorFrame: { start: number; end: number } | undefined;
   const parser = createParser({
     onEvent(message) {
       if (!readable(message.data)) unreadable = true;
       const seen = tap.observe(message.event, message.data);
       if (seen.usage) usage = mergeUsage(usage, seen.usage);
       if (seen.terminal) terminal = true;
+      if (seen.failed && !failed) errorData = message.data;
       if (seen.failed) failed = true;
       // Announced as the frame is read, before it is passed on: a client that asks for the
       // response next finds it recorded.
@@ -116,8 +120,19 @@ function tappedStream(
       const start = blank < 0 ? 0 : blank + 2;
       const end = text.indexOf('\n\n', hit.index) + 2;
       parser.feed(bytes.toString('utf8', start, end));
+      if (errorData !== undefined && errorFrame === undefined) errorFrame = { start, end };
       marker.lastIndex = end;
     }
+  };
+  /** The frames with the upstream's error event restamped with the answer's request id (`StreamTap.restampedError`). */
+  const restamped = (frames: Uint8Array): Uint8Array => {
+    const at = errorFrame;
+    const frame = at && errorData !== undefined ? tap.restampedError?.(errorData, context.requestId) : undefined;
+    // One error event a stream: found in these frames or not at all (a frame parsed whole is forwarded as it came).
+    errorData = undefined;
+    errorFrame = undefined;
+    if (!at || frame === undefined) return frames;
+    return Buffer.concat([frames.subarray(0, at.start), Buffer.from(frame), frames.subarray(at.end)]);
   };
   const report = (status: 'ok' | 'error', error?: GatewayError) => {
     if (done) return;
@@ -150,7 +165,7 @@ function tappedStream(
             if (unreadable) return fail(upstreamInvalidResponse(INVALID_EVENT));
             if (!terminal) return fail(upstreamStreamCut());
             report(failed ? 'error' : 'ok');
-            return rest ? (stripUsageFrames ? dropUsageFrames(rest) : rest) : null;
+            return rest ? (stripUsageFrames ? dropUsageFrames(restamped(rest)) : restamped(rest)) : null;
           }
           // Only the new chunk is searched for a frame end: a long frame costs linear time.
           const cut = frameEndIn(held, value);
@@ -167,7 +182,7 @@ function tappedStream(
           observe(frames);
           // An event no client can parse is not passed on: the stream ends with an error there.
           if (unreadable) return abandon(INVALID_EVENT);
-          const sent = stripUsageFrames ? dropUsageFrames(frames) : frames;
+          const sent = stripUsageFrames ? dropUsageFrames(restamped(frames)) : restamped(frames);
           if (sent.length === 0) continue;
           ledger.firstByte();
           return sent;

@@ -89,6 +89,11 @@ export interface StreamTap {
   outputItemIdsOfJson?(json: unknown): string[];
   /** The protocol's in-stream error; `requestId` is the answer's (Anthropic's body carries it). */
   errorFrame(error: GatewayError, requestId: string): string;
+  /**
+   * The frame sent in place of an upstream's error event (`data`, the event's data), for a
+   * protocol whose error body names the request: the answer's id replaces the upstream's.
+   */
+  restampedError?(data: string, requestId: string): string | undefined;
 }
 
 /** The protocol as its clients speak it: the request they send, the answer and stream they parse. */

@@ -73,4 +73,18 @@ describe('request_id on Anthropic-style errors, equal to the request-id header',
     h.upstreams.anthropic.fake.reply({ text: ['Once', ' upon', ' a time'], cutAfter: THROUGH_SECOND_DELTA.anthropic });
     await expectRequestId(h.anthropic.messages.stream({ model: 'claude', max_tokens: 10, messages: question }).finalMessage(), undefined);
   });
+
+  it('in the middle of a passed-through stream: the Anthropic upstream’s error event, its request_id replaced by the gateway’s', async () => {
+    h.upstreams.anthropic.fake.reply({
+      text: ['Once', ' upon', ' a time'],
+      streamError: { after: THROUGH_SECOND_DELTA.anthropic, message: 'Overloaded', type: 'overloaded_error' },
+    });
+    const deltas: string[] = [];
+    const stream = h.anthropic.messages.stream({ model: 'claude', max_tokens: 10, messages: question });
+    stream.on('text', (delta) => deltas.push(delta));
+    const apiError = await expectRequestId(stream.finalMessage(), undefined);
+    // The rest of the upstream's event as it sent it; the frames before it byte for byte.
+    expect(apiError.error).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    expect(deltas.join('')).toBe('Once upon');
+  });
 });

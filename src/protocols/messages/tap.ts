@@ -22,4 +22,9 @@ export const messagesTap: StreamTap = {
   },
   usageOfJson: (json) => fromMessagesUsage((json as { usage?: unknown })?.usage),
   errorFrame: (error, requestId) => sseEvent('error', anthropicErrorBody(error, requestId)),
+  // The client's `request-id` header is the gateway's: the body's id must be the same.
+  restampedError(data, requestId) {
+    const body = parseObject(data);
+    return body ? sseEvent('error', { ...body, request_id: requestId }) : undefined;
+  },
 };
