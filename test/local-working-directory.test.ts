@@ -65,6 +65,8 @@ describe('statedWorkingDirectory', () => {
     expect(statedWorkingDirectory(request({ system: [text(CLAUDE_CODE_ENV)] }))).toBe('/srv/work dir');
     expect(statedWorkingDirectory(request({ messages: [user('hi'), { role: 'system', content: [text(CLAUDE_CODE_ENV)] }] }))).toBe('/srv/work dir');
     expect(statedWorkingDirectory(request({ messages: [user(`<system-reminder>\n${CLAUDE_CODE_ENV}\n</system-reminder>`, 'hi')] }))).toBe('/srv/work dir');
+    // Its note after the directory changed.
+    expect(statedWorkingDirectory(request({ system: [text(' - Primary working directory: /srv/new (was /srv/old)')] }))).toBe('/srv/new');
     // Claude Code before 2.1, inside <env>.
     expect(statedWorkingDirectory(request({ system: [text('<env>\nWorking directory: /old/cc\nIs directory a git repo: No\n</env>')] }))).toBe('/old/cc');
     expect(statedWorkingDirectory(request({ messages: [user(CODEX_ENV), user('read notes.txt')] }))).toBe('/srv/work');

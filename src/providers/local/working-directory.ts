@@ -19,6 +19,12 @@ const STATEMENT =
  */
 const SCAN_CHARS = 1024 * 1024;
 
+/** Claude Code's note of a change, `/new (was /old)`, cut with one search (a regex for it would backtrack on every "(was"). */
+function withoutFormer(directory: string): string {
+  const was = directory.lastIndexOf(' (was /');
+  return was > 0 && directory.endsWith(')') ? directory.slice(0, was) : directory;
+}
+
 /** The working directory the agent states in its instructions or context, or undefined. */
 export function statedWorkingDirectory(request: IRRequest): string | undefined {
   let budget = SCAN_CHARS;
@@ -33,7 +39,7 @@ export function statedWorkingDirectory(request: IRRequest): string | undefined {
       ?.slice(1)
       .find((group) => group !== undefined)
       ?.trimEnd();
-    if (directory) return directory;
+    if (directory) return withoutFormer(directory);
   }
   return undefined;
 }
