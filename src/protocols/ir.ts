@@ -149,6 +149,9 @@ export type ParamName =
   | 'moderation'
   | 'include';
 
+/** A request-level field a 400 may name: one of the above, or the conversation itself (`messages`, `input`, `contents`). */
+export type ClientField = ParamName | 'messages';
+
 export interface IRRequest {
   /** The upstream model id (already mapped from the public id). */
   model: string;
@@ -191,7 +194,7 @@ export interface IRRequest {
    * Where the client wrote each request-level field (`topK` → `generationConfig.topK`), so a 400
    * or `x-infergate-dropped-params` names it as the client sent it; unset entries use Chat's names.
    */
-  clientFields?: Partial<Record<ParamName, string>> | undefined;
+  clientFields?: Partial<Record<ClientField, string>> | undefined;
   /**
    * Sampling hints the upstream could not take, named as the client sent them: filled by the
    * upstream encoder (`admitParams`) when the pipeline gives it an array, for `x-infergate-dropped-params`.

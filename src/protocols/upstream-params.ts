@@ -1,5 +1,5 @@
 import { invalidRequest } from '../errors.js';
-import type { IRRequest, ParamName } from './ir.js';
+import type { ClientField, IRRequest, ParamName } from './ir.js';
 
 /**
  * What the gateway does with a request field an upstream wire cannot express, for every field of
@@ -47,6 +47,13 @@ const OPENAI_ONLY = { chat: true, responses: true, messages: false, gemini: fals
 /** Claude models from Opus 4.1 on refuse `temperature` and `top_p` together ("Please use only one"). */
 const CLAUDE_ONE_SAMPLER = /claude-(?:opus-4-[1-9]|sonnet-4-[5-9]|haiku-4-[5-9]|(?:opus|sonnet|haiku)-(?:[5-9]|\d{2,}))/;
 
+/**
+ * OpenAI's reasoning models (o-series, GPT-5 but its `-chat` models) refuse `temperature` other
+ * than 1 and `top_p` ("Unsupported parameter: 'temperature' is not supported with this model").
+ */
+const OPENAI_REASONING = /(?:^|\/)(?:o[1-9](?:-|$)|gpt-5(?!.*-chat))/;
+const samplesOnOpenAI = (ir: IRRequest): boolean => !OPENAI_REASONING.test(ir.model);
+
 const noThinking = (_ir: IRRequest, facts: WireFacts): boolean => !facts.thinking;
 
 /** With thinking on, Claude takes `top_p` from 0.95 up; the newer models never with `temperature`. */
@@ -66,13 +73,13 @@ const PARAMS = {
     kind: 'hint',
     in: 'ir',
     chatName: 'temperature',
-    wires: { chat: true, responses: true, messages: noThinking, gemini: true, converse: noThinking },
+    wires: { chat: samplesOnOpenAI, responses: samplesOnOpenAI, messages: noThinking, gemini: true, converse: noThinking },
   },
   topP: {
     kind: 'hint',
     in: 'ir',
     chatName: 'top_p',
-    wires: { chat: true, responses: true, messages: claudeTopP, gemini: true, converse: onClaude(claudeTopP) },
+    wires: { chat: samplesOnOpenAI, responses: samplesOnOpenAI, messages: claudeTopP, gemini: true, converse: onClaude(claudeTopP) },
   },
   topK: {
     kind: 'hint',
@@ -165,8 +172,8 @@ const PARAMS = {
 const RULES: Record<ParamName, ParamRule> = PARAMS;
 
 /** The field's name as the client sent it (`generationConfig.topK`), or Chat's when the IR does not know. */
-export function clientName(ir: IRRequest, param: ParamName): string {
-  return ir.clientFields?.[param] ?? RULES[param].chatName;
+export function clientName(ir: IRRequest, param: ClientField): string {
+  return ir.clientFields?.[param] ?? (param === 'messages' ? 'messages' : RULES[param].chatName);
 }
 
 /**

@@ -57,6 +57,8 @@ const OPENAI_ONLY = [
   'presence_penalty',
 ];
 
+const ONE_SAMPLER = /claude-(?:opus-4-[1-9]|sonnet-4-[5-9]|haiku-4-[5-9]|(?:opus|sonnet|haiku)-[5-9])/;
+
 /** The Messages API as a `FakeProtocol`, for fakes that host Claude behind another front (Vertex AI). */
 export function anthropicProtocol(options: FakeAnthropicOptions): FakeProtocol {
   const apiKey = options.apiKey ?? 'up-key';
@@ -92,6 +94,9 @@ export function anthropicProtocol(options: FakeAnthropicOptions): FakeProtocol {
       if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) throw invalid('max_tokens: Field required');
       if (body.temperature !== undefined && (body.temperature < 0 || body.temperature > 1))
         throw invalid('temperature: Input should be less than or equal to 1');
+      // From Opus 4.1 on, Claude takes one of the two.
+      if (body.temperature !== undefined && body.top_p !== undefined && ONE_SAMPLER.test(body.model))
+        throw invalid('`temperature` and `top_p` cannot both be specified for this model. Please use only one.');
       if (body.system !== undefined) checkSystem(body.system);
       if (body.thinking !== undefined) checkThinking(body);
       checkTools(body);

@@ -92,10 +92,12 @@ describe.each(UPSTREAMS)('gemini client → %s upstream', (kind) => {
     expect(promptOf(kind, received.body)).toEqual({ system: 'Be brief.', user: ['Say hello'] });
     const maxTokensField = { chat: 'max_completion_tokens', responses: 'max_output_tokens', anthropic: 'max_tokens' }[kind];
     expect(received.body[maxTokensField]).toBe(100);
-    expect(received.body.temperature).toBe(0.5);
-    // Claude Sonnet 4.5 refuses temperature and top_p together: top_p, a hint, is dropped and named.
-    expect(received.body.top_p).toBe(kind === 'anthropic' ? undefined : 0.9);
-    expect(response.sdkHttpResponse?.headers?.['x-infergate-dropped-params']).toBe(kind === 'anthropic' ? 'generationConfig.topP' : undefined);
+    // Hints the upstream model refuses are dropped and named: GPT-5 (the Responses upstream's model)
+    // takes neither temperature nor top_p, Claude Sonnet 4.5 not both.
+    const dropped = { chat: undefined, responses: 'generationConfig.temperature, generationConfig.topP', anthropic: 'generationConfig.topP' }[kind];
+    expect(response.sdkHttpResponse?.headers?.['x-infergate-dropped-params']).toBe(dropped);
+    expect(received.body.temperature).toBe(kind === 'responses' ? undefined : 0.5);
+    expect(received.body.top_p).toBe(kind === 'chat' ? 0.9 : undefined);
     if (kind !== 'responses') expect(received.body[kind === 'chat' ? 'stop' : 'stop_sequences']).toEqual(['END']);
     expectUpstreamCredentials(kind, received.headers);
     await expect.poll(() => h.usage.length).toBe(1);

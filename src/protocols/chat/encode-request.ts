@@ -150,7 +150,7 @@ function encodeFile(part: IRFilePart): Json {
   if (part.filename !== undefined) file.filename = part.filename;
   if (file.file_data === undefined && file.file_id === undefined) {
     // Chat file parts take inline data or an uploaded file id, never a URL.
-    throw invalidRequest('File URLs are not supported by this model; send the file data inline instead.');
+    throw invalidRequest('File URLs are not supported by this model; send the file data inline instead.', part.param ?? null);
   }
   return file;
 }

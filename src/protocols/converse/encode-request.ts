@@ -4,11 +4,11 @@ import type { UpstreamEncodeOptions } from '../codec.js';
 import { refuseStorageUris, type StorageUriCheck } from '../storage-uris.js';
 import { alternatingTurns, type Turn as WireTurn } from '../alternating-turns.js';
 import type { CacheControl, IRAssistantPart, IRContentPart, IRMessage, IRRequest } from '../ir.js';
-import { anthropicToolId, thinkingBudget } from '../messages/encode-request.js';
+import { anthropicToolId, dropsThinkingForForcedTool, thinkingBudget } from '../messages/encode-request.js';
 import { documentBlock, imageBlock } from './media-blocks.js';
 import { encodeToolConfig } from './tool-config.js';
 import { bedrockFamily } from './model-family.js';
-import { admitParams } from '../upstream-params.js';
+import { admitParams, clientName } from '../upstream-params.js';
 
 type Block = Json;
 type Turn = WireTurn<Block>;
@@ -68,7 +68,7 @@ export function encodeConverseRequest(request: IRRequest, options: UpstreamEncod
     }
   }
   const messages = alternatingTurns(turns, (block) => Boolean(block.toolResult));
-  if (messages.length === 0) throw invalidRequest('The request has no messages to send.', 'messages');
+  if (messages.length === 0) throw invalidRequest('The request has no messages to send.', clientName(ir, 'messages'));
 
   const body: Json = { messages };
   if (system.length > 0) body.system = system;
@@ -76,7 +76,8 @@ export function encodeConverseRequest(request: IRRequest, options: UpstreamEncod
   const inference: Json = {};
   const additional: Json = {};
   let maxTokens = ir.maxOutputTokens ?? options.defaultMaxTokens;
-  const budget = family === 'anthropic' && !continuesToolTurnWithoutThinking(messages) ? thinkingBudget(ir.reasoning) : undefined;
+  const budget =
+    family === 'anthropic' && !continuesToolTurnWithoutThinking(messages) && !dropsThinkingForForcedTool(ir) ? thinkingBudget(ir.reasoning) : undefined;
   if (budget !== undefined) {
     // As on Anthropic's API: the budget stays below max_tokens, and the answer keeps its allowance.
     maxTokens = maxTokens === undefined || maxTokens <= budget ? (maxTokens ?? 4096) + budget : maxTokens;

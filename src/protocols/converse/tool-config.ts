@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../errors.js';
 import type { Json } from '../../json.js';
 import type { IRRequest, IRToolChoice } from '../ir.js';
+import { clientName } from '../upstream-params.js';
 
 /**
  * `toolConfig`: the tools and the choice. Converse refuses `toolUse` / `toolResult` blocks
@@ -18,7 +19,8 @@ export function encodeToolConfig(ir: IRRequest, used: Map<string, string>): Json
   }));
   if (ir.toolChoice?.type === 'none') {
     if (used.size === 0) return undefined;
-    throw invalidRequest("tool_choice 'none' is not supported by this model once the conversation has tool calls.", 'tool_choice');
+    const name = clientName(ir, 'toolChoice');
+    throw invalidRequest(`'${name}' cannot say "none" to this model once the conversation has tool calls.`, name);
   }
   const declared = new Set(tools.map((tool) => tool.toolSpec.name));
   for (const name of new Set(used.values())) {

@@ -2,12 +2,13 @@ import { echo } from '../../http/echo.js';
 import { invalidRequest } from '../../errors.js';
 import { isRecord, type Json } from '../../json.js';
 import { expectArray, expectRecord, isPresent, optArray, optBoolean, optNumber, optRecord, optString, unsupported } from '../decode-helpers.js';
-import type { IRAssistantPart, IRContentPart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRTool, IRToolChoice, ParamName } from '../ir.js';
+import type { IRAssistantPart, IRContentPart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRTool, IRToolChoice, ClientField } from '../ir.js';
 import { fromThoughtSignature } from './carried-signature.js';
 import { jsonSchemaOf } from './json-schema.js';
 
 /** Where a Gemini client writes the IR's request-level fields, for 400s and dropped-parameter notes. */
-const CLIENT_FIELDS: Partial<Record<ParamName, string>> = {
+const CLIENT_FIELDS: Partial<Record<ClientField, string>> = {
+  messages: 'contents',
   temperature: 'generationConfig.temperature',
   topP: 'generationConfig.topP',
   topK: 'generationConfig.topK',

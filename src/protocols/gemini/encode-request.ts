@@ -69,7 +69,7 @@ export function encodeGeminiRequest(request: IRRequest, options: UpstreamEncodeO
         break;
     }
   }
-  if (contents.length === 0) throw invalidRequest('The request has no messages to send.', 'messages');
+  if (contents.length === 0) throw invalidRequest('The request has no messages to send.', clientName(ir, 'messages'));
 
   // Calls Gemini did not sign (another model's turns) carry Google's skip value, where it validates.
   const body: GeminiGenerateContentRequest = { contents: validatesSignatures(ir.model) ? withSkippedSignatures(contents) : contents };
@@ -239,7 +239,8 @@ function encodeGenerationConfig(ir: IRRequest, budget: WorkBudget): GeminiGenera
   const config: GeminiGenerationConfig = {};
   const stop = ir.stop?.filter((sequence) => sequence !== '');
   if (stop && stop.length > 0) {
-    if (stop.length > 5) throw invalidRequest('At most 5 stop sequences are supported by this model.', clientName(ir, 'stop'));
+    const name = clientName(ir, 'stop');
+    if (stop.length > 5) throw invalidRequest(`'${name}' may hold at most 5 stop sequences for this model.`, name);
     config.stopSequences = stop;
   }
   if (ir.maxOutputTokens !== undefined) config.maxOutputTokens = ir.maxOutputTokens;

@@ -26,13 +26,13 @@ import type {
   IRTextPart,
   IRTool,
   IRToolChoice,
-  ParamName,
+  ClientField,
 } from '../ir.js';
 import { fromThinkingSignature } from './thinking-opaque.js';
 import { pushSignedCall, unsignedId } from '../signed-call-id.js';
 
 /** Where a Messages client writes the IR's request-level fields, for 400s and dropped-parameter notes. */
-const CLIENT_FIELDS: Partial<Record<ParamName, string>> = {
+const CLIENT_FIELDS: Partial<Record<ClientField, string>> = {
   topK: 'top_k',
   stop: 'stop_sequences',
   maxOutputTokens: 'max_tokens',

@@ -5,7 +5,7 @@ import type { CacheControl, IRAssistantPart, IRContentPart, IRFilePart, IRImageP
 import type { Json } from '../../json.js';
 import type { UpstreamEncodeOptions } from '../codec.js';
 import { toolInput } from './tool-input.js';
-import { admitParams } from '../upstream-params.js';
+import { admitParams, dropHint } from '../upstream-params.js';
 
 type Block = Json & { type: string };
 type Turn = WireTurn<Block>;
@@ -67,7 +67,7 @@ export function encodeMessagesRequest(request: IRRequest, options: UpstreamEncod
   body.messages = mergeTurns(turns);
 
   let maxTokens = ir.maxOutputTokens ?? options.defaultMaxTokens ?? 4096;
-  const budget = continuesToolTurnWithoutThinking(body.messages as Json[]) ? undefined : thinkingBudget(ir.reasoning);
+  const budget = continuesToolTurnWithoutThinking(body.messages as Json[]) || dropsThinkingForForcedTool(ir) ? undefined : thinkingBudget(ir.reasoning);
   if (budget !== undefined) {
     // `budget_tokens` must stay below `max_tokens`; the visible answer keeps its own allowance.
     if (maxTokens <= budget) maxTokens += budget;
@@ -220,7 +220,7 @@ function imageSource(part: IRImagePart): Json {
   if (data === undefined && part.url !== undefined) {
     if (/^https?:\/\//i.test(part.url)) return { type: 'url', url: part.url };
     const parsed = parseDataUrl(part.url);
-    if (!parsed) throw badInput('An image URL must be an http(s) URL or a base64 data URL.');
+    if (!parsed) throw badInput('An image URL must be an http(s) URL or a base64 data URL.', part.param);
     ({ data, mediaType } = parsed);
   }
   if (data === undefined) throw badInput('An image part has neither a URL nor data.');
@@ -243,7 +243,7 @@ function documentBlock(part: IRFilePart): Block {
   }
   if (data === undefined) {
     // An OpenAI file id means nothing to Anthropic.
-    throw badInput('Files must be sent inline (base64 data) or by URL for this model; file ids are not supported.');
+    throw badInput('Files must be sent inline (base64 data) or by URL for this model; file ids are not supported.', part.param);
   }
   if (!mediaType && part.filename?.toLowerCase().endsWith('.pdf')) mediaType = 'application/pdf';
   if (mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data }, ...title };
@@ -260,6 +260,18 @@ function encodeToolChoice(choice: IRToolChoice | undefined, parallelToolCalls: b
   if (!choice) return parallel === false ? { type: 'auto', ...disable } : undefined;
   if (choice.type === 'tool') return { type: 'tool', name: choice.name, ...disable };
   return { type: choice.type === 'required' ? 'any' : 'auto', ...disable };
+}
+
+/**
+ * Claude refuses to think while a tool is forced (`tool_choice` any or tool). The forced tool
+ * changes what the answer is, thinking only how it is reached: thinking goes, named as a dropped
+ * hint (a 400 under `strictParams`). The Converse encoder's too.
+ */
+export function dropsThinkingForForcedTool(ir: IRRequest): boolean {
+  const forced = (ir.toolChoice?.type === 'required' || ir.toolChoice?.type === 'tool') && (ir.tools?.length ?? 0) > 0;
+  if (!forced || thinkingBudget(ir.reasoning) === undefined) return false;
+  dropHint(ir, 'reasoning', 'Claude does not think while a tool is forced');
+  return true;
 }
 
 /** Claude's thinking budget for the request's reasoning settings; undefined for none (the Converse encoder's too). */
@@ -294,7 +306,7 @@ function withCache(block: Block, cacheControl: CacheControl | undefined): Block 
   return cacheControl ? { ...block, cache_control: cacheControl } : block;
 }
 
-/** The client's field name is unknown at this level, hence no `param`. */
-function badInput(message: string): GatewayError {
-  return invalidRequest(message, null);
+/** `param` where the decoder recorded the client's field (a URL or file id), none otherwise. */
+function badInput(message: string, param?: string): GatewayError {
+  return invalidRequest(message, param ?? null);
 }

@@ -27,7 +27,7 @@ import type {
   IRTextPart,
   IRToolCall,
   IRToolChoice,
-  ParamName,
+  ClientField,
 } from '../ir.js';
 import { ClientTools, CUSTOM_INPUT, isHostedTool } from './client-tools.js';
 import { fromEncryptedContent } from './reasoning-opaque.js';
@@ -46,7 +46,8 @@ import { pushSignedCall, unsignedId } from '../signed-call-id.js';
 const PASSTHROUGH = ['prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'store', 'safety_identifier', 'moderation'] as const;
 
 /** Where a Responses client writes the IR's request-level fields that Chat names otherwise. */
-const CLIENT_FIELDS: Partial<Record<ParamName, string>> = {
+const CLIENT_FIELDS: Partial<Record<ClientField, string>> = {
+  messages: 'input',
   maxOutputTokens: 'max_output_tokens',
   responseFormat: 'text.format',
   reasoning: 'reasoning',
