@@ -4,10 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type RedisHandle } from '../media/helpers.js';
+import { redisTargets } from '../redis/targets.js';
 
 /** The built `bin` (test/global-setup.ts builds `dist/` before the suite). */
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -59,15 +58,14 @@ function requestLines(stderr: string): Record<string, any>[] {
     .filter((line) => line.message === 'request');
 }
 
-describe('the standalone server: dollars in the access log, GET /v1/usage kept in Redis across restarts', () => {
-  let redis: RedisHandle | undefined;
+const targets = await redisTargets();
+
+describe.each(targets)('the standalone server: dollars in the access log, GET /v1/usage kept in Redis ($name) across restarts', (target) => {
   let dir: string;
   let configPath: string;
   const prefix = `infergate-cli-test:${randomUUID()}:`;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    if (!redis) throw new Error('these tests need Redis: set REDIS_URL or install redis-server');
     dir = await mkdtemp(join(tmpdir(), 'infergate-usage-'));
     configPath = join(dir, 'config.json');
     await writeFile(
@@ -79,19 +77,13 @@ describe('the standalone server: dollars in the access log, GET /v1/usage kept i
         ],
         providers: { local: { type: 'local', chunkDelayMs: 0 } },
         models: [{ id: 'local-chat', provider: 'local', price: { input: 3, output: 15 } }],
-        usageStore: { type: 'redis', url: redis.url, keyPrefix: prefix },
+        usageStore: { type: 'redis', ...target.connection, keyPrefix: prefix },
       }),
     );
   });
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
-    if (redis) {
-      const client = new Redis(redis.url);
-      const leftover = await client.keys(`${prefix}*`);
-      if (leftover.length) await client.del(...leftover);
-      client.disconnect();
-      await redis.stop();
-    }
+    await target.close(prefix);
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import type { FunctionTool, Response as OpenAIResponse, ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +8,7 @@ import type { ModelEntry } from '../../src/routing/model.js';
 import { MemoryResponseStore } from '../../src/state/memory-response-store.js';
 import { RedisResponseStore } from '../../src/state/redis-response-store.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { startRedis } from '../media/helpers.js';
+import { redisTargets } from '../redis/targets.js';
 import { rawRequest, startHarness, toolExchange, UPSTREAMS, WEATHER_SCHEMA, type Harness, type UpstreamKind } from '../upstreams/harness.js';
 
 type Json = Record<string, any>;
@@ -248,16 +247,14 @@ describe('previous_response_id across keys', () => {
   });
 });
 
-const redis = await startRedis();
+const targets = await redisTargets();
 
-describe.skipIf(!redis)('previous_response_id through Redis', () => {
-  afterAll(async () => {
-    await redis?.stop();
-  });
+describe.each(targets)('previous_response_id through Redis ($name)', (target) => {
+  afterAll(() => target.close());
 
   it('continues on another gateway instance that shares the RedisResponseStore', async () => {
     const keyPrefix = `infergate-test-${randomBytes(4).toString('hex')}:`;
-    const stores = [0, 1].map(() => new RedisResponseStore({ url: redis!.url, keyPrefix }));
+    const stores = [0, 1].map(() => new RedisResponseStore({ ...target.connection, keyPrefix }));
     const gateways = stores.map((responseStore) =>
       createGateway({
         keys: [{ key: 'sk-test' }],
@@ -286,10 +283,8 @@ describe.skipIf(!redis)('previous_response_id through Redis', () => {
         await Promise.all(Object.values(gateway.options.providers).map((provider) => provider.close?.()));
       }
       for (const store of stores) await store.close();
-      const cleanup = new Redis(redis!.url);
-      const leftovers = await cleanup.keys(`${keyPrefix}*`);
-      if (leftovers.length > 0) await cleanup.del(...leftovers);
-      cleanup.disconnect();
+      const cleanup = target.client();
+      await Promise.all((await target.keys(`${keyPrefix}*`)).map((key) => cleanup.del(key)));
     }
   });
 });

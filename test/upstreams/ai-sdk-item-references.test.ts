@@ -1,6 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
@@ -10,7 +9,7 @@ import type { ResponseStore } from '../../src/state/response-store.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { startRedis, type RedisHandle } from '../media/helpers.js';
+import { redisTargets } from '../redis/targets.js';
 
 /**
  * `item_reference` on Responses passthrough to an upstream that stores (code review 12): the
@@ -20,30 +19,26 @@ import { startRedis, type RedisHandle } from '../media/helpers.js';
  * produced (recorded from the passthrough answer), with the memory and the Redis store alike.
  */
 let upstream: FakeUpstream;
-let redis: RedisHandle;
 const prefix = `infergate-test-items-${process.pid}-${Date.now()}:`;
+const targets = await redisTargets();
 
 beforeAll(async () => {
   upstream = await startFakeOpenAI({ endpoints: ['responses'] });
-  const handle = await startRedis();
-  if (!handle) throw new Error('these tests need Redis: set REDIS_URL or install redis-server');
-  redis = handle;
 });
 
 afterAll(async () => {
-  const client = new Redis(redis.url);
-  const keys = await client.keys(`${prefix}*`);
-  if (keys.length > 0) await client.del(...keys);
-  client.disconnect();
   await upstream.close();
-  await redis.stop();
+  for (const target of targets) await target.close(prefix);
 });
 
 beforeEach(() => upstream.reset());
 
 const stores: [string, () => ResponseStore][] = [
   ['memory', () => new MemoryResponseStore()],
-  ['redis', () => new RedisResponseStore({ url: redis.url, keyPrefix: prefix })],
+  ...targets.map((target): [string, () => ResponseStore] => [
+    `redis ${target.name}`,
+    () => new RedisResponseStore({ ...target.connection, keyPrefix: prefix }),
+  ]),
 ];
 
 describe.each(stores)('item_reference on Responses passthrough (%s store)', (_name, makeStore) => {
