@@ -31,7 +31,7 @@ export class RedisCacheStore implements ResponseCacheStore {
   private readonly prefix: string;
 
   constructor(options: RedisCacheStoreOptions) {
-    if (!options) throw new TypeError('RedisCacheStore: pass `client` (an ioredis client) or `url`');
+    if (!options) throw new TypeError('RedisCacheStore: pass `client` (an ioredis client or cluster), `url`, `cluster` or `sentinel`');
     this.prefix = `${options.keyPrefix ?? 'infergate:'}cache:`;
     this.connection = new FailFastRedis({ ...options, timeoutMs: options.timeoutMs ?? 500, owner: 'RedisCacheStore' });
   }

@@ -51,7 +51,7 @@ export class RedisLimitEngine implements LimitEngine {
   readonly supportsBudgets = true;
 
   constructor(options: RedisLimitEngineOptions) {
-    if (!options) throw new TypeError('RedisLimitEngine: pass `client` (an ioredis client) or `url`');
+    if (!options) throw new TypeError('RedisLimitEngine: pass `client` (an ioredis client or cluster), `url`, `cluster` or `sentinel`');
     ({ windowMs: this.windowMs, slotTtlMs: this.slotTtlMs } = resolveLimitEngineOptions(options, 'RedisLimitEngine'));
     this.prefix = options.keyPrefix ?? 'infergate:';
     this.connection = new FailFastRedis({ ...options, timeoutMs: options.timeoutMs ?? 1000, owner: 'RedisLimitEngine' });

@@ -38,7 +38,7 @@ export class RedisResponseStore implements ResponseStore {
   private readonly ttlSeconds: number;
 
   constructor(options: RedisResponseStoreOptions) {
-    if (!options) throw new TypeError('RedisResponseStore: pass `client` (an ioredis client) or `url`');
+    if (!options) throw new TypeError('RedisResponseStore: pass `client` (an ioredis client or cluster), `url`, `cluster` or `sentinel`');
     this.prefix = options.keyPrefix ?? 'infergate:';
     this.ttlSeconds = options.ttlSeconds ?? 30 * 24 * 3600;
     if (!Number.isInteger(this.ttlSeconds) || this.ttlSeconds < 1) throw new TypeError('RedisResponseStore: ttlSeconds must be a positive integer');

@@ -72,7 +72,7 @@ export class RedisUsageStore implements UsageStore {
   private readonly maxModelsPerDay: number;
 
   constructor(options: RedisUsageStoreOptions) {
-    if (!options) throw new TypeError('RedisUsageStore: pass `client` (an ioredis client) or `url`');
+    if (!options) throw new TypeError('RedisUsageStore: pass `client` (an ioredis client or cluster), `url`, `cluster` or `sentinel`');
     this.prefix = options.keyPrefix ?? 'infergate:';
     this.ttlSeconds = options.ttlSeconds ?? USAGE_RETENTION_DAYS * 86_400;
     if (!Number.isInteger(this.ttlSeconds) || this.ttlSeconds < 1) throw new TypeError('RedisUsageStore: ttlSeconds must be a positive integer');

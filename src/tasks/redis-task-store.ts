@@ -28,7 +28,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly ttlSeconds: number;
 
   constructor(options: RedisTaskStoreOptions) {
-    if (!options) throw new TypeError('RedisTaskStore: pass `client` (an ioredis client) or `url`');
+    if (!options) throw new TypeError('RedisTaskStore: pass `client` (an ioredis client or cluster), `url`, `cluster` or `sentinel`');
     ({ redis: this.redis, owned: this.ownsClient } = openRedis(options, 'RedisTaskStore', { maxRetriesPerRequest: 3 }));
     this.prefix = `${options.keyPrefix ?? 'infergate:'}{tasks}:`;
     this.ttlSeconds = options.ttlSeconds ?? 7 * 24 * 3600;
