@@ -71,7 +71,7 @@ describe('Claude Code through the gateway', () => {
     // it against the working directory Claude Code states ("Primary working directory: …").
     itRunsEveryCell({
       does: 'reads a file with its Read tool and answers from it',
-      cells: ['anthropic', 'chat', 'responses', 'bedrock-invoke', 'bedrock-converse'],
+      cells: ['anthropic', 'chat', 'responses', 'bedrock-invoke', 'bedrock-converse', 'gemini'],
       run: (cell, promptFor) => expectClaudeCodeReadsTheFile(cell, model, promptFor),
       rig: () => rig,
       timeoutMs: TEST_TIMEOUT_MS,

@@ -110,7 +110,7 @@ describe('Codex through the gateway', () => {
     // it resolves against the working directory Codex states (`<cwd>…</cwd>`).
     itRunsEveryCell({
       does: 'runs cat with exec_command and answers from its output',
-      cells: ['responses', 'chat', 'anthropic', 'azure-v1', 'azure-dated'],
+      cells: ['responses', 'chat', 'anthropic', 'azure-v1', 'azure-dated', 'gemini'],
       run: (cell, promptFor) => expectCodexReadsTheFile(cell, model, { promptFor }),
       rig: () => rig,
       timeoutMs: TEST_TIMEOUT_MS,

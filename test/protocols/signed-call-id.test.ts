@@ -237,3 +237,38 @@ describe('Google’s skip value for calls Gemini did not sign', () => {
     expect(model('gemini-2.5-flash').parts.map((part) => part.thoughtSignature)).toEqual([undefined, undefined]);
   });
 });
+
+describe('a Gemini text answer’s signature, streamed after its text, to a Messages client', () => {
+  const blocks = async (events: IRStreamEvent[]) => {
+    const ctx = makeCtx({ model: 'm', max_tokens: 10, messages: [] });
+    const frames = dataOf(await collect(driveStreamEncoder(irStream(events), messagesClient.streamEncoder(ctx), ctx)));
+    return frames.filter((event) => event.type === 'content_block_start').map((event) => event.content_block.type);
+  };
+  const start: IRStreamEvent = { type: 'start', id: 'r', model: 'gemini-3-pro-preview', created: 1 };
+
+  it('is left out at the end of the answer, so the text stays the last block (what Claude Code shows)', async () => {
+    expect(
+      await blocks([
+        start,
+        { type: 'text_delta', text: 'The token is tok_1.' },
+        { type: 'reasoning_end', thoughtSignature: SIG },
+        { type: 'finish', reason: 'stop' },
+      ]),
+    ).toEqual(['text']);
+  });
+
+  it('goes out before a call that follows, in a thinking block and the call’s id', async () => {
+    const ctx = makeCtx({ model: 'm', max_tokens: 10, messages: [] });
+    const events: IRStreamEvent[] = [
+      start,
+      { type: 'text_delta', text: 'Let me look.' },
+      { type: 'reasoning_end', thoughtSignature: SIG },
+      { type: 'tool_call_start', id: 'call_a', name: 'f' },
+      { type: 'finish', reason: 'tool_calls' },
+    ];
+    const frames = dataOf(await collect(driveStreamEncoder(irStream(events), messagesClient.streamEncoder(ctx), ctx)));
+    const started = frames.filter((event) => event.type === 'content_block_start').map((event) => event.content_block);
+    expect(started.map((block) => block.type)).toEqual(['text', 'thinking', 'tool_use']);
+    expect(started[2].id).toBe(idWithSignature('call_a', SIG));
+  });
+});

@@ -14,9 +14,13 @@ import { fromGeminiUsage } from './usage.js';
  * `GenerateContentResponse` whose first candidate holds the parts generated since the last one:
  * `thought: true` text is reasoning, other text is the answer, a `functionCall` part is a whole
  * call (its arguments come at once). A part's `thoughtSignature` becomes a `reasoning_end`
- * carrying it just before the part starts (the IR's convention, see `ir.ts`). `usageMetadata` is
- * cumulative; `finishReason` marks the last chunk, and the stream is complete once it came (the
- * usage of the same chunk, or of the next, is awaited).
+ * carrying it just before the part starts (the IR's convention, see `ir.ts`), except on a text
+ * chunk that continues the answer's text: Gemini streams a text answer's signature on its last
+ * chunk, and a reasoning part there would cut the answer in two (two text blocks, two messages:
+ * Claude Code and Codex show only the last). That signature waits for the end of the text and
+ * goes back on an empty text part after it; Gemini validates signatures on calls only.
+ * `usageMetadata` is cumulative; `finishReason` marks the last chunk, and the stream is complete
+ * once it came (the usage of the same chunk, or of the next, is awaited).
  *
  * The same reader decodes a JSON answer (`decodeGeminiResponse`), which is one such chunk.
  */
@@ -31,6 +35,10 @@ export class GeminiChunkReader implements StreamDecoder {
   private usage: IRUsage = {};
   private sawUsage = false;
   private sawToolCall = false;
+  /** The last part was the answer's text, which a text chunk continues. */
+  private inText = false;
+  /** The signature of a text chunk that continued the text, held until the text ends. */
+  private heldSignature: string | undefined;
 
   push(message: SseMessage, out: IRStreamEvent[]): void {
     if (this.finished) return;
@@ -42,7 +50,7 @@ export class GeminiChunkReader implements StreamDecoder {
   end(out: IRStreamEvent[]): void {
     if (this.finished) return;
     if (!this.started || this.finishReason === undefined) throw upstreamStreamCut('upstream stream ended early');
-    out.push(this.finish());
+    this.finish(out);
   }
 
   /** A whole answer read: ends it even without a finish reason (a blocked prompt has none). */
@@ -77,20 +85,27 @@ export class GeminiChunkReader implements StreamDecoder {
     if (typeof candidate?.finishReason === 'string') this.finishReason = geminiFinishReason(candidate.finishReason);
     // A blocked prompt: no candidate, the reason in `promptFeedback`.
     else if (candidates.length === 0 && typeof asObject(chunk.promptFeedback)?.blockReason === 'string') this.finishReason = 'content_filter';
-    if (this.finishReason !== undefined && this.sawUsage) out.push(this.finish());
+    if (this.finishReason !== undefined && this.sawUsage) this.finish(out);
   }
 
   private part(part: Json, out: IRStreamEvent[]): void {
     const text = typeof part.text === 'string' ? part.text : undefined;
+    const signature = typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '' ? part.thoughtSignature : undefined;
+    if (part.thought !== true && text && this.inText) {
+      out.push({ type: 'text_delta', text });
+      this.heldSignature = signature ?? this.heldSignature;
+      return;
+    }
+    this.releaseSignature(out);
+    this.inText = false;
     if (part.thought === true) {
       if (text) out.push({ type: 'reasoning_delta', text });
       return;
     }
-    if (typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '') {
-      out.push({ type: 'reasoning_end', thoughtSignature: part.thoughtSignature });
-    }
+    if (signature !== undefined) out.push({ type: 'reasoning_end', thoughtSignature: signature });
     if (text !== undefined) {
       if (text !== '') out.push({ type: 'text_delta', text });
+      this.inText = text !== '';
       return;
     }
     const call = asObject(part.functionCall);
@@ -103,10 +118,18 @@ export class GeminiChunkReader implements StreamDecoder {
     // Executable code, its results and generated media have no place in the IR.
   }
 
-  private finish(): IRStreamEvent {
+  /** A signature held for the end of the text, now that the text ended. */
+  private releaseSignature(out: IRStreamEvent[]): void {
+    if (this.heldSignature === undefined) return;
+    out.push({ type: 'reasoning_end', thoughtSignature: this.heldSignature });
+    this.heldSignature = undefined;
+  }
+
+  private finish(out: IRStreamEvent[]): void {
+    this.releaseSignature(out);
     this.finished = true;
     const reason = effectiveFinishReason(this.finishReason ?? 'stop', this.sawToolCall);
-    return Object.keys(this.usage).length > 0 ? { type: 'finish', reason, usage: this.usage } : { type: 'finish', reason };
+    out.push(Object.keys(this.usage).length > 0 ? { type: 'finish', reason, usage: this.usage } : { type: 'finish', reason });
   }
 }
 

@@ -37,6 +37,13 @@ export class MessagesStreamEncoder implements StreamEncoder {
   private readonly omitThinking: boolean;
   /** A Gemini signature also rides in the id of the `tool_use` it signs. */
   private readonly signer = new StreamCallSigner();
+  /**
+   * A Gemini signature that came after the answer's text (a streamed text answer's,
+   * `gemini/decode-stream.ts`). Before more content it goes out as usual; at the end of the
+   * answer it is left out: a thinking block after the text is what Claude Code would show as its
+   * answer (nothing), and Gemini validates no text answer's signature.
+   */
+  private afterText: string | undefined;
 
   constructor(private readonly ctx: EncodeContext) {
     this.omitThinking = thinkingOmitted(ctx.request);
@@ -46,6 +53,10 @@ export class MessagesStreamEncoder implements StreamEncoder {
     const event = this.signer.sign(raw);
     if (event.type === 'start' || event.type === 'usage') this.usage = mergeUsage(this.usage, event.usage);
     let out = this.begin(event.type === 'start' ? event.id : undefined);
+    if (this.afterText !== undefined && event.type !== 'usage' && event.type !== 'finish') {
+      out += this.reasoningEnd(thinkingSignature({ thoughtSignature: this.afterText }), undefined);
+      this.afterText = undefined;
+    }
     switch (event.type) {
       case 'start':
       case 'usage':
@@ -62,7 +73,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
         out += this.delta('thinking_delta', 'thinking', event.text);
         break;
       case 'reasoning_end':
-        out += this.reasoningEnd(thinkingSignature(event), event.redacted);
+        if (this.open?.kind === 'text' && isGeminiSignatureOnly(event)) this.afterText = event.thoughtSignature;
+        else out += this.reasoningEnd(thinkingSignature(event), event.redacted);
         break;
       case 'tool_call_start':
         this.sawToolCall = true;
@@ -178,4 +190,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
     this.finished = true;
     return out;
   }
+}
+
+function isGeminiSignatureOnly(event: Extract<IRStreamEvent, { type: 'reasoning_end' }>): boolean {
+  return event.thoughtSignature !== undefined && !event.signature && event.redacted === undefined && event.encrypted === undefined;
 }

@@ -315,6 +315,28 @@ describe('geminiStreamDecoder', () => {
     expect(events[0]).toMatchObject({ type: 'start', id: 'r1', model: 'gemini-2.5-flash' });
   });
 
+  it('keeps a streamed answer in one piece when its last text chunk carries the signature (it follows the text)', async () => {
+    const text = [
+      chunk([{ text: 'The token is ' }]),
+      chunk([{ text: 'tok_1' }]),
+      chunk([{ text: '.', thoughtSignature: 'S1' }], { finishReason: 'STOP' }),
+    ].join('');
+    const { events } = await decodeText(geminiStreamDecoder, text, 13);
+    expect(events.slice(1)).toEqual([
+      { type: 'text_delta', text: 'The token is ' },
+      { type: 'text_delta', text: 'tok_1' },
+      { type: 'text_delta', text: '.' },
+      { type: 'reasoning_end', thoughtSignature: 'S1' },
+      { type: 'finish', reason: 'stop', usage: { input: 8 } },
+    ]);
+    // The first text chunk signed, or a call after the text: the signature goes before its part, as ever.
+    const signedFirst = await decodeText(geminiStreamDecoder, chunk([{ text: 'Hi', thoughtSignature: 'S2' }], { finishReason: 'STOP' }), 13);
+    expect(signedFirst.events.slice(1, 3)).toEqual([
+      { type: 'reasoning_end', thoughtSignature: 'S2' },
+      { type: 'text_delta', text: 'Hi' },
+    ]);
+  });
+
   it('throws on a stream cut before the finish reason, and on an error event with its status', async () => {
     const cut = await decodeText(geminiStreamDecoder, chunk([{ text: 'Hel' }]));
     expect(cut.error).toBeInstanceOf(GatewayError);
