@@ -76,6 +76,8 @@ export interface IRToolCall {
   name: string;
   arguments: string;
   cacheControl?: CacheControl | undefined;
+  /** Where the client wrote `arguments` as text (`input[3].arguments`), for errors about it. */
+  param?: string | undefined;
 }
 
 export interface IRReasoningPart {
@@ -99,7 +101,15 @@ export type IRMessage =
   | { role: 'system'; content: IRTextPart[] }
   | { role: 'user'; content: IRContentPart[] }
   | { role: 'assistant'; content: IRAssistantPart[] }
-  | { role: 'tool'; toolCallId: string; content: IRContentPart[]; isError?: boolean | undefined; name?: string | undefined };
+  | {
+      role: 'tool';
+      toolCallId: string;
+      content: IRContentPart[];
+      isError?: boolean | undefined;
+      name?: string | undefined;
+      /** Where the client wrote the id of the call it answers (`messages[3].tool_call_id`), for errors about it. */
+      param?: string | undefined;
+    };
 
 export interface IRTool {
   name: string;

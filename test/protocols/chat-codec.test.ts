@@ -89,10 +89,10 @@ describe('decodeChatRequest', () => {
         role: 'assistant',
         content: [
           { type: 'text', text: 'calling' },
-          { type: 'tool_call', id: 'call_1', name: 'f', arguments: '{"a":1}' },
+          { type: 'tool_call', id: 'call_1', name: 'f', arguments: '{"a":1}', param: 'messages[3].tool_calls[0].function.arguments' },
         ],
       },
-      { role: 'tool', toolCallId: 'call_1', content: [{ type: 'text', text: 'result' }] },
+      { role: 'tool', toolCallId: 'call_1', content: [{ type: 'text', text: 'result' }], param: 'messages[4].tool_call_id' },
       { role: 'system', content: [{ type: 'text', text: 'late system' }] },
       { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
     ]);

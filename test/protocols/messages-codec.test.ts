@@ -94,8 +94,14 @@ describe('decodeMessagesRequest', () => {
           { type: 'tool_call', id: 'toolu_2', name: 'g', arguments: '{}' },
         ],
       },
-      { role: 'tool', toolCallId: 'toolu_1', content: [{ type: 'text', text: 'one' }] },
-      { role: 'tool', toolCallId: 'toolu_2', isError: true, content: [{ type: 'text', text: 'bad', cacheControl: ephemeral }] },
+      { role: 'tool', toolCallId: 'toolu_1', content: [{ type: 'text', text: 'one' }], param: 'messages[2].content[0].tool_use_id' },
+      {
+        role: 'tool',
+        toolCallId: 'toolu_2',
+        isError: true,
+        content: [{ type: 'text', text: 'bad', cacheControl: ephemeral }],
+        param: 'messages[2].content[1].tool_use_id',
+      },
       { role: 'user', content: [{ type: 'text', text: 'and now?' }] },
     ]);
   });
@@ -303,7 +309,12 @@ describe('decodeMessagesRequest: what Claude Code sends', () => {
       ],
     });
     expect(ir.tools!.map((tool) => tool.name)).toEqual(['Read', 'ToolSearch', 'CronCreate']);
-    expect(ir.messages[2]).toEqual({ role: 'tool', toolCallId: 'toolu_1', content: [{ type: 'text', text: 'Tool loaded: CronCreate' }] });
+    expect(ir.messages[2]).toEqual({
+      role: 'tool',
+      toolCallId: 'toolu_1',
+      content: [{ type: 'text', text: 'Tool loaded: CronCreate' }],
+      param: 'messages[2].content[0].tool_use_id',
+    });
   });
 
   it('applies tool_addition and tool_removal blocks of system messages to the tool set', () => {

@@ -90,11 +90,11 @@ describe('decodeResponsesRequest', () => {
         content: [
           { type: 'reasoning', text: 'a\n\nb', id: 'rs_1', encrypted: 'ENC' },
           { type: 'text', text: 'I will call' },
-          { type: 'tool_call', id: 'call_1', name: 'f', arguments: '{"x":1}' },
-          { type: 'tool_call', id: 'call_2', name: 'g', arguments: '' },
+          { type: 'tool_call', id: 'call_1', name: 'f', arguments: '{"x":1}', param: 'input[4].arguments' },
+          { type: 'tool_call', id: 'call_2', name: 'g', arguments: '', param: 'input[5].arguments' },
         ],
       },
-      { role: 'tool', toolCallId: 'call_1', content: [{ type: 'text', text: 'one' }] },
+      { role: 'tool', toolCallId: 'call_1', content: [{ type: 'text', text: 'one' }], param: 'input[6].call_id' },
       {
         role: 'tool',
         toolCallId: 'call_2',
@@ -102,6 +102,7 @@ describe('decodeResponsesRequest', () => {
           { type: 'text', text: 'two' },
           { type: 'image', data: 'QUJD', mediaType: 'image/jpeg' },
         ],
+        param: 'input[7].call_id',
       },
       { role: 'system', content: [{ type: 'text', text: 'later' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'plain' }] },
@@ -603,7 +604,7 @@ describe('tool kinds of the Responses API on upstreams with functions only', () 
     expect(ir.system).toEqual([{ type: 'text', text: 'You are Codex.' }]);
     const calls = ir.messages.flatMap((m) => (m.role === 'assistant' ? m.content : []));
     expect(calls).toEqual([
-      { type: 'tool_call', id: 'call_1', name: 'multi_agent_v1__spawn_agent', arguments: '{"task":"t"}' },
+      { type: 'tool_call', id: 'call_1', name: 'multi_agent_v1__spawn_agent', arguments: '{"task":"t"}', param: 'input[2].arguments' },
       { type: 'tool_call', id: 'call_2', name: 'apply_patch', arguments: JSON.stringify({ input: '*** Begin Patch\n*** End Patch\n' }) },
       { type: 'tool_call', id: 'call_3', name: 'tool_search', arguments: '{"query":"calendar"}' },
       { type: 'tool_call', id: 'call_4', name: 'local_shell', arguments: '{"command":["ls","-l"],"workdir":"/tmp","timeout_ms":1000}' },

@@ -305,3 +305,26 @@ describe('strictParams and the response cache', () => {
     expect(received('chat')).not.toMatch(/reasoning/);
   });
 });
+
+describe('400s about a part of the conversation name it where the client wrote it', () => {
+  it('Responses: call arguments that are no JSON object, to Gemini and Converse, name input[i].arguments', async () => {
+    const input = [
+      { role: 'user', content: 'Weather in Paris?' },
+      { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '[1]' },
+      { type: 'function_call_output', call_id: 'call_1', output: '21 C' },
+    ];
+    const tools = [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} } }];
+    for (const wire of ['gemini', 'converse'] as const) {
+      await expectRefusal('responses', send('responses', MODELS[wire], { input, tools }), 'input[1].arguments');
+    }
+  });
+
+  it('Messages: a tool result that answers no call, to Gemini, names its tool_use_id', async () => {
+    const messages = [
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: 'Let me see.' },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: '21 C' }] },
+    ];
+    await expectRefusal('messages', send('messages', MODELS.gemini, { messages }), 'messages[2].content[0].tool_use_id');
+  });
+});

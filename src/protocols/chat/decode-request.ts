@@ -73,6 +73,7 @@ export function decodeChatRequest(body: Record<string, unknown>, upstreamModel: 
           role: 'tool',
           toolCallId: unsignedId(expectString(message, 'tool_call_id', `${param}.tool_call_id`)),
           content: decodeTextContent(message.content, `${param}.content`),
+          param: `${param}.tool_call_id`,
         });
         return;
       default:
@@ -219,6 +220,7 @@ function decodeAssistant(message: Json, param: string): IRAssistantPart[] {
       id: expectString(call, 'id', `${at}.id`),
       name: expectString(fn, 'name', `${at}.function.name`),
       arguments: optString(fn, 'arguments', `${at}.function.arguments`) ?? '',
+      param: `${at}.function.arguments`,
     });
   });
   return parts;

@@ -143,7 +143,7 @@ function assistantBlocks(part: IRAssistantPart, param: string, signsReasoning: b
       return blank(part.refusal) ? [] : [{ text: part.refusal }];
     case 'tool_call':
       return cached(
-        { toolUse: { toolUseId: anthropicToolId(part.id), name: part.name, input: callInput(part.arguments, `${param}.arguments`) } },
+        { toolUse: { toolUseId: anthropicToolId(part.id), name: part.name, input: callInput(part.arguments, part.param ?? `${param}.arguments`) } },
         part.cacheControl,
       );
     case 'reasoning':
@@ -158,7 +158,7 @@ function assistantBlocks(part: IRAssistantPart, param: string, signsReasoning: b
 function callInput(text: string, param: string): Json {
   if (text.trim() === '') return {};
   const parsed = parseJson(text);
-  if (!isRecord(parsed)) throw invalidRequest('Tool call arguments must be a JSON object for this model.', param);
+  if (!isRecord(parsed)) throw invalidRequest(`Tool call arguments ('${param}') must be a JSON object for this model.`, param);
   return parsed;
 }
 
@@ -166,7 +166,8 @@ function callInput(text: string, param: string): Json {
 function toolResult(message: Extract<IRMessage, { role: 'tool' }>, callNames: Map<string, string>, param: string, storage: StorageUriCheck): Block {
   const id = anthropicToolId(message.toolCallId);
   if (!callNames.has(id)) {
-    throw invalidRequest(`Tool result '${message.toolCallId}' answers no tool call of an earlier assistant turn.`, `${param}.tool_call_id`);
+    const at = message.param ?? `${param}.tool_call_id`;
+    throw invalidRequest(`Tool result '${message.toolCallId}' ('${at}') answers no tool call of an earlier assistant turn.`, at);
   }
   const content: Json[] = [];
   for (const [at, part] of message.content.entries()) {

@@ -167,7 +167,7 @@ function modelParts(content: IRAssistantPart[], param: string): GeminiPart[] {
             functionCall: {
               ...(isSynthesizedCallId(part.id) ? {} : { id: part.id }),
               name: part.name,
-              args: callArguments(part.arguments, `${param}.content[${at}].arguments`),
+              args: callArguments(part.arguments, part.param ?? `${param}.content[${at}].arguments`),
             },
           }),
         );
@@ -182,7 +182,7 @@ function modelParts(content: IRAssistantPart[], param: string): GeminiPart[] {
 function callArguments(text: string, param: string): Record<string, unknown> {
   if (text.trim() === '') return {};
   const parsed = parseJson(text);
-  if (!isRecord(parsed)) throw invalidRequest('Tool call arguments must be a JSON object for this model.', param);
+  if (!isRecord(parsed)) throw invalidRequest(`Tool call arguments ('${param}') must be a JSON object for this model.`, param);
   return parsed;
 }
 
@@ -190,7 +190,8 @@ function callArguments(text: string, param: string): Record<string, unknown> {
 function toolResultParts(message: Extract<IRMessage, { role: 'tool' }>, callNames: Map<string, string>, param: string, storage: StorageUriCheck): GeminiPart[] {
   const name = message.name ?? callNames.get(message.toolCallId);
   if (name === undefined) {
-    throw invalidRequest(`Tool result '${message.toolCallId}' answers no tool call of an earlier assistant turn.`, `${param}.tool_call_id`);
+    const at = message.param ?? `${param}.tool_call_id`;
+    throw invalidRequest(`Tool result '${message.toolCallId}' ('${at}') answers no tool call of an earlier assistant turn.`, at);
   }
   const text = message.content
     .filter((part) => part.type === 'text')

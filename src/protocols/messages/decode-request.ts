@@ -291,7 +291,12 @@ function decodeToolResult(block: Json, param: string, context: MessagesContext):
   const cacheControl = optCacheControl(block, param);
   const last = content.at(-1);
   if (cacheControl && last) last.cacheControl = cacheControl;
-  const message: IRMessage = { role: 'tool', toolCallId: unsignedId(expectString(block, 'tool_use_id', `${param}.tool_use_id`)), content };
+  const message: IRMessage = {
+    role: 'tool',
+    toolCallId: unsignedId(expectString(block, 'tool_use_id', `${param}.tool_use_id`)),
+    content,
+    param: `${param}.tool_use_id`,
+  };
   const isError = optBoolean(block, 'is_error', `${param}.is_error`);
   if (isError !== undefined) message.isError = isError;
   return message;

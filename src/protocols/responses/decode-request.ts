@@ -202,6 +202,7 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
           id: expectString(item, 'call_id', `${param}.call_id`),
           name: tools.flatName(name, optString(item, 'namespace', `${param}.namespace`)),
           arguments: optString(item, 'arguments', `${param}.arguments`) ?? '',
+          param: `${param}.arguments`,
         });
         return;
       }
@@ -237,6 +238,7 @@ function decodeInput(input: unknown, system: IRTextPart[], tools: ClientTools): 
           role: 'tool',
           toolCallId: unsignedId(expectString(item, 'call_id', `${param}.call_id`)),
           content: decodeInputContent(item.output, `${param}.output`),
+          param: `${param}.call_id`,
         });
         return;
       case 'local_shell_call_output':
