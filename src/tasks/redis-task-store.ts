@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { openRedis, type RedisClient, type RedisConnectionOptions } from '../redis/connection.js';
 import { isFinal, type TaskStore, type VideoTaskRecord } from './task-store.js';
 
@@ -17,9 +18,12 @@ export interface RedisTaskStoreOptions extends RedisConnectionOptions {
  * createGateway({ keys, taskStore: new RedisTaskStore({ url: process.env.REDIS_URL }) });
  * ```
  *
- * Layout: one hash per task (`rev` and `json`) and a sorted set of unfinished task ids scored by
+ * Layout: one hash per task (`rev` and `json`) and sorted sets of unfinished task ids scored by
  * creation time (for the poller). Creation and compare-and-set updates are Lua scripts, so each
- * write is atomic. Every key carries the `{tasks}` hash tag so the scripts also run on a cluster.
+ * write is atomic. A task and the set that lists it share a hash tag, one of `BUCKETS` picked by
+ * the task id (`{tasks:0}` … `{tasks:15}`), so the scripts run on a cluster and the tasks spread
+ * over its shards; `pending` reads every bucket. Tasks written under the single `{tasks}` tag of
+ * earlier versions are still read, listed and updated where they are, until they expire.
  */
 export class RedisTaskStore implements TaskStore {
   private readonly redis: RedisClient;
@@ -30,22 +34,23 @@ export class RedisTaskStore implements TaskStore {
   constructor(options: RedisTaskStoreOptions) {
     if (!options) throw new TypeError('RedisTaskStore: pass `client` (an ioredis client or cluster), `url`, `cluster` or `sentinel`');
     ({ redis: this.redis, owned: this.ownsClient } = openRedis(options, 'RedisTaskStore', { maxRetriesPerRequest: 3 }));
-    this.prefix = `${options.keyPrefix ?? 'infergate:'}{tasks}:`;
+    this.prefix = options.keyPrefix ?? 'infergate:';
     this.ttlSeconds = options.ttlSeconds ?? 7 * 24 * 3600;
     if (!Number.isInteger(this.ttlSeconds) || this.ttlSeconds < 1) throw new TypeError('RedisTaskStore: ttlSeconds must be a positive integer');
   }
 
   async get(id: string): Promise<VideoTaskRecord | undefined> {
-    const json = await this.redis.hget(this.taskKey(id), 'json');
+    const json = (await this.redis.hget(this.taskKey(this.bucketOf(id), id), 'json')) ?? (await this.redis.hget(this.taskKey(LEGACY, id), 'json'));
     return json ? (JSON.parse(json) as VideoTaskRecord) : undefined;
   }
 
   async create(task: VideoTaskRecord): Promise<void> {
+    const bucket = this.bucketOf(task.id);
     const created = await this.redis.eval(
       CREATE,
       2,
-      this.taskKey(task.id),
-      this.pendingKey(),
+      this.taskKey(bucket, task.id),
+      this.pendingKey(bucket),
       String(task.revision),
       JSON.stringify(task),
       String(this.ttlSeconds),
@@ -57,39 +62,63 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async update(task: VideoTaskRecord): Promise<boolean> {
-    const updated = await this.redis.eval(
-      UPDATE,
-      2,
-      this.taskKey(task.id),
-      this.pendingKey(),
-      String(task.revision - 1),
-      String(task.revision),
-      JSON.stringify(task),
-      String(this.ttlSeconds),
-      isFinal(task.status) ? '1' : '0',
-      task.id,
-    );
-    return updated === 1;
+    const write = (bucket: string) =>
+      this.redis.eval(
+        UPDATE,
+        2,
+        this.taskKey(bucket, task.id),
+        this.pendingKey(bucket),
+        String(task.revision - 1),
+        String(task.revision),
+        JSON.stringify(task),
+        String(this.ttlSeconds),
+        isFinal(task.status) ? '1' : '0',
+        task.id,
+      );
+    // A refused write may be a task of the earlier layout: tried there too.
+    return (await write(this.bucketOf(task.id))) === 1 || (await write(LEGACY)) === 1;
   }
 
   async pending(limit: number): Promise<string[]> {
-    // Ids whose task expired before it finished are dropped on the way.
-    await this.redis.zremrangebyscore(this.pendingKey(), '-inf', String(Math.floor(Date.now() / 1000) - this.ttlSeconds));
-    return this.redis.zrange(this.pendingKey(), '0', String(Math.max(0, limit - 1)));
+    const count = Math.max(0, limit - 1);
+    const expiredBefore = String(Math.floor(Date.now() / 1000) - this.ttlSeconds);
+    // Each bucket's oldest `limit`, merged: the oldest `limit` of all. Ids whose task expired
+    // before it finished are dropped on the way.
+    const buckets = await Promise.all(
+      [...BUCKET_TAGS, LEGACY].map(async (bucket) => {
+        await this.redis.zremrangebyscore(this.pendingKey(bucket), '-inf', expiredBefore);
+        return this.redis.zrange(this.pendingKey(bucket), '0', String(count), 'WITHSCORES');
+      }),
+    );
+    const entries: [id: string, score: number][] = [];
+    for (const flat of buckets) for (let index = 0; index < flat.length; index += 2) entries.push([flat[index]!, Number(flat[index + 1])]);
+    entries.sort(([a, scoreA], [b, scoreB]) => scoreA - scoreB || (a < b ? -1 : a > b ? 1 : 0));
+    return entries.slice(0, limit).map(([id]) => id);
   }
 
   async close(): Promise<void> {
     if (this.ownsClient) await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
-  private taskKey(id: string): string {
-    return `${this.prefix}task:${id}`;
+  /** The hash tag of a task's bucket: a hash of its id, so every instance finds it. */
+  private bucketOf(id: string): string {
+    return BUCKET_TAGS[createHash('sha1').update(id).digest().readUInt32BE(0) % BUCKETS]!;
   }
 
-  private pendingKey(): string {
-    return `${this.prefix}pending`;
+  private taskKey(bucket: string, id: string): string {
+    return `${this.prefix}${bucket}:task:${id}`;
+  }
+
+  private pendingKey(bucket: string): string {
+    return `${this.prefix}${bucket}:pending`;
   }
 }
+
+/** How many hash tags the tasks spread over: enough for a cluster's shards, few for `pending` to read. */
+const BUCKETS = 16;
+const BUCKET_TAGS = Array.from({ length: BUCKETS }, (_, index) => `{tasks:${index}}`);
+/** The one tag of the earlier layout. */
+const LEGACY = '{tasks}';
 
 /** KEYS: task, pending. ARGV: revision, json, ttl, final, score, id. */
 const CREATE = `

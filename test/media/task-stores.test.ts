@@ -130,6 +130,51 @@ describe.each(targets)('Redis ($name)', (target) => {
 
   storeSuite(`redis ${target.name}`, async () => new RedisTaskStore({ ...connection, keyPrefix: prefix }));
 
+  it('spreads tasks over 16 hash tags, each task with the list that holds it; pending merges them oldest first', async () => {
+    const own = `${prefix}spread-${randomBytes(4).toString('hex')}:`;
+    const store = new RedisTaskStore({ ...connection, keyPrefix: own });
+    try {
+      const ids = Array.from({ length: 40 }, (_, index) => `video_${index}`);
+      const base = Math.floor(Date.now() / 1000) - 1000;
+      // Created newest first, so the creation order is not the order of creation times.
+      for (const [index, id] of [...ids.entries()].reverse()) await store.create(task(id, { createdAt: base + index }));
+      const keys = await target.keys(`${own}*`);
+      const tags = new Set(keys.map((key) => /^[^{]*\{(tasks:\d+)\}:/.exec(key)?.[1]));
+      expect(tags.size).toBeGreaterThan(8);
+      expect([...tags].every((tag) => tag && /^tasks:(\d|1[0-5])$/.test(tag))).toBe(true);
+      for (const id of ids) {
+        const [taskKey] = keys.filter((key) => key.endsWith(`}:task:${id}`));
+        const pendingKey = taskKey!.replace(`:task:${id}`, ':pending');
+        expect(await target.client().zscore(pendingKey, id)).not.toBeNull();
+      }
+      expect(await store.pending(5)).toEqual(ids.slice(0, 5));
+      expect(await store.pending(100)).toEqual(ids);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads, lists and updates a task the earlier layout wrote under the single {tasks} tag', async () => {
+    const own = `${prefix}legacy-${randomBytes(4).toString('hex')}:`;
+    const store = new RedisTaskStore({ ...connection, keyPrefix: own });
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      const old = task('video_old', { createdAt: now - 100 });
+      const raw = target.client();
+      await raw.hset(`${own}{tasks}:task:video_old`, 'rev', '0', 'json', JSON.stringify(old));
+      await raw.zadd(`${own}{tasks}:pending`, String(old.createdAt), 'video_old');
+      await store.create(task('video_new', { createdAt: now - 50 }));
+      expect(await store.get('video_old')).toEqual(old);
+      expect(await store.pending(10)).toEqual(['video_old', 'video_new']);
+      expect(await store.update({ ...old, status: 'completed', progress: 100, revision: 1 })).toBe(true);
+      expect(await store.get('video_old')).toMatchObject({ status: 'completed', revision: 1 });
+      expect(await store.pending(10)).toEqual(['video_new']);
+      expect(await store.update({ ...old, revision: 1 })).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('two gateways sharing one Redis see the same task; a new instance still serves it', async () => {
     const stores = [0, 1, 2].map(() => new RedisTaskStore({ ...connection, keyPrefix: prefix }));
     const [a, b, c] = stores.map((store) => mediaGateway(undefined, { taskStore: store }));
