@@ -239,10 +239,11 @@ describe('Google’s skip value for calls Gemini did not sign', () => {
 });
 
 describe('a Gemini text answer’s signature, streamed after its text, to a Messages client', () => {
-  const blocks = async (events: IRStreamEvent[]) => {
+  /** The content blocks a Messages client gets for these events, as they start. */
+  const blocks = async (events: IRStreamEvent[]): Promise<Json[]> => {
     const ctx = makeCtx({ model: 'm', max_tokens: 10, messages: [] });
     const frames = dataOf(await collect(driveStreamEncoder(irStream(events), messagesClient.streamEncoder(ctx), ctx)));
-    return frames.filter((event) => event.type === 'content_block_start').map((event) => event.content_block.type);
+    return frames.filter((event) => event.type === 'content_block_start').map((event) => event.content_block);
   };
   const start: IRStreamEvent = { type: 'start', id: 'r', model: 'gemini-3-pro-preview', created: 1 };
 
@@ -253,22 +254,19 @@ describe('a Gemini text answer’s signature, streamed after its text, to a Mess
         { type: 'text_delta', text: 'The token is tok_1.' },
         { type: 'reasoning_end', thoughtSignature: SIG },
         { type: 'finish', reason: 'stop' },
-      ]),
+      ]).then((started) => started.map((block) => block.type)),
     ).toEqual(['text']);
   });
 
   it('goes out before a call that follows, in a thinking block and the call’s id', async () => {
-    const ctx = makeCtx({ model: 'm', max_tokens: 10, messages: [] });
-    const events: IRStreamEvent[] = [
+    const started = await blocks([
       start,
       { type: 'text_delta', text: 'Let me look.' },
       { type: 'reasoning_end', thoughtSignature: SIG },
       { type: 'tool_call_start', id: 'call_a', name: 'f' },
       { type: 'finish', reason: 'tool_calls' },
-    ];
-    const frames = dataOf(await collect(driveStreamEncoder(irStream(events), messagesClient.streamEncoder(ctx), ctx)));
-    const started = frames.filter((event) => event.type === 'content_block_start').map((event) => event.content_block);
+    ]);
     expect(started.map((block) => block.type)).toEqual(['text', 'thinking', 'tool_use']);
-    expect(started[2].id).toBe(idWithSignature('call_a', SIG));
+    expect(started[2]!.id).toBe(idWithSignature('call_a', SIG));
   });
 });
