@@ -49,7 +49,8 @@ const CLAUDE_ONE_SAMPLER = /claude-(?:opus-4-[1-9]|sonnet-4-[5-9]|haiku-4-[5-9]|
 
 /**
  * OpenAI's reasoning models (o-series, GPT-5 but its `-chat` models) refuse `temperature` other
- * than 1 and `top_p` ("Unsupported parameter: 'temperature' is not supported with this model").
+ * than 1, `top_p`, the penalties, `logit_bias` and stop sequences ("Unsupported parameter:
+ * 'temperature' is not supported with this model").
  */
 const OPENAI_REASONING = /(?:^|\/)(?:o[1-9](?:-|$)|gpt-5(?!.*-chat))/;
 const samplesOnOpenAI = (ir: IRRequest): boolean => !OPENAI_REASONING.test(ir.model);
@@ -98,7 +99,7 @@ const PARAMS = {
     kind: 'meaning',
     in: 'ir',
     chatName: 'stop',
-    wires: { chat: true, responses: false, messages: true, gemini: true, converse: true },
+    wires: { chat: samplesOnOpenAI, responses: false, messages: true, gemini: true, converse: true },
     isSet: (ir) => (ir.stop?.length ?? 0) > 0,
   },
   maxOutputTokens: {
@@ -153,9 +154,19 @@ const PARAMS = {
     wires: { chat: true, responses: true, messages: true, gemini: false, converse: false },
   },
   seed: { kind: 'hint', in: 'passthrough', chatName: 'seed', wires: { ...OPENAI_ONLY, responses: false, gemini: true } },
-  frequency_penalty: { kind: 'hint', in: 'passthrough', chatName: 'frequency_penalty', wires: { ...OPENAI_ONLY, responses: false, gemini: true } },
-  presence_penalty: { kind: 'hint', in: 'passthrough', chatName: 'presence_penalty', wires: { ...OPENAI_ONLY, responses: false, gemini: true } },
-  logit_bias: { kind: 'hint', in: 'passthrough', chatName: 'logit_bias', wires: { ...OPENAI_ONLY, responses: false } },
+  frequency_penalty: {
+    kind: 'hint',
+    in: 'passthrough',
+    chatName: 'frequency_penalty',
+    wires: { ...OPENAI_ONLY, chat: samplesOnOpenAI, responses: false, gemini: true },
+  },
+  presence_penalty: {
+    kind: 'hint',
+    in: 'passthrough',
+    chatName: 'presence_penalty',
+    wires: { ...OPENAI_ONLY, chat: samplesOnOpenAI, responses: false, gemini: true },
+  },
+  logit_bias: { kind: 'hint', in: 'passthrough', chatName: 'logit_bias', wires: { ...OPENAI_ONLY, chat: samplesOnOpenAI, responses: false } },
   verbosity: { kind: 'hint', in: 'passthrough', chatName: 'verbosity', wires: OPENAI_ONLY },
   prediction: { kind: 'hint', in: 'passthrough', chatName: 'prediction', wires: { ...OPENAI_ONLY, responses: false } },
   service_tier: { kind: 'bookkeeping', in: 'passthrough', chatName: 'service_tier', wires: OPENAI_ONLY },

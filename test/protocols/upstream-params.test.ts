@@ -60,6 +60,16 @@ describe('OpenAI’s reasoning models', () => {
     expect(request.droppedParams).toEqual(['generationConfig.temperature', 'generationConfig.topP']);
   });
 
+  it('on Chat, their penalties and logit_bias are dropped too, and stop sequences refused in the client’s words', () => {
+    const request = ir({ model: 'o3', passthrough: { frequency_penalty: 0.5, logit_bias: { 1: 1 }, seed: 3 } });
+    const body = encodeChatRequest(request) as Json;
+    expect(body).toMatchObject({ seed: 3 });
+    expect(body).not.toHaveProperty('frequency_penalty');
+    expect(request.droppedParams).toEqual(['frequency_penalty', 'logit_bias']);
+    const stop = ir({ model: 'gpt-5-mini', stop: ['END'], clientFields: { stop: 'generationConfig.stopSequences' } });
+    expect(() => encodeChatRequest(stop)).toThrow(expect.objectContaining({ status: 400, param: 'generationConfig.stopSequences' }));
+  });
+
   it.each(['gpt-4.1', 'gpt-5-chat-latest', 'gpt-4o'])('%s: temperature and top_p go on', (model) => {
     const request = ir({ model, temperature: 0, topP: 1 });
     expect(encodeChatRequest(request)).toMatchObject({ temperature: 0, top_p: 1 });
