@@ -1,7 +1,5 @@
 import { openRedis, type RedisClient, type RedisConnectionOptions } from './connection.js';
 
-export type { RedisClient } from './connection.js';
-
 export interface FailFastRedisOptions extends RedisConnectionOptions {
   /** Longest wait for any call, in ms. */
   timeoutMs: number;
