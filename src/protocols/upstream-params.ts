@@ -1,4 +1,4 @@
-import { invalidRequest } from '../errors.js';
+import { type GatewayError, invalidRequest } from '../errors.js';
 import type { ClientField, IRRequest, ParamName } from './ir.js';
 
 /**
@@ -212,10 +212,9 @@ export function admitParams(ir: IRRequest, wire: UpstreamWire, facts: WireFacts 
  * does not reason), or refuses it under `strictParams`.
  */
 export function dropHint(ir: IRRequest, param: ParamName, why: string): void {
-  if (ir.strictParams) {
-    throw invalidRequest(`'${clientName(ir, param)}' is not supported by this model (${why}).`, clientName(ir, param), 'unsupported_parameter');
-  }
-  noteDropped(ir, clientName(ir, param));
+  const name = clientName(ir, param);
+  if (ir.strictParams) throw unsupported(name, why);
+  if (ir.droppedParams && !ir.droppedParams.includes(name)) ir.droppedParams.push(name);
 }
 
 const WIRE_NAMES: Record<UpstreamWire, string> = {
@@ -227,16 +226,13 @@ const WIRE_NAMES: Record<UpstreamWire, string> = {
 };
 
 function refuseOrNote(ir: IRRequest, param: ParamName, kind: Kind, wire: UpstreamWire): void {
-  const name = clientName(ir, param);
-  if (kind === 'hint' && !ir.strictParams) {
-    noteDropped(ir, name);
-    return;
-  }
-  throw invalidRequest(`'${name}' is not supported by this model (its upstream speaks ${WIRE_NAMES[wire]}).`, name, 'unsupported_parameter');
+  const why = `its upstream speaks ${WIRE_NAMES[wire]}`;
+  if (kind === 'hint') dropHint(ir, param, why);
+  else throw unsupported(clientName(ir, param), why);
 }
 
-function noteDropped(ir: IRRequest, name: string): void {
-  if (ir.droppedParams && !ir.droppedParams.includes(name)) ir.droppedParams.push(name);
+function unsupported(name: string, why: string): GatewayError {
+  return invalidRequest(`'${name}' is not supported by this model (${why}).`, name, 'unsupported_parameter');
 }
 
 function dropIRField(ir: IRRequest, param: ParamName): void {
