@@ -1,8 +1,14 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
 import { FailFastRedis } from '../../src/redis/fail-fast-redis.js';
 import { freePort } from '../helpers/serve.js';
+import { hasTool } from '../media/helpers.js';
 
 /**
  * The connection under the Redis limit engine and response store: while Redis is down every
@@ -30,6 +36,36 @@ describe('FailFastRedis without Redis', () => {
       await connection.close();
     }
   });
+
+  it.skipIf(!hasTool('redis-server'))(
+    'on a cluster that goes away while in use: calls reject within the timeout, nothing printed',
+    async () => {
+      // A cluster of its own (the shared one must stay up), on fixed ports: a node's cluster bus is
+      // its port + 10000, which a random free port may not have.
+      const dir = mkdtempSync(join(tmpdir(), 'infergate-cluster-'));
+      const script = fileURLToPath(new URL('../../.ci/redis-cluster', import.meta.url));
+      const nodes = execFileSync(script, ['start', dir, '7121', '7122', '7123'], { encoding: 'utf8' }).trim().split(',');
+      const printed = vi.spyOn(console, 'error');
+      const connection = new FailFastRedis({ cluster: { nodes }, timeoutMs: 1000, owner: 'Test' });
+      try {
+        await connection.call((redis) => redis.set('infergate-test:k', 'v'));
+        expect(await connection.call((redis) => redis.get('infergate-test:k'))).toBe('v');
+        execFileSync(script, ['stop', dir]);
+        for (let i = 0; i < 3; i++) {
+          const started = Date.now();
+          await expect(connection.call((redis) => redis.get('infergate-test:k'))).rejects.toThrow();
+          expect(Date.now() - started).toBeLessThan(2000);
+        }
+        await sleep(300);
+        expect(printed).not.toHaveBeenCalledWith(expect.stringContaining('[ioredis]'), expect.anything());
+      } finally {
+        printed.mockRestore();
+        await connection.close();
+        execFileSync(script, ['stop', dir]);
+      }
+    },
+    30_000,
+  );
 
   it('bounds calls on a client passed in that would queue them while Redis is down', async () => {
     const queueing = new Redis({ port: await freePort(), host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: null });
