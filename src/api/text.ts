@@ -23,6 +23,7 @@ import { conversationOf, type Conversation } from './conversation-state.js';
 import { consultCache } from '../cache/text-cache.js';
 import { checkModelRules } from './model-rules.js';
 import { dropHint } from '../protocols/upstream-params.js';
+import { noteIgnoredFields } from '../protocols/ignored-fields.js';
 import { droppedNotes } from './dropped-notes.js';
 
 /** The route handler of a client protocol's generation endpoint. */
@@ -112,6 +113,7 @@ async function attempt(
   const ir = endpoint.decodeRequest(body, deployment.upstreamModel);
   ir.droppedParams = [];
   ir.strictParams = context.key.strictParams ?? publicModel.strictParams ?? false;
+  noteIgnoredFields(ir, body, endpoint.readFields);
   if (ir.reasoning && !takesReasoning(model, deployment.upstreamModel)) {
     dropHint(ir, 'reasoning', 'the model does not reason');
     delete ir.reasoning;

@@ -3,6 +3,7 @@ import type { GatewayError } from '../errors.js';
 import type { SseMessage } from './sse-parse.js';
 import type { StorageUriCheck } from './storage-uris.js';
 import type { IRRequest, IRResponse, IRStreamEvent, IRUsage, TextProtocol } from './ir.js';
+import type { ReadFields } from './ignored-fields.js';
 
 /**
  * The two sides of a text protocol. A client codec serves the protocol's clients (a route);
@@ -111,6 +112,8 @@ export interface ClientCodec {
    */
   routeFields?(params: Record<string, string>, url: URL): Record<string, unknown>;
   decodeRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest;
+  /** What `decodeRequest` (and the route) reads; anything else is named as ignored (`ignored-fields.ts`). */
+  readFields: ReadFields;
   encodeResponse(response: IRResponse, context: EncodeContext): Record<string, unknown>;
   /** A fresh stream state machine for one answer: IR events in, SSE text out. */
   streamEncoder(context: EncodeContext): StreamEncoder;

@@ -212,7 +212,11 @@ export function admitParams(ir: IRRequest, wire: UpstreamWire, facts: WireFacts 
  * does not reason), or refuses it under `strictParams`.
  */
 export function dropHint(ir: IRRequest, param: ParamName, why: string): void {
-  const name = clientName(ir, param);
+  dropField(ir, clientName(ir, param), why);
+}
+
+/** Notes a field, by the name the client sent it under, that does not reach the upstream, or refuses it under `strictParams`. */
+export function dropField(ir: IRRequest, name: string, why: string): void {
   if (ir.strictParams) throw unsupported(name, why);
   if (ir.droppedParams && !ir.droppedParams.includes(name)) ir.droppedParams.push(name);
 }

@@ -328,3 +328,75 @@ describe('400s about a part of the conversation name it where the client wrote i
     await expectRefusal('messages', send('messages', MODELS.gemini, { messages }), 'messages[2].content[0].tool_use_id');
   });
 });
+
+/**
+ * Fields no decoder reads (`ignored-fields.ts`): on a translated path each is named in the header
+ * as the client sent it, and refused under `strictParams`; a passthrough sends them on unnamed.
+ */
+/** `names` in the order the SDK writes them; strictParams refuses the first. */
+const IGNORED: { client: Client; wire: Wire; fields: Json; names: string[]; leak: RegExp }[] = [
+  // vLLM's `min_p`, sent by an OpenAI client to a gateway in front of Claude.
+  { client: 'chat', wire: 'anthropic', fields: { min_p: 0.1 }, names: ['min_p'], leak: /min_p/ },
+  {
+    client: 'responses',
+    wire: 'anthropic',
+    fields: { truncation: 'auto', max_tool_calls: 3 },
+    names: ['truncation', 'max_tool_calls'],
+    leak: /truncation|max_tool/,
+  },
+  {
+    client: 'messages',
+    wire: 'chat',
+    fields: { context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] }, inference_geo: 'us' },
+    names: ['context_management', 'inference_geo'],
+    leak: /context_management|inference_geo|clear_tool/,
+  },
+  {
+    client: 'gemini',
+    wire: 'chat',
+    fields: {
+      safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_ONLY_HIGH' }],
+      mediaResolution: 'MEDIA_RESOLUTION_LOW',
+      temperature: 0.5,
+    },
+    names: ['safetySettings', 'generationConfig.mediaResolution'],
+    leak: /safety|HARM|media/i,
+  },
+];
+
+describe.each(IGNORED)('fields the $client decoder does not read, to a $wire upstream', ({ client, wire, fields, names, leak }) => {
+  it.each([false, true])('are named as the client sent them, and reach no upstream (stream: %s)', async (stream) => {
+    const sent = await send(client, MODELS[wire], fields, { stream });
+    expect(sent.dropped).toBe(names.join(', '));
+    expect(received(wire)).not.toMatch(leak);
+  });
+
+  it('are refused with strictParams, in the client’s error shape, before any upstream call', async () => {
+    await expectRefusal(client, send(client, MODELS[wire], fields, { key: 'sk-strict' }), names[0]!);
+    expect(requestCount(wire)).toBe(0);
+  });
+});
+
+describe('fields no decoder reads, bounds and defaults', () => {
+  it('passthrough sends them on as they came, naming none', async () => {
+    const messages = await send('messages', MODELS.anthropic, { context_management: { edits: [] }, inference_geo: 'us' });
+    expect(messages.dropped).toBeNull();
+    expect(received('anthropic')).toMatch(/"context_management".*"inference_geo":"us"/);
+    const gemini = await send('gemini', MODELS.gemini, { safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_ONLY_HIGH' }] });
+    expect(gemini.dropped).toBeNull();
+    expect(received('gemini')).toMatch(/BLOCK_ONLY_HIGH/);
+  });
+
+  it('a field at the vendor’s default is not named (Responses `truncation: "disabled"`)', async () => {
+    expect((await send('responses', MODELS.anthropic, { truncation: 'disabled' }, { key: 'sk-strict' })).dropped).toBeNull();
+  });
+
+  it('the header names at most 16 fields, each cut to 100 characters, the list to 2000', async () => {
+    const fields = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x_${String(i).padStart(2, '0')}_${'a'.repeat(300)}`, i]));
+    const sent = await send('chat', MODELS.anthropic, fields);
+    const listed = sent.dropped!.split(', ');
+    expect(listed).toHaveLength(16);
+    expect(listed[0]).toBe(`x_00_${'a'.repeat(95)}...`);
+    expect(sent.dropped!.length).toBeLessThanOrEqual(2000);
+  });
+});

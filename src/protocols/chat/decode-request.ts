@@ -18,6 +18,7 @@ import {
   withCache,
 } from '../decode-helpers.js';
 import type { IRAssistantPart, IRContentPart, IRFilePart, IRMessage, IRRequest, IRTextPart, IRTool, IRToolChoice } from '../ir.js';
+import type { ReadFields } from '../ignored-fields.js';
 import { pushSignedCall, unsignedId } from '../signed-call-id.js';
 
 /**
@@ -42,6 +43,40 @@ const PASSTHROUGH = [
   'prediction',
   'moderation',
 ] as const;
+
+/**
+ * Every top-level field this decoder reads (or refuses), and the route's own (`model`, and
+ * `stream_options`, which the stream encoder reads): any other is named as ignored.
+ */
+export const CHAT_READ_FIELDS: ReadFields = {
+  top: new Set([
+    'model',
+    'messages',
+    'stream',
+    'stream_options',
+    'tools',
+    'tool_choice',
+    'parallel_tool_calls',
+    'max_completion_tokens',
+    'max_tokens',
+    'temperature',
+    'top_p',
+    'stop',
+    'reasoning_effort',
+    'response_format',
+    'metadata',
+    'user',
+    'n',
+    'logprobs',
+    'top_logprobs',
+    'audio',
+    'modalities',
+    'functions',
+    'function_call',
+    'web_search_options',
+    ...PASSTHROUGH,
+  ]),
+};
 
 export function decodeChatRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
   rejectInexpressible(body);

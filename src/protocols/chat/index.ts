@@ -1,7 +1,7 @@
 import { isRecord } from '../../json.js';
 import type { ClientCodec, TextBody, UpstreamCodec } from '../codec.js';
 import { withUnsigned, withUnsignedField } from '../signed-call-id.js';
-import { decodeChatRequest } from './decode-request.js';
+import { decodeChatRequest, CHAT_READ_FIELDS } from './decode-request.js';
 import { decodeChatResponse } from './decode-response.js';
 import { chatStreamDecoder } from './decode-stream.js';
 import { encodeChatRequest } from './encode-request.js';
@@ -17,6 +17,7 @@ export const chatClient: ClientCodec = {
   endpoint: '/v1/chat/completions',
   schema: chatRequestSchema,
   decodeRequest: decodeChatRequest,
+  readFields: CHAT_READ_FIELDS,
   encodeResponse: encodeChatResponse,
   streamEncoder: (context) => new ChatStreamEncoder(context),
   tap: chatTap,

@@ -5,6 +5,7 @@ import { expectArray, expectRecord, isPresent, optArray, optBoolean, optNumber, 
 import type { IRAssistantPart, IRContentPart, IRMessage, IRReasoningPart, IRRequest, IRTextPart, IRTool, IRToolChoice, ClientField } from '../ir.js';
 import { fromThoughtSignature } from './carried-signature.js';
 import { jsonSchemaOf } from './json-schema.js';
+import type { ReadFields } from '../ignored-fields.js';
 
 /** Where a Gemini client writes the IR's request-level fields, for 400s and dropped-parameter notes. */
 const CLIENT_FIELDS: Partial<Record<ClientField, string>> = {
@@ -29,11 +30,45 @@ const CLIENT_FIELDS: Partial<Record<ClientField, string>> = {
  * settings. Calls without an `id` (older models, hand-written clients) get one derived from
  * their place, and their responses are matched by name in order, as Gemini does.
  *
- * Accepted and ignored: `safetySettings` (thresholds of Google's own filters; other upstreams
- * apply their own), `mediaResolution`. Refused with a 400 naming the field: `candidateCount`
+ * Fields it does not read are named as ignored (`GEMINI_READ_FIELDS`). Refused with a 400 naming
+ * the field: `candidateCount`
  * above 1, `cachedContent` (a Google cache object), output modalities other than text, logprobs,
  * speech output, and code execution parts.
  */
+/**
+ * Every top-level and `generationConfig` field this decoder reads (or refuses), the route's own
+ * (`model`, `stream`), and `labels` (Vertex AI's billing labels: bookkeeping). Any other is named
+ * as ignored, in camelCase: `safetySettings` (thresholds of Google's own filters; another vendor
+ * enforces its own policy its own way), `generationConfig.mediaResolution`.
+ */
+export const GEMINI_READ_FIELDS: ReadFields = {
+  top: new Set(['model', 'stream', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'cachedContent', 'labels']),
+  within: {
+    generationConfig: new Set([
+      'candidateCount',
+      'responseLogprobs',
+      'logprobs',
+      'speechConfig',
+      'enableAffectiveDialog',
+      'responseModalities',
+      'maxOutputTokens',
+      'temperature',
+      'topP',
+      'topK',
+      'stopSequences',
+      'seed',
+      'presencePenalty',
+      'frequencyPenalty',
+      'thinkingConfig',
+      'responseMimeType',
+      'responseSchema',
+      'responseJsonSchema',
+      // What @google/genai names it on the wire.
+      '_responseJsonSchema',
+    ]),
+  },
+};
+
 export function decodeGeminiRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
   refuseCachedContent(body);
   const calls = new CallIds();

@@ -1,6 +1,6 @@
 import type { ClientCodec, UpstreamCodec } from '../codec.js';
 import { withoutForeignSignatures } from './carried-signature.js';
-import { decodeGeminiRequest, refuseCachedContent } from './decode-request.js';
+import { decodeGeminiRequest, GEMINI_READ_FIELDS, refuseCachedContent } from './decode-request.js';
 import { encodeGeminiResponse } from './encode-response.js';
 import { GeminiStreamEncoder } from './encode-stream.js';
 import { generateFields, streamFields } from './route-fields.js';
@@ -27,6 +27,7 @@ export const geminiClient: ClientCodec = {
   schema: geminiRequestSchema,
   routeFields: generateFields,
   decodeRequest: decodeGeminiRequest,
+  readFields: GEMINI_READ_FIELDS,
   encodeResponse: encodeGeminiResponse,
   streamEncoder: (context) => new GeminiStreamEncoder(context),
   tap: geminiTap,

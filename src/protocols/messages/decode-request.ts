@@ -29,6 +29,7 @@ import type {
   ClientField,
 } from '../ir.js';
 import { fromThinkingSignature } from './thinking-opaque.js';
+import type { ReadFields } from '../ignored-fields.js';
 import { pushSignedCall, unsignedId } from '../signed-call-id.js';
 
 /** Where a Messages client writes the IR's request-level fields, for 400s and dropped-parameter notes. */
@@ -47,12 +48,38 @@ const CLIENT_FIELDS: Partial<Record<ClientField, string>> = {
  * upstream gets the body as sent). `tool_result` blocks become IR `tool` messages (one each),
  * `role: "system"` messages IR system messages in place, and thinking blocks reasoning parts that
  * keep their signature for replay.
- *
- * Dropped as harmless: `context_management` (server-side trimming of old thinking and tool
- * results; the full history goes upstream instead), `inference_geo` (where Anthropic runs the
- * model) and `service_tier`. Refused: `container` and `mcp_servers`, which need Anthropic's
- * code-execution sandbox or its MCP client to run.
+ * Refused: `container` and `mcp_servers`, which need Anthropic's code-execution sandbox or its
+ * MCP client to run.
  */
+/**
+ * Every top-level field this decoder reads (or refuses), and `service_tier` (Anthropic's
+ * capacity and billing tier: bookkeeping). Any other is named as ignored, among them
+ * `context_management` (Anthropic's server-side trimming of old thinking and tool results: the
+ * full history goes upstream instead) and `inference_geo` (where Anthropic runs the model).
+ */
+export const MESSAGES_READ_FIELDS: ReadFields = {
+  top: new Set([
+    'model',
+    'messages',
+    'system',
+    'stream',
+    'max_tokens',
+    'temperature',
+    'top_p',
+    'top_k',
+    'stop_sequences',
+    'tools',
+    'tool_choice',
+    'thinking',
+    'output_config',
+    'metadata',
+    'cache_control',
+    'container',
+    'mcp_servers',
+    'service_tier',
+  ]),
+};
+
 export function decodeMessagesRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
   if (isPresent(body, 'container')) unsupported('container', `'container' (Anthropic's code-execution sandbox)`);
   if (isPresent(body, 'mcp_servers')) {

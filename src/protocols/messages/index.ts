@@ -1,7 +1,7 @@
 import { isRecord } from '../../json.js';
 import type { ClientCodec, TextBody, UpstreamCodec } from '../codec.js';
 import { withUnsigned, withUnsignedField } from '../signed-call-id.js';
-import { decodeMessagesRequest } from './decode-request.js';
+import { decodeMessagesRequest, MESSAGES_READ_FIELDS } from './decode-request.js';
 import { decodeMessagesResponse } from './decode-response.js';
 import { messagesStreamDecoder } from './decode-stream.js';
 import { encodeMessagesRequest } from './encode-request.js';
@@ -20,6 +20,7 @@ export const messagesClient: ClientCodec = {
   schema: messagesRequestSchema,
   checkHeaders: requireVersionHeader,
   decodeRequest: decodeMessagesRequest,
+  readFields: MESSAGES_READ_FIELDS,
   encodeResponse: encodeMessagesResponse,
   streamEncoder: (context) => new MessagesStreamEncoder(context),
   tap: messagesTap,

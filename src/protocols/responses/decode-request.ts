@@ -32,6 +32,7 @@ import type {
 import { ClientTools, CUSTOM_INPUT, isHostedTool } from './client-tools.js';
 import { fromEncryptedContent } from './reasoning-opaque.js';
 import { decodeCompactionItem } from './compaction-item.js';
+import type { ReadFields } from '../ignored-fields.js';
 import { pushSignedCall, unsignedId } from '../signed-call-id.js';
 
 /**
@@ -64,6 +65,40 @@ const NEUTRAL_INCLUDES = new Set([
   'computer_call_output.output.image_url',
   'code_interpreter_call.outputs',
 ]);
+
+/**
+ * Every top-level field this decoder reads (or refuses); `stream_options` (obfuscation padding of
+ * OpenAI's own stream events) is harmless bookkeeping, and `truncation` at its default changes
+ * nothing. Any other field is named as ignored: `truncation: "auto"` among them.
+ */
+export const RESPONSES_READ_FIELDS: ReadFields = {
+  top: new Set([
+    'model',
+    'input',
+    'instructions',
+    'stream',
+    'stream_options',
+    'tools',
+    'tool_choice',
+    'parallel_tool_calls',
+    'max_output_tokens',
+    'temperature',
+    'top_p',
+    'reasoning',
+    'text',
+    'metadata',
+    'user',
+    'include',
+    'previous_response_id',
+    'conversation',
+    'prompt',
+    'context_management',
+    'background',
+    'top_logprobs',
+    ...PASSTHROUGH,
+  ]),
+  defaults: { truncation: 'disabled' },
+};
 
 export function decodeResponsesRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
   rejectInexpressible(body);
@@ -137,8 +172,6 @@ function rejectInexpressible(body: Json): void {
   if (isPresent(body, 'prompt')) unsupported('prompt', `Stored prompts ('prompt')`);
   if (isPresent(body, 'context_management')) unsupported('context_management');
   if (optBoolean(body, 'background', 'background')) unsupported('background', `Background responses ('background: true')`);
-  // `truncation: auto` is dropped: an input that fits is answered the same, and one that overflows
-  // gets the upstream's context-length error instead of a silently shortened conversation.
   const topLogprobs = optNumber(body, 'top_logprobs', 'top_logprobs');
   if (topLogprobs !== undefined && topLogprobs > 0) unsupported('top_logprobs');
 }

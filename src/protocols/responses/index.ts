@@ -1,7 +1,7 @@
 import type { ClientCodec, TextBody, UpstreamCodec } from '../codec.js';
 import { withReadableCompaction } from './compaction-item.js';
 import { withUnsigned, withUnsignedField } from '../signed-call-id.js';
-import { decodeResponsesRequest } from './decode-request.js';
+import { decodeResponsesRequest, RESPONSES_READ_FIELDS } from './decode-request.js';
 import { decodeResponsesResponse } from './decode-response.js';
 import { responsesStreamDecoder } from './decode-stream.js';
 import { encodeResponsesRequest } from './encode-request.js';
@@ -18,6 +18,7 @@ export const responsesClient: ClientCodec = {
   endpoint: '/v1/responses',
   schema: responsesRequestSchema,
   decodeRequest: decodeResponsesRequest,
+  readFields: RESPONSES_READ_FIELDS,
   encodeResponse: encodeResponsesResponse,
   streamEncoder: (context) => new ResponsesStreamEncoder(context),
   tap: responsesTap,
