@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bodyOf, post, startCacheHarness, type CacheHarness } from './cache-harness.js';
+import { withinOneMinute } from '../helpers/rate-window.js';
 
 let harness: CacheHarness;
 beforeAll(async () => {
@@ -245,6 +246,7 @@ describe('response cache: who opts in', () => {
 describe('response cache: hits still pass the key checks', () => {
   it("a hit counts against the key's requests per minute", async () => {
     const body = bodyOf('chat', 'chat', 'limited?');
+    await withinOneMinute();
     expect((await post(harness, 'chat', body, {}, 'sk-limited')).headers.get('x-infergate-cache')).toBe('miss');
     expect((await post(harness, 'chat', body, {}, 'sk-limited')).headers.get('x-infergate-cache')).toBe('hit');
     const third = await post(harness, 'chat', body, {}, 'sk-limited');

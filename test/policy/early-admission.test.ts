@@ -10,6 +10,7 @@ import { createLocalProvider, localModels } from '../../src/providers/local/loca
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import { serve, type Served } from '../helpers/serve.js';
+import { withinOneMinute } from '../helpers/rate-window.js';
 
 /**
  * The key's limits are checked before a request's body is read (`Route.admits`): an upload over
@@ -185,6 +186,7 @@ describe('token counts, usage reports and video downloads count as requests', ()
   const messages = [{ role: 'user' as const, content: 'How many tokens is this?' }];
 
   it('count_tokens, input_tokens and Gemini countTokens go through requests per minute; the upstream is not asked past it', async () => {
+    await withinOneMinute();
     anthropic.reset();
     const claude = new Anthropic({ baseURL: served.url, apiKey: 'sk-two-a-minute', maxRetries: 0 });
     expect(await claude.messages.countTokens({ model: 'claude', messages })).toMatchObject({ input_tokens: expect.any(Number) });
@@ -206,6 +208,7 @@ describe('token counts, usage reports and video downloads count as requests', ()
   });
 
   it('GET /v1/usage and GET /v1/videos/{id}/content count as requests per minute (polling a task does not)', async () => {
+    await withinOneMinute();
     const auth = { authorization: 'Bearer sk-four-a-minute' };
     const usage = () => fetch(`${served.url}/v1/usage`, { headers: auth });
     const first = await usage();

@@ -8,6 +8,7 @@ import { createOpenAIProvider } from '../../src/providers/openai/openai-provider
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import { serve, type Served } from '../helpers/serve.js';
+import { withinOneMinute } from '../helpers/rate-window.js';
 
 /**
  * Per-key limits and quota through the gateway: checked before any upstream call, answered as
@@ -48,6 +49,7 @@ function chat(url: string, key = 'sk-test', extra: Record<string, unknown> = {})
 
 describe('requests per minute', () => {
   it('refuses the request over the limit before the upstream, with retry-after and x-ratelimit-* headers', async () => {
+    await withinOneMinute();
     const { url } = await start({ policies: { limits: { requestsPerMinute: 2 } } });
     const first = await chat(url);
     expect(first.status).toBe(200);
@@ -68,6 +70,7 @@ describe('requests per minute', () => {
   });
 
   it('a limit on the key record overrides the default', async () => {
+    await withinOneMinute();
     const { url } = await start({
       keys: [
         { key: 'sk-test', id: 'team-a' },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { UsageEvent } from '../../src/policy/events.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
+import { withinOneMinute } from '../helpers/rate-window.js';
 
 /** Media requests are billed and observed like text: one usage event each, with their units. */
 let gateway: Gateway;
@@ -71,6 +72,7 @@ describe('usage events for media', () => {
   });
 
   it('media counts against the key’s limits like text', async () => {
+    await withinOneMinute();
     expect((await post('/v1/images/generations', { model: 'local-image', prompt: 'one', size: '256x256' }, 'sk-one')).status).toBe(200);
     const refused = await post('/v1/audio/speech', { model: 'local-speech', input: 'two', voice: 'en_female_anna_v1' }, 'sk-one');
     expect(refused.status).toBe(429);
