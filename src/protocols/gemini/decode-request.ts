@@ -24,18 +24,6 @@ const CLIENT_FIELDS: Partial<Record<ClientField, string>> = {
 };
 
 /**
- * Gemini `GenerateContentRequest` (camelCase, see field-names.ts) → IR. `contents` turns become
- * IR messages (`functionResponse` parts IR tool messages), `systemInstruction` the system
- * prompt, `functionDeclarations` tools, `generationConfig` the sampling, output and thinking
- * settings. Calls without an `id` (older models, hand-written clients) get one derived from
- * their place, and their responses are matched by name in order, as Gemini does.
- *
- * Fields it does not read are named as ignored (`GEMINI_READ_FIELDS`). Refused with a 400 naming
- * the field: `candidateCount`
- * above 1, `cachedContent` (a Google cache object), output modalities other than text, logprobs,
- * speech output, and code execution parts.
- */
-/**
  * Every top-level and `generationConfig` field this decoder reads (or refuses), the route's own
  * (`model`, `stream`), and `labels` (Vertex AI's billing labels: bookkeeping). Any other is named
  * as ignored, in camelCase: `safetySettings` (thresholds of Google's own filters; another vendor
@@ -69,6 +57,17 @@ export const GEMINI_READ_FIELDS: ReadFields = {
   },
 };
 
+/**
+ * Gemini `GenerateContentRequest` (camelCase, see field-names.ts) → IR. `contents` turns become
+ * IR messages (`functionResponse` parts IR tool messages), `systemInstruction` the system
+ * prompt, `functionDeclarations` tools, `generationConfig` the sampling, output and thinking
+ * settings. Calls without an `id` (older models, hand-written clients) get one derived from
+ * their place, and their responses are matched by name in order, as Gemini does.
+ *
+ * Fields it does not read are named as ignored (`GEMINI_READ_FIELDS`). Refused with a 400 naming
+ * the field: `candidateCount` above 1, `cachedContent` (a Google cache object), output modalities
+ * other than text, logprobs, speech output, and code execution parts.
+ */
 export function decodeGeminiRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
   refuseCachedContent(body);
   const calls = new CallIds();

@@ -44,14 +44,6 @@ const CLIENT_FIELDS: Partial<Record<ClientField, string>> = {
 };
 
 /**
- * Anthropic Messages request → IR, for an upstream that does not speak Messages (an Anthropic
- * upstream gets the body as sent). `tool_result` blocks become IR `tool` messages (one each),
- * `role: "system"` messages IR system messages in place, and thinking blocks reasoning parts that
- * keep their signature for replay.
- * Refused: `container` and `mcp_servers`, which need Anthropic's code-execution sandbox or its
- * MCP client to run.
- */
-/**
  * Every top-level field this decoder reads (or refuses), and `service_tier` (Anthropic's
  * capacity and billing tier: bookkeeping). Any other is named as ignored, among them
  * `context_management` (Anthropic's server-side trimming of old thinking and tool results: the
@@ -80,6 +72,14 @@ export const MESSAGES_READ_FIELDS: ReadFields = {
   ]),
 };
 
+/**
+ * Anthropic Messages request → IR, for an upstream that does not speak Messages (an Anthropic
+ * upstream gets the body as sent). `tool_result` blocks become IR `tool` messages (one each),
+ * `role: "system"` messages IR system messages in place, and thinking blocks reasoning parts that
+ * keep their signature for replay.
+ * Refused: `container` and `mcp_servers`, which need Anthropic's code-execution sandbox or its
+ * MCP client to run.
+ */
 export function decodeMessagesRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
   if (isPresent(body, 'container')) unsupported('container', `'container' (Anthropic's code-execution sandbox)`);
   if (isPresent(body, 'mcp_servers')) {

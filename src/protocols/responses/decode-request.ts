@@ -35,14 +35,6 @@ import { decodeCompactionItem } from './compaction-item.js';
 import type { ReadFields } from '../ignored-fields.js';
 import { pushSignedCall, unsignedId } from '../signed-call-id.js';
 
-/**
- * Responses request → IR. Stored state is resolved before this point (`previous_response_id` and
- * `item_reference` on models that keep conversations, `state/conversation.ts`); any that is left
- * (`conversation`, `prompt`, a reference on a model without a store) or asks for work the IR
- * cannot describe (a forced hosted tool, background runs) is a 400. Tool kinds
- * other than functions become functions (`client-tools.ts`); their calls in `input` follow.
- */
-
 /** Same name and meaning on OpenAI-family upstreams (Chat and Responses): forwarded unchanged. */
 const PASSTHROUGH = ['prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'store', 'safety_identifier', 'moderation'] as const;
 
@@ -100,6 +92,13 @@ export const RESPONSES_READ_FIELDS: ReadFields = {
   defaults: { truncation: 'disabled' },
 };
 
+/**
+ * Responses request → IR. Stored state is resolved before this point (`previous_response_id` and
+ * `item_reference` on models that keep conversations, `state/conversation.ts`); any that is left
+ * (`conversation`, `prompt`, a reference on a model without a store) or asks for work the IR
+ * cannot describe (a forced hosted tool, background runs) is a 400. Tool kinds
+ * other than functions become functions (`client-tools.ts`); their calls in `input` follow.
+ */
 export function decodeResponsesRequest(body: Record<string, unknown>, upstreamModel: string): IRRequest {
   rejectInexpressible(body);
 
