@@ -15,14 +15,19 @@ const WIDTH = 1000;
 const LABEL_WIDTH = 290;
 const PANEL_GAP = 40;
 const RIGHT_MARGIN = 60; // room for the value printed past the longest whisker
-const ROW_HEIGHT = 36;
+export const ROW_HEIGHT = 36;
 const BAR_HEIGHT = 16;
 
 /** @typedef {{ median: number, min: number, max: number, n: number }} Spread */
 /** @typedef {{ key: string, arm: string, cell: string, cpu?: Spread, ttfc?: Spread, failed?: boolean }} Row */
+/**
+ * A row a panel can draw: its bar's colour is the arm's unless `colour` is set, its tooltip names
+ * the arm and cell unless `title` is set (other charts than this one's, e.g. scale-out-chart.mjs).
+ * @typedef {{ arm: string, cell?: string, colour?: string, title?: string, failed?: boolean }} PanelRow
+ */
 
 /** Escapes text for an SVG text node or attribute. @param {string} text */
-function escapeXml(text) {
+export function escapeXml(text) {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
 }
 
@@ -53,9 +58,10 @@ const measured = (s) => s !== undefined && Number.isFinite(s.median);
 
 /**
  * One panel: a title, vertical grid lines with their tick labels, and per row a bar and whisker.
- * @param {{ x: number, y: number, width: number, title: string, note: string, rows: Row[], pick: (row: Row) => Spread | undefined }} panel
+ * @template {PanelRow} R
+ * @param {{ x: number, y: number, width: number, title: string, note: string, rows: R[], pick: (row: R) => Spread | undefined }} panel
  */
-function drawPanel({ x, y, width, title, note, rows, pick }) {
+export function drawPanel({ x, y, width, title, note, rows, pick }) {
   const spreads = rows
     .map(pick)
     .filter(measured)
@@ -88,9 +94,10 @@ function drawPanel({ x, y, width, title, note, rows, pick }) {
     }
     const x0 = scale(Math.min(0, s.median));
     const x1 = scale(Math.max(0, s.median));
-    const colour = ARM_COLOURS[row.arm] ?? FALLBACK_COLOUR;
+    const colour = row.colour ?? ARM_COLOURS[row.arm] ?? FALLBACK_COLOUR;
+    const name = row.title ?? `${armTitle(row.arm)}, ${cells[row.cell ?? '']?.label ?? row.cell}`;
     out.push(
-      `<rect x="${x0.toFixed(1)}" y="${(cy - BAR_HEIGHT / 2).toFixed(1)}" width="${Math.max(1, x1 - x0).toFixed(1)}" height="${BAR_HEIGHT}" fill="${colour}"><title>${escapeXml(`${armTitle(row.arm)}, ${cells[row.cell]?.label ?? row.cell}: median ${short(s.median)}, min ${short(s.min)}, max ${short(s.max)} (${s.n} round${s.n === 1 ? '' : 's'})`)}</title></rect>`,
+      `<rect x="${x0.toFixed(1)}" y="${(cy - BAR_HEIGHT / 2).toFixed(1)}" width="${Math.max(1, x1 - x0).toFixed(1)}" height="${BAR_HEIGHT}" fill="${colour}"><title>${escapeXml(`${name}: median ${short(s.median)}, min ${short(s.min)}, max ${short(s.max)} (${s.n} round${s.n === 1 ? '' : 's'})`)}</title></rect>`,
     );
     let end = Math.max(x1, scale(s.median));
     if (s.n > 1 && Number.isFinite(s.min) && Number.isFinite(s.max)) {
@@ -103,6 +110,21 @@ function drawPanel({ x, y, width, title, note, rows, pick }) {
     out.push(`<text x="${(end + 5).toFixed(1)}" y="${cy + 4}" font-size="11" fill="#111">${escapeXml(short(s.median))}</text>`);
   });
   return out.join('\n');
+}
+
+/**
+ * The opening of a chart: the `<svg>` element, its accessible title, a white ground, a heading and
+ * a subtitle line. The caller pushes the rest and `</svg>`.
+ * @param {{ width: number, height: number, title: string, heading: string, subtitle: string }} head
+ */
+export function chartHead({ width, height, title, heading, subtitle }) {
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${escapeXml(FONT)}" role="img" aria-labelledby="chart-title">`,
+    `<title id="chart-title">${escapeXml(title)}</title>`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="20" y="32" font-size="19" font-weight="700" fill="#111">${escapeXml(heading)}</text>`,
+    `<text x="20" y="54" font-size="12" fill="#444">${escapeXml(subtitle)}</text>`,
+  ];
 }
 
 /**
@@ -147,14 +169,13 @@ export function renderChart(result) {
     `bars: median of ${rounds} round${rounds === 1 ? '' : 's'}${rounds > 1 ? ', whiskers: min–max' : ''}`,
   ].join(' · ');
 
-  const out = [];
-  out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="${escapeXml(FONT)}" role="img" aria-labelledby="chart-title">`,
-  );
-  out.push('<title id="chart-title">infergate benchmark: CPU per upstream chunk and added time to first chunk, per arm and cell</title>');
-  out.push(`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`);
-  out.push(`<text x="20" y="32" font-size="19" font-weight="700" fill="#111">What a stream costs each arm — lower is better</text>`);
-  out.push(`<text x="20" y="54" font-size="12" fill="#444">${escapeXml(subtitle)}</text>`);
+  const out = chartHead({
+    width: WIDTH,
+    height,
+    title: 'infergate benchmark: CPU per upstream chunk and added time to first chunk, per arm and cell',
+    heading: 'What a stream costs each arm — lower is better',
+    subtitle,
+  });
 
   let lx = 20;
   for (const arm of arms) {

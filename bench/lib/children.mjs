@@ -36,18 +36,20 @@ export function stopAll() {
 process.on('exit', stopAll);
 
 /**
- * The command and arguments that run a node script, pinned to a core when possible.
- * @param {string} script @param {string[]} args @param {number} core @param {string[]} [nodeArgs]
+ * The command and arguments that run a node script, pinned to a core when possible (`core`
+ * undefined: not pinned, the scheduler places it).
+ * @param {string} script @param {string[]} args @param {number | undefined} core @param {string[]} [nodeArgs]
  */
 export function nodeCommand(script, args, core, nodeArgs = []) {
-  const command = pinned ? 'taskset' : process.execPath;
-  return { command, args: [...(pinned ? ['-c', String(core), process.execPath] : []), ...nodeArgs, script, ...args] };
+  const pin = pinned && core !== undefined;
+  return { command: pin ? 'taskset' : process.execPath, args: [...(pin ? ['-c', String(core), process.execPath] : []), ...nodeArgs, script, ...args] };
 }
 
 /**
- * Starts a node script with an IPC channel, pinned to a core, and waits for it to announce its port.
- * Its stderr is the runner's, or a pipe (`child.stderr`) for a runner that reads it.
- * @param {string} name @param {string} script @param {string[]} args @param {number} core
+ * Starts a node script with an IPC channel, pinned to a core (unless `core` is undefined), and
+ * waits for it to announce its port. Its stderr is the runner's, or a pipe (`child.stderr`) for a
+ * runner that reads it.
+ * @param {string} name @param {string} script @param {string[]} args @param {number | undefined} core
  * @param {{ nodeArgs?: string[], env?: NodeJS.ProcessEnv, stderr?: 'inherit' | 'pipe' }} [options]
  */
 export async function startChild(name, script, args, core, { nodeArgs = [], env, stderr = 'inherit' } = {}) {

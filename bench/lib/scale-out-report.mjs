@@ -1,0 +1,55 @@
+// The scale-out run as markdown (`scale-out.md`): one row per topology × processes.
+
+const int = (/** @type {number} */ v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
+const ms = (/** @type {number} */ v) => (Number.isFinite(v) ? v.toFixed(1) : '–');
+const pct = (/** @type {number} */ v) => (Number.isFinite(v) ? `${Math.round(v)}%` : '–');
+
+/** @param {{ median: number, min: number, max: number, n: number }} s */
+const spread = (s) => (s.n > 1 ? `${int(s.median)} (${int(s.min)}–${int(s.max)})` : int(s.median));
+
+/** @param {any} result the object scale-out.mjs writes to scale-out.json */
+export function renderScaleOutMarkdown(result) {
+  const { meta, results } = result;
+  const o = meta.options;
+  const lines = [
+    '# Scale-out',
+    '',
+    `${meta.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${meta.commit}\`${meta.dirty ? ' (dirty)' : ''}, ${meta.machine.cpu}, ${meta.machine.cores} cores, Node ${meta.machine.node}; ${o.windows} window${o.windows === 1 ? '' : 's'} of ${o.windowMs / 1000} s per row, ${o.concurrency} requests in flight over all processes, nothing pinned; ${Math.round(meta.durationS)} s in all.`,
+    '',
+    ...Object.entries(meta.topologies).map(
+      ([name, t]) =>
+        `- ${name}: ${/** @type {any} */ (t).where} (${/** @type {any} */ (t).servers} server process${/** @type {any} */ (t).servers === 1 ? '' : 'es'}${/** @type {any} */ (t).throwaway ? ', started for the run' : ''})`,
+    ),
+    '',
+    '| Redis | processes | req/s, all | req/s per process (slowest–fastest) | p50 ms | p99 ms | gateway CPU per process | gateway CPU µs/req | Redis CPU | mock CPU | client CPU | load avg |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    const s = r.summary;
+    const perProcess =
+      s.perProcessRps.n > 1 ? `${int(s.perProcessRps.median)} (${int(s.perProcessRps.min)}–${int(s.perProcessRps.max)})` : int(s.perProcessRps.median);
+    lines.push(
+      `| ${r.topology} | ${r.processes} | ${spread(s.totalRps)} | ${perProcess} | ${ms(s.p50.median)} | ${ms(s.p99.median)} | ${s.gatewayCpuPct.map(pct).join(' · ')} | ${int(s.gatewayCpuUsPerRequest)} | ${pct(s.redisCpuPct)} | ${pct(s.mockCpuPct)} | ${pct(s.loadCpuPct)} | ${s.loadAverage.toFixed(1)} |`,
+    );
+  }
+  lines.push(
+    '',
+    'CPU is a percentage of one core over the window (the machine has ' + `${meta.machine.cores * 100}%): every process's user + system time from \`/proc\`.`,
+    `Failed requests in the windows: ${results.reduce((/** @type {number} */ sum, /** @type {any} */ r) => sum + r.summary.failed, 0)}.`,
+    '',
+    `## Limit and budget under a burst`,
+    '',
+    `A key limited to ${o.limit} requests per minute gets ${o.limitBurst} requests at once; a key with a lifetime budget of ${o.budgetRequests} requests' cost gets ${o.budgetBurst}; both spread over the processes in turn, ${o.concurrency} in flight.`,
+    '',
+    '| Redis | processes | limit: 200s / limit | 200s per process | upstream calls | budget: admitted / allowed | spent / budget ($) | overshoot (≤ in flight) | verdict |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
+  for (const r of results) {
+    const { limit: l, budget: b } = r;
+    const verdict = l.exact && b.withinRule ? 'exact' : l.over ? '**OVER THE LIMIT**' : '**FAILED**';
+    lines.push(
+      `| ${r.topology} | ${r.processes} | ${l.ok} / ${l.limit} | ${l.okPerProcess.join(' · ')} | ${l.upstream} | ${b.ok} / ${b.budgetRequests} | ${b.spentUsd.toFixed(6)} / ${b.budgetUsd.toFixed(6)} | ${b.overshootRequests} (≤ ${b.inFlightBound}) | ${verdict} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

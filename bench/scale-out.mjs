@@ -1,0 +1,334 @@
+#!/usr/bin/env node
+// The scale-out bench: `npm run bench:scale-out` (builds first). See docs/benchmark.md, "Scale-out".
+//
+//   node bench/scale-out.mjs [--redis URL] [--cluster host:port,…] [--processes 1,2,4]
+//                            [--topologies single,cluster] [--quick] [--out DIR] …
+//
+// For each Redis topology (one node, a cluster) and each number of gateway processes, starts
+// that many gateways sharing one RedisLimitEngine, in front of one mock upstream, and this
+// runner spreads requests over them in turn (round robin). It measures JSON requests per second
+// (all processes and each), latency, and the CPU of every process; then sends bursts far over a
+// key's requests-per-minute limit and a key's dollar budget, and checks that no request got past
+// the limit and the budget was not overspent beyond what the documented rule allows. Nothing is
+// pinned: all the processes share the machine's cores, as they would on one host.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gitInfo, startChild, stopAll } from './lib/children.mjs';
+import { buildRequest } from './lib/http-client.mjs';
+import { body } from './lib/payloads.mjs';
+import { cpuMicros, selfCpuMicros } from './lib/proc.mjs';
+import { cluster, deleteKeys, serverPids, singleNode } from './lib/redis-servers.mjs';
+import { roundRobin } from './lib/round-robin.mjs';
+import { renderScaleOutChart } from './lib/scale-out-chart.mjs';
+import { BUDGET_KEY, LIMIT_KEY, LOAD_KEY, MODEL, REQUEST_NANO_USD } from './lib/scale-out-keys.mjs';
+import { renderScaleOutMarkdown } from './lib/scale-out-report.mjs';
+import { acrossRounds, summarize } from './lib/stats.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const argv = process.argv.slice(2);
+const flag = (/** @type {string} */ name) => argv.includes(name);
+const value = (/** @type {string} */ name, /** @type {string} */ fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? /** @type {string} */ (argv[i + 1]) : fallback;
+};
+if (flag('--help') || flag('-h')) {
+  console.log(`node bench/scale-out.mjs [options]   (npm run bench:scale-out -- [options] builds dist/ first)
+  --redis URL            the single-node Redis (default: a throwaway redis-server on a free port)
+  --cluster h:p,h:p,…    the cluster's seed list (default: a throwaway 3-master cluster, .ci/redis-cluster)
+  --topologies a,b       single, cluster (default both)
+  --processes 1,2,4      gateway processes per configuration (default 1,2,4)
+  --windows N            measurement windows per configuration (default 3; --quick: 1)
+  --window MS            length of one (default 4000; --quick: 2000)
+  --concurrency N        requests in flight, over all processes (default 64)
+  --limit N              the limited key's requests per minute (default 500); the burst sends 6×
+  --budget-requests N    the budget key's dollars, in requests (default 200); the burst sends 10×
+  --out DIR              results: DIR/scale-out.json, .md, .svg (default bench/results)
+  --quick                one short window per configuration (numbers are noisy)`);
+  process.exit(0);
+}
+const quick = flag('--quick');
+const limit = Number(value('--limit', '500'));
+const budgetRequests = Number(value('--budget-requests', '200'));
+const opts = {
+  quick,
+  redis: value('--redis', ''),
+  cluster: value('--cluster', ''),
+  topologies: /** @type {Array<'single' | 'cluster'>} */ (value('--topologies', 'single,cluster').split(',').filter(Boolean)),
+  processes: value('--processes', '1,2,4').split(',').map(Number),
+  windows: Number(value('--windows', quick ? '1' : '3')),
+  windowMs: Number(value('--window', quick ? '2000' : '4000')),
+  warmupRequests: quick ? 500 : 2000,
+  concurrency: Number(value('--concurrency', '64')),
+  limit,
+  limitBurst: limit * 6,
+  budgetRequests,
+  budgetBurst: budgetRequests * 10,
+  out: resolve(value('--out', join(here, 'results'))),
+};
+for (const name of opts.topologies) if (name !== 'single' && name !== 'cluster') throw new Error(`--topologies: unknown ${name}`);
+const budgetUsd = (budgetRequests * REQUEST_NANO_USD) / 1e9;
+
+const log = (/** @type {string} */ message) => console.error(`[scale-out ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const WATCHDOG_MIN = quick ? 8 : 20;
+const watchdog = setTimeout(() => {
+  console.error(`scale-out: still running after ${WATCHDOG_MIN} min; stopping`);
+  stopAll();
+  process.exit(2);
+}, WATCHDOG_MIN * 60_000);
+watchdog.unref();
+
+const dist = process.env.INFERGATE_DIST ? resolve(process.env.INFERGATE_DIST) : resolve(here, '../dist');
+/** @type {typeof import('infergate/redis')} */
+const { RedisLimitEngine } = await import(pathToFileURL(resolve(dist, 'redis.js')).href);
+
+// ---------------------------------------------------------------------------------------------
+// One configuration: N gateways on one topology
+
+const runId = `${Date.now().toString(36)}${process.pid.toString(36)}`;
+/** @param {string} key */
+const requestFor = (key) =>
+  buildRequest('/v1/chat/completions', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body('chat', MODEL, false), '127.0.0.1');
+
+/** CPU time of each process in µs, by name. @param {Record<string, number>} pids */
+function cpuNow(pids) {
+  return Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, name === 'load' ? selfCpuMicros() : safeCpu(pid)]));
+}
+/**
+ * CPU of each process as a percentage of one core over a time.
+ * @param {Record<string, number>} before @param {Record<string, number>} after @param {number} seconds
+ */
+function cpuPercent(before, after, seconds) {
+  return Object.fromEntries(Object.entries(after).map(([name, micros]) => [name, ((micros - (before[name] ?? NaN)) / (seconds * 1e6)) * 100]));
+}
+
+/** @param {number} pid */
+function safeCpu(pid) {
+  try {
+    return cpuMicros(pid);
+  } catch {
+    return NaN; // a server whose /proc this user cannot read
+  }
+}
+
+/** Waits for a fresh minute when fewer than `marginMs` are left: the limit's windows are the clock's minutes. */
+async function freshMinute(marginMs = 10_000) {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) {
+    log(`waiting ${(left / 1000).toFixed(1)} s for a fresh minute`);
+    await new Promise((r) => setTimeout(r, left + 200));
+  }
+}
+
+/**
+ * @param {import('./lib/redis-servers.mjs').RedisTopology} topology
+ * @param {number[]} redisPids
+ * @param {{ ipc: (cmd: string, args?: unknown) => Promise<any>, pid: number, port: number }} mock
+ * @param {number} n
+ */
+async function measure(topology, redisPids, mock, n) {
+  const prefix = `infergate-bench-${runId}-${topology.name}-${n}:`;
+  const args = [`http://127.0.0.1:${mock.port}`, '--prefix', prefix, ...topology.gatewayArgs, '--limit', String(limit), '--budget-usd', String(budgetUsd)];
+  const gateways = await Promise.all(Array.from({ length: n }, (_, i) => startChild(`gateway ${i}`, join(here, 'scale-out-gateway.mjs'), args, undefined)));
+  const ports = gateways.map((g) => g.port);
+  try {
+    const load = requestFor(LOAD_KEY.key);
+    // The same number of requests for each process, whatever their count: each compiles its own code.
+    await roundRobin({ ports, request: load, concurrency: opts.concurrency, total: opts.warmupRequests * n, durationMs: 60_000 });
+
+    /** @type {Record<string, number>} */
+    const pids = {
+      mock: mock.pid,
+      load: process.pid,
+      ...Object.fromEntries(gateways.map((g, i) => [`gateway${i}`, g.pid])),
+      ...Object.fromEntries(redisPids.map((pid, i) => [`redis${i}`, pid])),
+    };
+    const windows = [];
+    for (let w = 0; w < opts.windows; w++) {
+      const loadAverage = os.loadavg()[0];
+      const before = cpuNow(pids);
+      const run = await roundRobin({ ports, request: load, concurrency: opts.concurrency, durationMs: opts.windowMs });
+      const seconds = run.elapsedMs / 1000;
+      const cpuPct = cpuPercent(before, cpuNow(pids), seconds);
+      const answered = run.tallies.reduce((sum, t) => sum + t.requests, 0);
+      const latency = summarize(run.tallies.flatMap((t) => t.latencies));
+      windows.push({
+        totalRps: answered / seconds,
+        perProcessRps: run.tallies.map((t) => t.requests / seconds),
+        p50: latency.p50,
+        p99: latency.p99,
+        cpuPct,
+        failed: run.sent - answered,
+        statuses: run.statuses,
+        firstError: run.firstError,
+        loadAverage,
+      });
+      log(`${topology.name} × ${n}: window ${w + 1}: ${(answered / seconds).toFixed(0)} req/s, p99 ${latency.p99.toFixed(1)} ms`);
+    }
+    const limitCheck = await limitBurst(ports, mock);
+    const budgetCheck = await budgetBurst(ports, topology, prefix);
+    return { topology: topology.name, processes: n, windows, summary: summarizeWindows(windows, n), limit: limitCheck, budget: budgetCheck };
+  } finally {
+    await Promise.all(gateways.map((g) => g.ipc('shutdown').catch(() => {})));
+    for (const g of gateways) g.child.kill('SIGKILL');
+    const deleted = await deleteKeys(topology, prefix).catch((error) => log(`could not delete the run's keys (${prefix}*): ${error.message}`));
+    log(`${topology.name} × ${n}: done, ${deleted ?? '?'} keys of the run deleted`);
+  }
+}
+
+/**
+ * A burst far over the limited key's requests per minute, spread over the processes: the 200s
+ * must be exactly the limit (over it: the shared count let a request through; under it: a
+ * request failed after admission), and the mock must have been called once per 200.
+ * @param {number[]} ports @param {{ ipc: (cmd: string) => Promise<any> }} mock
+ */
+async function limitBurst(ports, mock) {
+  for (let attempt = 1; ; attempt++) {
+    await freshMinute();
+    const minute = Math.floor(Date.now() / 60_000);
+    const upstreamBefore = (await mock.ipc('stats')).requests;
+    const run = await roundRobin({ ports, request: requestFor(LIMIT_KEY.key), concurrency: opts.concurrency, total: opts.limitBurst });
+    // A burst that reached the next minute had two windows' worth of requests to admit: again.
+    if (Math.floor(Date.now() / 60_000) !== minute && attempt < 3) {
+      log('the limit burst straddled a minute; again in the next one');
+      continue;
+    }
+    const ok = run.statuses['200'] ?? 0;
+    const upstream = (await mock.ipc('stats')).requests - upstreamBefore;
+    return {
+      limit,
+      sent: run.sent,
+      ok,
+      refused: run.statuses['429'] ?? 0,
+      other: run.sent - ok - (run.statuses['429'] ?? 0),
+      okPerProcess: run.tallies.map((t) => t.statuses['200'] ?? 0),
+      upstream,
+      exact: ok === limit && upstream === ok,
+      over: ok > limit,
+      elapsedMs: run.elapsedMs,
+    };
+  }
+}
+
+/**
+ * A burst far over the budget key's dollars. A budget is checked before a request and counted
+ * after it (docs/policies.md, "Budgets"), so requests already in flight when it runs out may
+ * overshoot it, each by its own cost: at most `concurrency` of them. The spend read back must be
+ * exactly the admitted requests' cost.
+ * @param {number[]} ports @param {import('./lib/redis-servers.mjs').RedisTopology} topology @param {string} prefix
+ */
+async function budgetBurst(ports, topology, prefix) {
+  const run = await roundRobin({ ports, request: requestFor(BUDGET_KEY.key), concurrency: opts.concurrency, total: opts.budgetBurst });
+  const engine = new RedisLimitEngine({
+    ...(topology.name === 'cluster' ? { cluster: { nodes: topology.where.split(',') } } : { url: topology.where }),
+    keyPrefix: prefix,
+  });
+  const spentUsd = await engine.budgetSpent({ scope: 'key', owner: BUDGET_KEY.id, usd: budgetUsd }, Date.now());
+  await engine.close();
+  const ok = run.statuses['200'] ?? 0;
+  const spentNanoUsd = Math.round(spentUsd * 1e9);
+  const overshoot = Math.max(0, ok - budgetRequests);
+  return {
+    budgetUsd,
+    budgetRequests,
+    sent: run.sent,
+    ok,
+    refused: run.statuses['429'] ?? 0,
+    other: run.sent - ok - (run.statuses['429'] ?? 0),
+    spentUsd,
+    overshootRequests: overshoot,
+    overshootUsd: Math.max(0, spentUsd - budgetUsd),
+    inFlightBound: opts.concurrency,
+    // Exact bookkeeping (the spend is the admitted requests' cost, to the billionth), an
+    // overshoot within the requests in flight, and the budget reached (not refused too early).
+    withinRule: spentNanoUsd === ok * REQUEST_NANO_USD && overshoot <= opts.concurrency && ok >= budgetRequests,
+  };
+}
+
+/**
+ * Medians across windows, min–max as the spread; per process: each process's median, and the
+ * spread from the slowest to the fastest.
+ * @param {any[]} windows @param {number} n
+ */
+function summarizeWindows(windows, n) {
+  const perProcess = Array.from({ length: n }, (_, i) => acrossRounds(windows.map((w) => w.perProcessRps[i])).median);
+  const cpu = (/** @type {string} */ name) => acrossRounds(windows.map((w) => w.cpuPct[name])).median;
+  const names = Object.keys(windows[0]?.cpuPct ?? {});
+  const gatewayCpu = names.filter((name) => name.startsWith('gateway')).map(cpu);
+  const total = acrossRounds(windows.map((w) => w.totalRps));
+  return {
+    totalRps: total,
+    perProcessRps: acrossRounds(perProcess),
+    perProcess,
+    p50: acrossRounds(windows.map((w) => w.p50)),
+    p99: acrossRounds(windows.map((w) => w.p99)),
+    gatewayCpuPct: gatewayCpu,
+    gatewayCpuUsPerRequest: (gatewayCpu.reduce((a, b) => a + b, 0) * 1e4) / total.median,
+    redisCpuPct: names.filter((name) => name.startsWith('redis')).reduce((sum, name) => sum + cpu(name), 0),
+    mockCpuPct: cpu('mock'),
+    loadCpuPct: cpu('load'),
+    failed: windows.reduce((sum, w) => sum + w.failed, 0),
+    loadAverage: acrossRounds(windows.map((w) => w.loadAverage)).median,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+mkdirSync(opts.out, { recursive: true });
+const git = gitInfo();
+const started = new Date();
+log(`run ${runId}: ${opts.topologies.join(', ')} × ${opts.processes.join(', ')} processes, ${opts.windows} × ${opts.windowMs} ms windows`);
+const mock = await startChild('mock', join(here, 'mock-upstream.mjs'), [], undefined);
+await mock.ipc('config', { ttfbMs: 0, words: 40 });
+
+const results = [];
+/** @type {Record<string, { where: string, throwaway: boolean, servers: number }>} */
+const topologies = {};
+for (const name of opts.topologies) {
+  const topology = name === 'single' ? await singleNode(opts.redis || undefined) : await cluster(opts.cluster || undefined);
+  try {
+    const redisPids = await serverPids(topology);
+    topologies[name] = { where: topology.where, throwaway: topology.throwaway, servers: redisPids.length };
+    log(`${name}: ${topology.where}${topology.throwaway ? ' (started for this run)' : ''}`);
+    for (const n of opts.processes) results.push(await measure(topology, redisPids, mock, n));
+  } finally {
+    topology.stop();
+  }
+}
+await mock.ipc('shutdown').catch(() => {});
+
+const result = {
+  meta: {
+    date: started.toISOString(),
+    commit: git.commit,
+    dirty: git.dirty,
+    ...(process.env.INFERGATE_DIST ? { dist: process.env.INFERGATE_DIST } : {}),
+    machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version },
+    options: opts,
+    topologies,
+    durationS: (Date.now() - started.getTime()) / 1000,
+  },
+  results,
+};
+writeFileSync(join(opts.out, 'scale-out.json'), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(join(opts.out, 'scale-out.md'), renderScaleOutMarkdown(result));
+writeFileSync(join(opts.out, 'scale-out.svg'), renderScaleOutChart(result));
+log(`results in ${opts.out}/scale-out.{json,md,svg}`);
+
+// Over the limit is the failure this bench is for; under it, or an upstream call count that
+// differs, means requests failed after admission: the check proved nothing, so it fails too.
+const broken = results.filter((r) => !r.limit.exact || !r.budget.withinRule);
+for (const { topology, processes, limit: l, budget: b } of broken) {
+  console.error(
+    `SCALE-OUT FAILED: ${topology} × ${processes}: ${l.ok} answers (${l.upstream} upstream calls, ${l.other} failed) for a limit of ${l.limit}` +
+      `${l.over ? ' — OVER THE LIMIT' : ''}; budget: ${b.ok} admitted for ${b.budgetRequests} (at most ${b.inFlightBound} more allowed), spent $${b.spentUsd}`,
+  );
+}
+stopAll();
+process.exit(broken.length > 0 ? 1 : 0);
