@@ -9,12 +9,14 @@ export default defineConfig({
     cli: 'src/cli.ts',
     // `infergate/redis`: the Redis task store, limit engine and response store (ioredis is an optional peer dependency).
     redis: 'src/redis.ts',
+    // `infergate/metrics`: Prometheus text for hosts without an OpenTelemetry SDK (metricsHandler).
+    metrics: 'src/metrics.ts',
     ...adapters,
   },
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  dts: { entry: { index: 'src/index.ts', redis: 'src/redis.ts', ...adapters } },
+  dts: { entry: { index: 'src/index.ts', redis: 'src/redis.ts', metrics: 'src/metrics.ts', ...adapters } },
   sourcemap: true,
   clean: true,
   splitting: true,

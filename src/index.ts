@@ -7,6 +7,7 @@ export type {
   UsageEvent,
   RequestHookPayload,
   ResponseHookPayload,
+  MeterProviderLike,
 } from './options.js';
 export type { Logger } from './logger.js';
 export { GatewayError, type GatewayErrorInit } from './errors.js';
@@ -43,7 +44,7 @@ export { createBedrockProvider, type BedrockGuardrail, type BedrockProviderOptio
 export type { AwsCredentials, AwsCredentialSource } from './providers/bedrock/sigv4.js';
 export type { EntraCredentials } from './providers/azure/entra-tokens.js';
 export type { UpstreamTimeouts } from './providers/http/upstream-client.js';
-export type { AttemptEvent, RequestObserver, EventError } from './policy/events.js';
+export type { AttemptEvent, RequestObserver, EventError, RefusalEvent, RefusalReason } from './policy/events.js';
 export type { PolicyOptions } from './policy/policy-options.js';
 export type { RetryPolicy } from './policy/fallback.js';
 export type { KeyLimits, LimitEngine, LimitEngineOptions, AdmitResult, BudgetCheck, CounterState, Settlement } from './policy/limit-engine.js';

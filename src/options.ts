@@ -149,6 +149,20 @@ export interface GatewayOptions {
    * `@opentelemetry/api` (an optional peer dependency), loaded only when this is set. Default false.
    */
   telemetry?: boolean | { tracer?: TracerLike | undefined } | undefined;
+  /**
+   * Metrics (docs/metrics.md): GenAI request duration, tokens, time to first token, the gateway's
+   * overhead, attempts, fallbacks, refusals, cache hits, dollars and deployment health, recorded
+   * through an `@opentelemetry/api` meter after each answer. `true` uses the global meter
+   * provider (a host's OpenTelemetry SDK); or pass `{ meterProvider }`, e.g. `metricsHandler()`'s
+   * from `infergate/metrics`, which answers Prometheus scrapes. With metrics on, every answer
+   * says its overhead in `x-infergate-overhead-ms`. Default false.
+   */
+  metrics?: boolean | { meterProvider?: MeterProviderLike | undefined } | undefined;
+}
+
+/** The part of an OpenTelemetry `MeterProvider` the gateway uses. */
+export interface MeterProviderLike {
+  getMeter(...args: never[]): unknown;
 }
 
 /** The part of an OpenTelemetry `Tracer` the gateway uses, so these types need no OpenTelemetry import. */
@@ -192,6 +206,8 @@ export interface ResolvedOptions {
   accessLog: boolean;
   /** OpenTelemetry spans: off, or on with the caller's tracer (undefined: the global one). */
   telemetry: false | { tracer: TracerLike | undefined };
+  /** Metrics: off, or on with the caller's meter provider (undefined: the global one). */
+  metrics: false | { meterProvider: MeterProviderLike | undefined };
 }
 
 export const DEFAULT_CONTRACT_VERSION = '2026-11-22';
@@ -253,7 +269,16 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     redactLogs: options.redactLogs !== false,
     accessLog: options.accessLog === true,
     telemetry: resolveTelemetry(options.telemetry),
+    metrics: resolveMetrics(options.metrics),
   };
+}
+
+function resolveMetrics(metrics: GatewayOptions['metrics']): ResolvedOptions['metrics'] {
+  if (!metrics) return false;
+  const meterProvider = typeof metrics === 'object' ? metrics.meterProvider : undefined;
+  if (meterProvider !== undefined && typeof meterProvider?.getMeter !== 'function')
+    throw new TypeError('options.metrics.meterProvider must be an OpenTelemetry MeterProvider (with getMeter)');
+  return { meterProvider };
 }
 
 function resolveUsageStore(store: GatewayOptions['usageStore']): UsageStore | false | undefined {

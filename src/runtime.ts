@@ -18,6 +18,7 @@ import { MemoryTaskStore, type TaskStore } from './tasks/task-store.js';
 import { VideoTasks } from './tasks/video-tasks.js';
 import { accessLogObserver } from './telemetry/access-log.js';
 import { openTelemetryObserver, type OpenTelemetryObserverOptions } from './telemetry/otel-observer.js';
+import { metricsObserver, type DeploymentState, type MetricsObserverOptions } from './telemetry/metrics/metrics-observer.js';
 import { redactingLogger } from './telemetry/redacting-logger.js';
 
 /** What the gateway runs on: the services built from its resolved options. */
@@ -60,6 +61,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
   const logger = redactingLogger(options.logger, { redact: options.redactLogs });
   checkModelPrices(options.models);
   const usageStore = options.usageStore === false ? undefined : (options.usageStore ?? new MemoryUsageStore());
+  const policies = resolvePolicies(options.policies);
   return {
     keyStore: options.keyStore,
     providers,
@@ -78,13 +80,14 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     messagesEnabled: options.messagesEnabled,
     contractVersion: options.contractVersion,
     limits,
-    policies: resolvePolicies(options.policies),
+    policies,
     responseStore: options.responseStore ?? defaultResponseStore(catalog, providers),
     responseCache: options.responseCache ? new ResponseCache(options.responseCache, logger) : undefined,
     plugins: [
       hooksPlugin(options.hooks),
       ...options.plugins,
       ...telemetryPlugins(options.telemetry, logger, providers),
+      ...(options.metrics ? [metricsPlugin(options.metrics, logger, providers, catalog, policies)] : []),
       ...(options.accessLog ? [accessLogObserver(logger)] : []),
       ...(usageStore ? [usageRecorder(usageStore)] : []),
     ],
@@ -112,4 +115,22 @@ function telemetryPlugins(telemetry: ResolvedOptions['telemetry'], logger: Logge
   const settings: OpenTelemetryObserverOptions = { logger, providerType: (name) => providers[name]?.type };
   if (telemetry.tracer) settings.tracer = telemetry.tracer as unknown as NonNullable<OpenTelemetryObserverOptions['tracer']>;
   return [openTelemetryObserver(settings)];
+}
+
+function metricsPlugin(
+  metrics: Exclude<ResolvedOptions['metrics'], false>,
+  logger: Logger,
+  providers: Record<string, Provider>,
+  catalog: ModelCatalog,
+  policies: ResolvedPolicies,
+): GatewayPlugin {
+  // The health policy's states once it reports them (`snapshot()`); until then no series.
+  const health = policies.health as { snapshot?: () => readonly DeploymentState[] };
+  return metricsObserver({
+    meterProvider: metrics.meterProvider as MetricsObserverOptions['meterProvider'],
+    models: catalog.entries(),
+    providerType: (name) => providers[name]?.type,
+    deploymentStates: typeof health.snapshot === 'function' ? () => health.snapshot!() : undefined,
+    logger,
+  });
 }

@@ -7,6 +7,8 @@ import { type BudgetAccount, isExhausted } from './budget.js';
 import { budgetExhausted, budgetHeaders } from './budget-admission.js';
 import type { Admission, AdmitResult, BudgetCheck, CounterState, KeyLimits, LimitReason } from './limit-engine.js';
 import { budgetRetryAfterMs } from './memory-limit-engine.js';
+import { AdmissionRefusal } from './admission-refusal.js';
+import { reportRefusal } from './refusal.js';
 import { retryAfterSeconds } from './retry-after.js';
 
 /**
@@ -22,6 +24,15 @@ export type BudgetTarget = { model: ModelEntry } | { kind: ModelKind };
  * here, now that the model is known. Otherwise taken now.
  */
 export async function admitRequest(context: RouteContext, model?: ModelEntry): Promise<Admission> {
+  try {
+    return await admitFor(context, model);
+  } catch (error) {
+    reportRefusal(context, error);
+    throw error;
+  }
+}
+
+async function admitFor(context: RouteContext, model: ModelEntry | undefined): Promise<Admission> {
   const held = context.admission;
   if (!held?.waiting) return admitKey(context, model ? { model } : undefined);
   if (model) {
@@ -52,7 +63,7 @@ export function checkBudgetFor(context: RouteContext, admission: Admission, mode
 export async function admitKey(context: RouteContext, target?: BudgetTarget): Promise<Admission> {
   const { key, options } = context;
   const { policies } = options;
-  if (typeof key.balance === 'number' && key.balance <= 0) throw quotaExhausted(policies.quotaRetryAfterSeconds, {});
+  if (typeof key.balance === 'number' && key.balance <= 0) throw quotaExhausted('balance', policies.quotaRetryAfterSeconds, {});
   const limits = key.limits ? { ...policies.limits, ...withoutUndefined(key.limits) } : policies.limits;
   let budgets: readonly BudgetAccount[];
   try {
@@ -76,13 +87,13 @@ export async function admitKey(context: RouteContext, target?: BudgetTarget): Pr
     const unjudged = check && !check.enforce && target && 'kind' in target ? { unjudgedBudgets: result.budgets } : {};
     return { limits, headers, slot: result.slot, counted: true, ...(budgets.length > 0 ? { budgets } : {}), ...unjudged };
   }
-  if (result.reason === 'quota') throw quotaExhausted(policies.quotaRetryAfterSeconds, headers);
+  if (result.reason === 'quota') throw quotaExhausted('quota', policies.quotaRetryAfterSeconds, headers);
   if (result.reason === 'budget') throw budgetExhausted(result.budgets ?? [], result.retryAfterMs, policies.quotaRetryAfterSeconds, headers);
   throw limitReached(result.reason, result.retryAfterMs, headers);
 }
 
 function limitReached(reason: LimitReason, retryAfterMs: number, headers: Record<string, string>): GatewayError {
-  return new GatewayError({
+  return new AdmissionRefusal(reason, {
     status: 429,
     message: LIMIT_MESSAGES[reason as keyof typeof LIMIT_MESSAGES] ?? LIMIT_MESSAGES.requests,
     code: 'rate_limit_exceeded',
@@ -147,8 +158,8 @@ const LIMIT_MESSAGES: Record<Exclude<LimitReason, 'quota' | 'budget'>, string> =
   concurrency: 'Too many concurrent requests on this API key; retry when one of them has finished.',
 };
 
-function quotaExhausted(retryAfter: number, headers: Record<string, string>): GatewayError {
-  return new GatewayError({
+function quotaExhausted(reason: 'quota' | 'balance', retryAfter: number, headers: Record<string, string>): GatewayError {
+  return new AdmissionRefusal(reason, {
     status: 429,
     type: 'insufficient_quota',
     message: 'You exceeded your current quota: this API key has no balance left.',

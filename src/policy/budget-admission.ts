@@ -1,4 +1,5 @@
-import { GatewayError } from '../errors.js';
+import type { GatewayError } from '../errors.js';
+import { AdmissionRefusal } from './admission-refusal.js';
 import { type BudgetState, isExhausted, remainingUsd } from './budget.js';
 import { retryAfterSeconds } from './retry-after.js';
 
@@ -36,7 +37,7 @@ export function budgetExhausted(
     ? `its budget of $${formatUsd(spent.account.usd)}${spent.account.period ? ` per ${PERIOD_NAMES[spent.account.period]}` : ''}`
     : 'its budget';
   const reset = spent?.resetsAt !== undefined ? `; it resets at ${new Date(spent.resetsAt).toISOString()}` : '';
-  return new GatewayError({
+  return new AdmissionRefusal('budget', {
     status: 429,
     type: 'insufficient_quota',
     message: `You exceeded your current quota: ${whose} spent ${budget}${reset}. Models that cost nothing are still served.`,

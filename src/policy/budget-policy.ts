@@ -3,7 +3,8 @@ import type { Logger } from '../logger.js';
 import type { ModelEntry } from '../routing/model.js';
 import { type Budget, type BudgetAccount, checkBudget, checkGroupBudgets } from './budget.js';
 import { type ChargeSources, deploymentCharges } from './budget-free-model.js';
-import { GatewayError } from '../errors.js';
+import type { GatewayError } from '../errors.js';
+import { AdmissionRefusal } from './admission-refusal.js';
 import { echo } from '../http/echo.js';
 
 const NO_ACCOUNTS: readonly BudgetAccount[] = Object.freeze([]);
@@ -101,7 +102,7 @@ export class BudgetPolicy {
 
 /** The 403 of a model without a known price, to a key with a dollar budget. */
 function unpricedModelRefused(modelId: string): GatewayError {
-  return new GatewayError({
+  return new AdmissionRefusal('unpriced', {
     status: 403,
     message:
       `The model \`${echo(modelId)}\` has no known price, so its cost cannot be counted against this API key's dollar budget; ` +

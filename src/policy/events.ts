@@ -50,6 +50,12 @@ export interface UsageEvent {
   /** ms from start to the first byte of a streamed answer. */
   ttftMs?: number | undefined;
   /**
+   * The gateway's own time, in ms (with `metrics` on): from the request reaching the gateway until
+   * its answer was ready (a whole answer built, or a stream's headers), less the time waiting on
+   * upstream calls and retry back-off. docs/metrics.md, "Overhead", says exactly what counts.
+   */
+  overheadMs?: number | undefined;
+  /**
    * Answered from the response cache: `usage` is the original call's, no upstream was called
    * (`attempts` 0), `costUsd` is 0 and the default `policies.cost` is 0.
    */
@@ -81,6 +87,22 @@ export interface AttemptEvent {
   latencyMs: number;
 }
 
+/** Why admission refused a request: the limit, quota, balance or budget that said no. */
+export type RefusalReason = 'requests' | 'tokens' | 'concurrency' | 'quota' | 'balance' | 'budget' | 'unpriced';
+
+/**
+ * One per request the key's limits, quota, balance or dollar budget refused (a 429, or the 403
+ * of an unpriced model under a budget): such a request has no usage event, as nothing was used.
+ */
+export interface RefusalEvent {
+  requestId: string;
+  keyId: string;
+  reason: RefusalReason;
+  /** The status and error code the client got (`rate_limit_exceeded`, `insufficient_quota`, `model_unpriced`). */
+  status: number;
+  code: string | null;
+}
+
 /**
  * What the gateway tells about each request: the user's hooks and the built-in telemetry are
  * both observers. A throwing observer is logged, never surfaced to the client.
@@ -88,4 +110,6 @@ export interface AttemptEvent {
 export interface RequestObserver {
   onAttempt?(event: AttemptEvent): void | Promise<void>;
   onUsage?(event: UsageEvent, request: Request): void | Promise<void>;
+  /** A request refused at admission (see `RefusalEvent`). */
+  onRefused?(event: RefusalEvent): void | Promise<void>;
 }

@@ -3,6 +3,7 @@ import { addHeaders } from '../http/add-headers.js';
 import type { EarlyAdmission, RouteAdmission, RouteContext } from '../http/route.js';
 import { admitKey, admitRequestsOnly } from './admission.js';
 import type { Admission } from './limit-engine.js';
+import { reportRefusal } from './refusal.js';
 
 /**
  * An admission taken before the route's handler ran, held until the request's ledger takes it
@@ -21,8 +22,13 @@ export class HeldAdmission implements EarlyAdmission {
 
   /** Admits the route's request for the key, before its body: a refusal is the route's 429. */
   static async take(context: RouteContext, scope: RouteAdmission): Promise<HeldAdmission> {
-    const admission = scope === 'requests' ? await admitRequestsOnly(context) : await admitKey(context, { kind: scope });
-    return new HeldAdmission(context, admission);
+    try {
+      const admission = scope === 'requests' ? await admitRequestsOnly(context) : await admitKey(context, { kind: scope });
+      return new HeldAdmission(context, admission);
+    } catch (error) {
+      reportRefusal(context, error);
+      throw error;
+    }
   }
 
   get waiting(): boolean {
