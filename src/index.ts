@@ -45,7 +45,11 @@ export type { AwsCredentials, AwsCredentialSource } from './providers/bedrock/si
 export type { EntraCredentials } from './providers/azure/entra-tokens.js';
 export type { UpstreamTimeouts } from './providers/http/upstream-client.js';
 export type { AttemptEvent, RequestObserver, EventError, RefusalEvent, RefusalReason } from './policy/events.js';
-export type { PolicyOptions } from './policy/policy-options.js';
+export type { PolicyOptions, RoutingPolicy } from './policy/policy-options.js';
+export type { HealthBus, HealthNotice } from './policy/health-bus.js';
+export { MemoryHealthBus } from './policy/memory-health-bus.js';
+export type { DeploymentHealthEntry } from './policy/deployment-health.js';
+export type { BreakerState } from './policy/circuit-breaker.js';
 export type { RetryPolicy } from './policy/fallback.js';
 export type { KeyLimits, LimitEngine, LimitEngineOptions, AdmitResult, BudgetCheck, CounterState, Settlement } from './policy/limit-engine.js';
 export type { Budget, BudgetPeriod, BudgetAccount, BudgetState } from './policy/budget.js';

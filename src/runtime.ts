@@ -61,7 +61,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
   const logger = redactingLogger(options.logger, { redact: options.redactLogs });
   checkModelPrices(options.models);
   const usageStore = options.usageStore === false ? undefined : (options.usageStore ?? new MemoryUsageStore());
-  const policies = resolvePolicies(options.policies);
+  const policies = resolvePolicies(options.policies, logger);
   return {
     keyStore: options.keyStore,
     providers,

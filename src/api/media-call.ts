@@ -13,9 +13,10 @@ import type {
   VideoCapability,
 } from '../providers/provider.js';
 import type { ModelEntry, ModelKind } from '../routing/model.js';
-import { modelOnDeployment, orderDeployments } from '../routing/deployments.js';
+import { modelOnDeployment } from '../routing/deployments.js';
+import { routeOrderOf } from '../routing/route-headers.js';
 import { mediaUnavailable } from './media-unavailable.js';
-import { callContext } from './upstream-call.js';
+import { callContext, routePlan } from './upstream-call.js';
 
 /** Which call of which capability a media route needs. */
 type MediaCapability = 'images.generate' | 'images.edit' | 'speech' | 'video' | 'embeddings' | 'transcriptions';
@@ -54,11 +55,14 @@ export async function runMediaCall<C extends MediaCapability, T>(
   call: (provider: MediaProvider<C>, callContext: CallContext) => Promise<T>,
 ): Promise<{ result: T; ledger: RequestLedger }> {
   const { options, signal } = context;
+  const order = routeOrderOf(context.request);
   const ledger = new RequestLedger(context, media.model, media.endpoint, media.kind, media.stream, await admitRequest(context, media.model));
   const { health, retry } = options.policies;
   try {
+    const route = routePlan(context, media.model, undefined, order);
+    ledger.routed(route);
     const { result } = await runWithFallback({
-      plan: orderDeployments(options.catalog.deployments(media.model), (deployment) => health.isCooling(deployment), undefined),
+      plan: route.plan,
       policy: retry,
       health,
       replaySafe: true,

@@ -12,13 +12,14 @@ import { RequestLedger } from '../policy/request-ledger.js';
 import { stickyKeyOf } from '../policy/sticky-key.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { ModelEntry } from '../routing/model.js';
-import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
+import { modelOnDeployment, type Deployment, type RouteOrder } from '../routing/deployments.js';
+import { routeOrderOf } from '../routing/route-headers.js';
 import { takesReasoning } from '../routing/reasoning-support.js';
 import { batchesOf, eventsOf } from '../protocols/event-batches.js';
 import { passthroughText } from './passthrough.js';
 import { translatedStream } from './translated-stream.js';
 import { readTextRequest } from './text-request.js';
-import { callContext } from './upstream-call.js';
+import { callContext, routePlan } from './upstream-call.js';
 import { conversationOf, type Conversation } from './conversation-state.js';
 import { consultCache } from '../cache/text-cache.js';
 import { checkModelRules } from './model-rules.js';
@@ -43,6 +44,7 @@ async function handleText(context: RouteContext, endpoint: ClientCodec): Promise
   const { model, text } = read;
   let body = read.body;
   checkModelRules(model, body);
+  const order = routeOrderOf(context.request);
 
   const ledger = new RequestLedger(context, model, endpoint.endpoint, 'text', body.stream === true, await admitRequest(context, model));
   try {
@@ -58,7 +60,7 @@ async function handleText(context: RouteContext, endpoint: ClientCodec): Promise
     }
     // An exact repeat may be answered from the response cache; a fresh answer may be kept there.
     const cached = await consultCache(context, endpoint, model, body, ledger);
-    const response = cached.hit ?? cached.keep(await answer(context, endpoint, model, { parsed: body, text: clientText }, ledger));
+    const response = cached.hit ?? cached.keep(await answer(context, endpoint, model, { parsed: body, text: clientText }, ledger, order));
     return addHeaders(conversation ? conversation.record(response, ledger) : response, ledger.headers);
   } catch (error) {
     ledger.finish({ status: 'error', error, cancelled: context.signal.aborted, ...(context.signal.aborted ? { httpStatus: 499 } : {}) });
@@ -68,13 +70,21 @@ async function handleText(context: RouteContext, endpoint: ClientCodec): Promise
 }
 
 /** Tries the deployments in the order the policy picks; the first to answer wins. */
-async function answer(context: RouteContext, endpoint: ClientCodec, model: ModelEntry, requestBody: TextBody, ledger: RequestLedger): Promise<Response> {
+async function answer(
+  context: RouteContext,
+  endpoint: ClientCodec,
+  model: ModelEntry,
+  requestBody: TextBody,
+  ledger: RequestLedger,
+  order: RouteOrder,
+): Promise<Response> {
   const { options, request, key, signal } = context;
   const body = requestBody.parsed;
   const { health, retry } = options.policies;
-  const plan = orderDeployments(options.catalog.deployments(model), (deployment) => health.isCooling(deployment), stickyKeyOf(body, key));
+  const route = routePlan(context, model, stickyKeyOf(body, key), order);
+  ledger.routed(route);
   const { result } = await runWithFallback({
-    plan,
+    plan: route.plan,
     policy: retry,
     health,
     replaySafe: isReplaySafe(request, body),

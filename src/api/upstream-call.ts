@@ -2,7 +2,9 @@ import type { RouteContext } from '../http/route.js';
 import { stickyKeyOf } from '../policy/sticky-key.js';
 import type { CallContext, Provider } from '../providers/provider.js';
 import type { ModelEntry } from '../routing/model.js';
-import { modelOnDeployment, orderDeployments, type Deployment } from '../routing/deployments.js';
+import { modelOnDeployment, planRoute, type Deployment, type RouteOrder, type RoutePlan } from '../routing/deployments.js';
+import { deploymentPrice } from '../routing/deployment-price.js';
+import { routeOrderOf } from '../routing/route-headers.js';
 
 /** What a provider is called with for one request on one model (already mapped to its deployment). */
 export function callContext(context: RouteContext, model: ModelEntry): CallContext {
@@ -17,7 +19,20 @@ export function callContext(context: RouteContext, model: ModelEntry): CallConte
 }
 
 /**
- * The deployment a generation would try first (cooling ones last, sticky by prompt cache key),
+ * The order in which a request tries the model's deployments: by latency and load, stickiness,
+ * price or as configured, open breakers last (docs/policies.md, "Choosing a deployment").
+ */
+export function routePlan(context: RouteContext, model: ModelEntry, stickyKey: string | undefined, order: RouteOrder): RoutePlan {
+  const { options } = context;
+  return planRoute(options.catalog.deployments(model), options.policies.health, {
+    stickyKey,
+    order,
+    priceOf: (deployment) => deploymentPrice(options.pricing, model, deployment),
+  });
+}
+
+/**
+ * The deployment a generation would try first (open breakers last, sticky by prompt cache key),
  * for the one-shot calls around generations (token counts, compaction) that do not fall back.
  */
 export function firstDeployment(
@@ -25,11 +40,7 @@ export function firstDeployment(
   model: ModelEntry,
   body: Record<string, unknown>,
 ): { deployment: Deployment; provider: Provider; call: CallContext } {
-  const { options, key } = context;
-  const [deployment] = orderDeployments(
-    options.catalog.deployments(model),
-    (candidate) => options.policies.health.isCooling(candidate),
-    stickyKeyOf(body, key),
-  );
+  const { options, key, request } = context;
+  const [deployment] = routePlan(context, model, stickyKeyOf(body, key), routeOrderOf(request)).plan;
   return { deployment: deployment!, provider: options.providers[deployment!.provider]!, call: callContext(context, modelOnDeployment(model, deployment!)) };
 }

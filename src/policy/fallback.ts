@@ -49,7 +49,7 @@ export interface FallbackRun<T> {
   /** Deployments in the order to try them (see `orderDeployments`). */
   plan: readonly Deployment[];
   policy: ResolvedRetryPolicy;
-  health: DeploymentHealth;
+  health: Pick<DeploymentHealth, 'succeeded' | 'failed'>;
   /**
    * False when replaying could repeat a side effect (the client asked for no retries, or the
    * request carries tools the upstream runs itself): then only failures that prove the upstream
@@ -85,7 +85,8 @@ export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result:
     const startedAt = Date.now();
     try {
       const result = await run.attempt(deployment, attempt);
-      run.health.succeeded(deployment);
+      // The attempt resolved at its first byte: its duration is the time to first byte.
+      run.health.succeeded(deployment, Date.now() - startedAt);
       run.onAttempt({ deployment, attempt, startedAt, willRetry: false });
       return { result, deployment, attempts: attempt };
     } catch (caught) {
@@ -101,7 +102,7 @@ export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result:
       if (retryAfterMs !== undefined) readyAt.set(deployment.id, Date.now() + retryAfterMs);
       // The upstream failed whether or not this request may be replayed: its health hears of it,
       // unless the request may be what failed it.
-      if (isRetryable(error) && !mayBeTheRequests(error)) run.health.failed(deployment, retryAfterMs);
+      if (isRetryable(error) && !mayBeTheRequests(error)) run.health.failed(deployment, retryAfterMs, Date.now(), Date.now() - startedAt);
       const retryable = isRetryable(error) && (run.replaySafe || neverProcessed(error));
 
       let delayMs: number | undefined;

@@ -1,8 +1,10 @@
-import { withoutUndefined } from '../optional.js';
+import { type Defaulted, withoutUndefined } from '../optional.js';
 import type { Budget } from './budget.js';
 import { BudgetPolicy, type UnpricedModels } from './budget-policy.js';
 import type { UsageEvent } from './events.js';
+import type { Logger } from '../logger.js';
 import { DeploymentHealth } from './deployment-health.js';
+import type { HealthBus } from './health-bus.js';
 import { DEFAULT_RETRY_POLICY, type ResolvedRetryPolicy, type RetryPolicy } from './fallback.js';
 import type { KeyLimits, LimitEngine } from './limit-engine.js';
 import { MemoryLimitEngine } from './memory-limit-engine.js';
@@ -29,6 +31,16 @@ export interface PolicyOptions {
   cost?: ((event: Omit<UsageEvent, 'cost'>) => number) | undefined;
   /** Retries and fallback between a model's deployments. */
   retry?: RetryPolicy | undefined;
+  /** How a deployment is chosen and when its circuit breaker opens (besides `retry`'s cooldown). */
+  routing?: RoutingPolicy | undefined;
+  /**
+   * Shares deployment health (open breakers, 429 backoffs, closings) with other instances:
+   * `RedisHealthBus` from `infergate/redis`, or `MemoryHealthBus` for gateways in one process.
+   * Default: none, health is per process.
+   */
+  healthBus?: HealthBus | undefined;
+  /** This gateway's id on `healthBus` (its own notices coming back are ignored). Default: a random UUID. */
+  instanceId?: string | undefined;
   /** `retry-after` sent with `insufficient_quota`, in seconds. Default 3600. */
   quotaRetryAfterSeconds?: number | undefined;
   /**
@@ -52,6 +64,21 @@ export interface PolicyOptions {
   promptCacheKey?: PromptCacheKeyScope | undefined;
 }
 
+export interface RoutingPolicy {
+  /** Time constant of the peak-EWMA of time to first byte, in ms: how fast a slow deployment is forgiven. Default 10,000. */
+  latencyDecayMs?: number | undefined;
+  /** Longest an open breaker stays open (its open time doubles with each failed probe), in ms. Default 300,000. */
+  maxOpenMs?: number | undefined;
+  /** Recent error rate (0–1) from which a deployment is `degraded`: still chosen, scored worse. Default 0.25. */
+  degradedErrorRate?: number | undefined;
+}
+
+export const DEFAULT_ROUTING_POLICY: Defaulted<RoutingPolicy> = {
+  latencyDecayMs: 10_000,
+  maxOpenMs: 300_000,
+  degradedErrorRate: 0.25,
+};
+
 export interface ResolvedPolicies {
   limits: KeyLimits;
   limitEngine: LimitEngine;
@@ -67,7 +94,7 @@ export interface ResolvedPolicies {
 /** Tokens used; nothing for an answer from the response cache. */
 const tokensSpent = (event: Omit<UsageEvent, 'cost'>): number => (event.cached ? 0 : (event.usage.input ?? 0) + (event.usage.output ?? 0));
 
-export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPolicies {
+export function resolvePolicies(options: PolicyOptions | undefined, logger?: Logger): ResolvedPolicies {
   const policies = options ?? {};
   if (typeof policies !== 'object') throw new TypeError('options.policies must be an object');
   const limits = policies.limits ?? {};
@@ -76,6 +103,7 @@ export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPol
   for (const [name, value] of Object.entries(retry)) {
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new TypeError(`options.policies.retry.${name} must be an integer >= 0`);
   }
+  const health = resolveHealth(policies, retry, logger);
   const when = policies.whenLimitsUnavailable ?? 'open';
   if (when !== 'open' && when !== 'closed') throw new TypeError('options.policies.whenLimitsUnavailable must be "open" or "closed"');
   if (policies.cost !== undefined && typeof policies.cost !== 'function') throw new TypeError('options.policies.cost must be a function');
@@ -98,11 +126,39 @@ export function resolvePolicies(options: PolicyOptions | undefined): ResolvedPol
     failOpen: when === 'open',
     cost: policies.cost ?? tokensSpent,
     retry,
-    health: new DeploymentHealth(Math.max(1, retry.failuresBeforeCooldown), retry.cooldownMs),
+    health,
     quotaRetryAfterSeconds,
     budgets,
     promptCacheKey,
   };
+}
+
+/** The deployments' health: `retry`'s cooldown is the breaker's first open time, `routing` the rest. */
+function resolveHealth(policies: PolicyOptions, retry: ResolvedRetryPolicy, logger: Logger | undefined): DeploymentHealth {
+  const routing = { ...DEFAULT_ROUTING_POLICY, ...withoutUndefined(policies.routing ?? {}) };
+  if (!Number.isInteger(routing.latencyDecayMs) || routing.latencyDecayMs < 1)
+    throw new TypeError('options.policies.routing.latencyDecayMs must be a positive integer');
+  if (!Number.isInteger(routing.maxOpenMs) || routing.maxOpenMs < 0) throw new TypeError('options.policies.routing.maxOpenMs must be an integer >= 0');
+  if (!(typeof routing.degradedErrorRate === 'number' && routing.degradedErrorRate > 0 && routing.degradedErrorRate <= 1)) {
+    throw new TypeError('options.policies.routing.degradedErrorRate must be a number in (0, 1]');
+  }
+  const bus = policies.healthBus;
+  if (bus !== undefined && (typeof bus?.publish !== 'function' || typeof bus.subscribe !== 'function')) {
+    throw new TypeError('options.policies.healthBus must be a HealthBus (publish, subscribe)');
+  }
+  if (policies.instanceId !== undefined && (typeof policies.instanceId !== 'string' || policies.instanceId === '')) {
+    throw new TypeError('options.policies.instanceId must be a non-empty string');
+  }
+  return new DeploymentHealth({
+    failuresToOpen: Math.max(1, retry.failuresBeforeCooldown),
+    openMs: retry.cooldownMs,
+    maxOpenMs: Math.max(routing.maxOpenMs, retry.cooldownMs),
+    degradedErrorRate: routing.degradedErrorRate,
+    latencyDecayMs: routing.latencyDecayMs,
+    bus,
+    instanceId: policies.instanceId,
+    logger,
+  });
 }
 
 /** Validates a `KeyLimits` object (options or a key record), naming the bad field. */

@@ -2,7 +2,9 @@ import { isGatewayError, toPublicError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import type { IRUsage } from '../protocols/ir.js';
 import type { ModelEntry, ModelKind } from '../routing/model.js';
-import type { Deployment } from '../routing/deployments.js';
+import type { Deployment, RoutePlan } from '../routing/deployments.js';
+import { ROUTE_HEADER, routeHeaderValue } from '../routing/route-headers.js';
+import type { InFlightLease } from './deployment-health.js';
 import type { Admission } from './limit-engine.js';
 import type { AttemptEvent, EventError, UsageEvent } from './events.js';
 import type { AttemptOutcome } from './fallback.js';
@@ -46,6 +48,10 @@ export class RequestLedger {
   private servedFromCache = false;
   private readonly finishedListeners: ((end: LedgerEnd) => void)[] = [];
   private end: LedgerEnd | undefined;
+  /** The current attempt's count in its deployment's in-flight load, released once whatever ends it. */
+  private inFlight: InFlightLease | undefined;
+  /** The plan's order, first deployment and why it was chosen, for `x-infergate-route`. */
+  private route: (Pick<RoutePlan, 'order' | 'reason'> & { first: string }) | undefined;
 
   constructor(
     private readonly context: RouteContext,
@@ -67,13 +73,26 @@ export class RequestLedger {
     return this.deployment;
   }
 
-  /** Headers every answer to this request carries (`x-ratelimit-*`, `x-infergate-budget-*`). */
+  /**
+   * Headers every answer to this request carries (`x-ratelimit-*`, `x-infergate-budget-*`), and
+   * `x-infergate-route` once an upstream was tried.
+   */
   get headers(): Record<string, string> {
-    return this.admission.headers;
+    if (!this.route || this.attempts === 0 || this.servedFromCache) return this.admission.headers;
+    const reason = this.deployment.id === this.route.first ? this.route.reason : 'fallback';
+    const route = routeHeaderValue({ deployment: this.deployment.id, reason, order: this.route.order, attempts: this.attempts });
+    return { ...this.admission.headers, [ROUTE_HEADER]: route };
+  }
+
+  /** The deployments' plan the attempts follow. */
+  routed(plan: RoutePlan): void {
+    this.route = { order: plan.order, reason: plan.reason, first: plan.plan[0]!.id };
   }
 
   /** An attempt starts on this deployment: what the usage event names if the request ends during it. */
   trying(deployment: Deployment, attempt: number): void {
+    this.inFlight?.release();
+    this.inFlight = this.context.options.policies.health.begin(deployment);
     this.deployment = deployment;
     this.attempts = attempt;
     this.attemptStartedAt = Date.now();
@@ -81,6 +100,7 @@ export class RequestLedger {
 
   /** Records an upstream attempt's outcome and tells the plugins (once per attempt). */
   attempted(outcome: AttemptOutcome): void {
+    if (outcome.error && outcome.attempt === this.attempts) this.inFlight?.release();
     if (outcome.attempt <= this.reportedAttempt) return;
     this.reportedAttempt = outcome.attempt;
     const { plugins, logger } = this.context.options;
@@ -149,6 +169,7 @@ export class RequestLedger {
   }
 
   finish(end: LedgerEnd): void {
+    this.inFlight?.release();
     if (this.finished) return;
     this.finished = true;
     if (end.status === 'ok' && end.responseId) this.identified(end.responseId, end.outputItemIds);

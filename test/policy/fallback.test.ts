@@ -5,7 +5,7 @@ import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { AttemptEvent, UsageEvent } from '../../src/policy/events.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
-import { deploymentsOf, orderDeployments } from '../../src/routing/deployments.js';
+import { deploymentsOf, rendezvousOrder } from '../../src/routing/deployments.js';
 import type { ModelEntry } from '../../src/routing/model.js';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeOpenAI } from '../fakes/fake-openai.js';
@@ -39,7 +39,7 @@ const mixedModel: ModelEntry = {
 function cacheKeyStartingWith(first: string): string {
   for (let i = 0; ; i++) {
     const key = `conversation-${i}`;
-    if (orderDeployments(deploymentsOf(mixedModel), () => false, `pck:${key}`)[0]!.id === first) return key;
+    if (rendezvousOrder(deploymentsOf(mixedModel), `pck:${key}`)[0]!.id === first) return key;
   }
 }
 
