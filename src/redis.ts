@@ -7,4 +7,5 @@ export { RedisLimitEngine, type RedisLimitEngineOptions } from './policy/redis-l
 export { RedisResponseStore, type RedisResponseStoreOptions } from './state/redis-response-store.js';
 export { RedisCacheStore, type RedisCacheStoreOptions } from './cache/redis-cache-store.js';
 export { RedisUsageStore, type RedisUsageStoreOptions } from './state/redis-usage-store.js';
+export { RedisHealthBus, type RedisHealthBusOptions } from './policy/redis-health-bus.js';
 export type { RedisClient, RedisClusterOptions, RedisConnectionOptions, RedisSentinelOptions } from './redis/connection.js';
