@@ -275,6 +275,7 @@ const ModelSchema = strictObject({
   upstreamConversations: v.optional(flag),
   reasoning: v.optional(flag),
   strictParams: v.optional(flag),
+  firstByteTimeoutMs: v.optional(nonNegativeInteger),
   cache: v.optional(v.union([flag, strictObject({ allowSampling: v.optional(flag) })], 'expected true, false or { "allowSampling": true }')),
   price: v.optional(ModelPriceSchema),
 });
@@ -321,6 +322,7 @@ const ConfigSchema = strictObject({
           maxRetryAfterMs: v.optional(nonNegativeInteger),
           failuresBeforeCooldown: v.optional(nonNegativeInteger),
           cooldownMs: v.optional(nonNegativeInteger),
+          firstByteTimeoutMs: v.optional(nonNegativeInteger),
         }),
       ),
       whenLimitsUnavailable: v.optional(v.picklist(['open', 'closed'], 'expected "open" or "closed"')),

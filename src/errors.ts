@@ -103,6 +103,20 @@ export function upstreamTimeout(cause: unknown): GatewayError {
   return new GatewayError({ status: 504, type: 'timeout_error', message: 'The upstream did not answer in time.', code: 'upstream_timeout', cause });
 }
 
+/**
+ * A deployment that had not started its answer within the model's `firstByteTimeoutMs`: the
+ * client hears of the budget; which deployment it was is the operator's (`detail`, logged).
+ */
+export function upstreamFirstByteTimeout(deployment: string, budgetMs: number): GatewayError {
+  return new GatewayError({
+    status: 504,
+    type: 'timeout_error',
+    message: `The upstream sent no first byte within the model's first-byte timeout (${budgetMs} ms).`,
+    code: 'upstream_first_byte_timeout',
+    detail: `deployment ${deployment} sent no first byte within ${budgetMs} ms`,
+  });
+}
+
 function upstreamFailure(message: string, code: string, cause?: unknown): GatewayError {
   return new GatewayError({ status: 502, type: 'upstream_error', message, code, cause });
 }

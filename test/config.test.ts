@@ -113,6 +113,25 @@ describe('parseConfig', () => {
     });
   });
 
+  it("takes a first-byte timeout on a model and as the retry policy's default, in whole ms", () => {
+    const config = parseConfig({
+      ...minimal,
+      providers: { oai: { type: 'openai', apiKey: 'sk-upstream' } },
+      models: [{ id: 'gpt-x', provider: 'oai', firstByteTimeoutMs: 8000 }],
+      policies: { retry: { firstByteTimeoutMs: 15000 } },
+    });
+    expect(config.models[0]).toMatchObject({ firstByteTimeoutMs: 8000 });
+    expect(config.policies).toMatchObject({ retry: { firstByteTimeoutMs: 15000 } });
+    expect(
+      issuesOf({
+        ...minimal,
+        providers: { oai: { type: 'openai', apiKey: 'sk-upstream' } },
+        models: [{ id: 'gpt-x', provider: 'oai', firstByteTimeoutMs: -1 }],
+        policies: { retry: { firstByteTimeoutMs: 1.5 } },
+      }),
+    ).toEqual(['models[0].firstByteTimeoutMs: expected a number >= 0, got -1', 'policies.retry.firstByteTimeoutMs: expected an integer, got 1.5']);
+  });
+
   it('names the path of every bad field', () => {
     expect(
       issuesOf({
@@ -158,7 +177,7 @@ describe('parseConfig', () => {
       'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata, limits, balance, budget, cache, strictParams, storageUris)',
       'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs, videoRenderMs)',
       'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, chat, translateVia, headers, timeouts)',
-      'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, upstreamConversations, reasoning, strictParams, cache, price)',
+      'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, upstreamConversations, reasoning, strictParams, firstByteTimeoutMs, cache, price)',
       'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, usageStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host)',
     ]);
   });

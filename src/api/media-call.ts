@@ -67,11 +67,12 @@ export async function runMediaCall<C extends MediaCapability, T>(
       health,
       replaySafe: true,
       signal,
+      firstByteTimeoutMs: media.model.firstByteTimeoutMs,
       onAttempt: (outcome) => ledger.attempted(outcome),
-      attempt: (deployment, number) => {
+      attempt: (deployment, number, attemptSignal) => {
         ledger.trying(deployment, number);
         const model = modelOnDeployment(media.model, deployment);
-        return call(mediaProvider(context, model, media.capability, media.what), callContext(context, model));
+        return call(mediaProvider(context, model, media.capability, media.what), callContext(context, model, attemptSignal));
       },
     });
     return { result, ledger };

@@ -49,7 +49,31 @@ export async function passthroughText(
     return jsonTextResponse(text, reply.status, { 'content-type': reply.contentType });
   }
 
-  return pullResponse(tappedStream(reply.body, tap, ledger, context, asked.stripUsageFrames), reply.status, SSE_HEADERS);
+  // Answered once the first bytes came, as a translated stream is once its first event did: until
+  // then the attempt may still fail over (a first-byte timeout, a connection cut before it).
+  const upstream = await withFirstChunkRead(reply.body);
+  return pullResponse(tappedStream(upstream, tap, ledger, context, asked.stripUsageFrames), reply.status, SSE_HEADERS);
+}
+
+/** The body, its first chunk already read (a transport failure then is thrown as a `GatewayError`). */
+async function withFirstChunkRead(body: AsyncIterable<Uint8Array>): Promise<AsyncIterable<Uint8Array>> {
+  const iterator = body[Symbol.asyncIterator]();
+  let first: IteratorResult<Uint8Array> | undefined;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    throw transportError(error);
+  }
+  const rest: AsyncIterator<Uint8Array> = {
+    next() {
+      if (first === undefined) return iterator.next();
+      const read = first;
+      first = undefined;
+      return Promise.resolve(read);
+    },
+    return: (value?: unknown) => iterator.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
+  };
+  return { [Symbol.asyncIterator]: () => rest };
 }
 
 /** Usage, id, finish reason and output item ids of a JSON answer, for the ledger. */

@@ -89,10 +89,11 @@ async function answer(
     health,
     replaySafe: isReplaySafe(request, body),
     signal,
+    firstByteTimeoutMs: model.firstByteTimeoutMs,
     onAttempt: (outcome) => ledger.attempted(outcome),
-    attempt: (deployment, number) => {
+    attempt: (deployment, number, attemptSignal) => {
       ledger.trying(deployment, number);
-      return attempt(context, endpoint, model, deployment, requestBody, ledger);
+      return attempt(context, endpoint, model, deployment, requestBody, ledger, attemptSignal);
     },
   });
   return result;
@@ -109,12 +110,13 @@ async function attempt(
   deployment: Deployment,
   requestBody: TextBody,
   ledger: RequestLedger,
+  signal: AbortSignal,
 ): Promise<Response> {
   const { options } = context;
   const body = requestBody.parsed;
   const model = modelOnDeployment(publicModel, deployment);
   const provider = options.providers[deployment.provider]!;
-  const call = callContext(context, model);
+  const call = callContext(context, model, signal);
   const native = provider.text?.nativeProtocolsOf?.(model) ?? provider.text?.nativeProtocols;
   if (provider.text?.passthrough && native?.includes(endpoint.protocol)) {
     return passthroughText(provider, endpoint.tap, endpoint.forPassthrough?.(requestBody) ?? requestBody, context, call, ledger);

@@ -6,10 +6,13 @@ import { modelOnDeployment, planRoute, type Deployment, type RouteOrder, type Ro
 import { deploymentPrice } from '../routing/deployment-price.js';
 import { routeOrderOf } from '../routing/route-headers.js';
 
-/** What a provider is called with for one request on one model (already mapped to its deployment). */
-export function callContext(context: RouteContext, model: ModelEntry): CallContext {
+/**
+ * What a provider is called with for one request on one model (already mapped to its
+ * deployment). `signal` is the client's unless an attempt has its own (a first-byte timeout).
+ */
+export function callContext(context: RouteContext, model: ModelEntry, signal: AbortSignal = context.signal): CallContext {
   return {
-    signal: context.signal,
+    signal,
     requestId: context.requestId,
     key: context.key,
     model,

@@ -2,6 +2,7 @@ import { GatewayError, isAbortError, isGatewayError, toPublicError } from '../er
 import type { Defaulted } from '../optional.js';
 import type { Deployment } from '../routing/deployments.js';
 import type { DeploymentHealth } from './deployment-health.js';
+import { FirstByteDeadline } from './first-byte-deadline.js';
 import { retryAfterMsOf, retryAfterSeconds } from './retry-after.js';
 
 export interface RetryPolicy {
@@ -24,9 +25,16 @@ export interface RetryPolicy {
   failuresBeforeCooldown?: number | undefined;
   /** How long a failing deployment is tried last, in ms. Default 30,000. */
   cooldownMs?: number | undefined;
+  /**
+   * Longest wait for an attempt's first byte (a stream's first event, a whole JSON answer), in
+   * ms, for models that set none (`ModelEntry.firstByteTimeoutMs`): past it the attempt is
+   * cancelled and the next deployment tried. Default: none (0), since a JSON answer's first byte
+   * comes when the whole answer is ready, and no one budget fits every model and request.
+   */
+  firstByteTimeoutMs?: number | undefined;
 }
 
-export type ResolvedRetryPolicy = Defaulted<Omit<RetryPolicy, 'retries'>> & Pick<RetryPolicy, 'retries'>;
+export type ResolvedRetryPolicy = Defaulted<Omit<RetryPolicy, 'retries' | 'firstByteTimeoutMs'>> & Pick<RetryPolicy, 'retries' | 'firstByteTimeoutMs'>;
 
 export const DEFAULT_RETRY_POLICY: ResolvedRetryPolicy = {
   backoffMs: 250,
@@ -57,12 +65,15 @@ export interface FallbackRun<T> {
    */
   replaySafe: boolean;
   signal: AbortSignal;
+  /** The model's first-byte timeout, in ms (0: none); default the policy's `firstByteTimeoutMs`. */
+  firstByteTimeoutMs?: number | undefined;
   /**
    * One attempt on one deployment. It must resolve only once the answer's first byte is secured
-   * (the headers of a stream, its first event, or a whole JSON body): everything before that
-   * can still be retried, nothing after it.
+   * (a stream's first event, or a whole JSON body): everything before that can still be
+   * retried, nothing after it. Its upstream calls carry `signal`: the client's, or the
+   * attempt's own under a first-byte timeout.
    */
-  attempt(deployment: Deployment, attempt: number): Promise<T>;
+  attempt(deployment: Deployment, attempt: number, signal: AbortSignal): Promise<T>;
   onAttempt(outcome: AttemptOutcome): void;
   random?: (() => number) | undefined;
 }
@@ -79,17 +90,21 @@ export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result:
   const tries = new Map<string, number>();
   let allRateLimited = true;
   const retries = run.policy.retries ?? run.plan.length - 1;
+  const firstByteTimeoutMs = firstByteBudget(run);
   for (let attempt = 1; ; attempt++) {
     const deployment = run.plan[(attempt - 1) % run.plan.length]!;
     tries.set(deployment.id, (tries.get(deployment.id) ?? 0) + 1);
     const startedAt = Date.now();
+    const deadline = firstByteTimeoutMs ? new FirstByteDeadline(run.signal, deployment.id, firstByteTimeoutMs) : undefined;
     try {
-      const result = await run.attempt(deployment, attempt);
+      const result = deadline ? await deadline.race(run.attempt(deployment, attempt, deadline.signal)) : await run.attempt(deployment, attempt, run.signal);
+      deadline?.secured();
       // The attempt resolved at its first byte: its duration is the time to first byte.
       run.health.succeeded(deployment, Date.now() - startedAt);
       run.onAttempt({ deployment, attempt, startedAt, willRetry: false });
       return { result, deployment, attempts: attempt };
     } catch (caught) {
+      deadline?.abandoned();
       // A client that left, or a failure that is no answer of the upstream (a bug, masked as a
       // 500 for the observers): reported, never retried, and no mark against the deployment.
       if ((isAbortError(caught) && run.signal.aborted) || !isGatewayError(caught)) {
@@ -118,6 +133,17 @@ export async function runWithFallback<T>(run: FallbackRun<T>): Promise<{ result:
       if (delayMs > 0) await sleep(delayMs, run.signal);
     }
   }
+}
+
+/**
+ * The attempts' first-byte timeout, or undefined for none. A request that may not be replayed
+ * gets none: a timed-out attempt may have been processed (a tool the upstream runs may have
+ * acted), so it could not move to another deployment anyway, and cutting it would only turn a
+ * slow answer into a 504 that the client's SDK retries, repeating what the gateway must not.
+ */
+function firstByteBudget(run: FallbackRun<unknown>): number | undefined {
+  if (!run.replaySafe) return undefined;
+  return (run.firstByteTimeoutMs ?? run.policy.firstByteTimeoutMs) || undefined;
 }
 
 /** Failures another attempt may fix: the upstream was busy, down, slow or failed itself. */

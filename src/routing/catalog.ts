@@ -55,6 +55,9 @@ export class ModelCatalog {
           throw new TypeError(`models[${index}].deployments[${at}].weight must be a positive number`);
         }
       }
+      const timeout = config.firstByteTimeoutMs;
+      if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 0))
+        throw new TypeError(`models[${index}].firstByteTimeoutMs must be an integer >= 0`);
       const entry = { ...config, provider: config.provider ?? config.deployments?.[0]?.provider } as ModelEntry;
       checkProvider(entry.provider, `models[${index}].provider`);
       const deployments = deploymentsOf(entry);

@@ -48,6 +48,13 @@ export interface ModelEntry {
    */
   strictParams?: boolean | undefined;
   /**
+   * Longest wait for a deployment's first byte (a stream's first event, a whole JSON answer), in
+   * ms: past it the attempt is cancelled and counted as a failure of the deployment, and the next
+   * one is tried (a 504 `upstream_first_byte_timeout` when none is left). 0: none. Default: the
+   * retry policy's `firstByteTimeoutMs` (none unless set).
+   */
+  firstByteTimeoutMs?: number | undefined;
+  /**
    * Answer repeated requests from the response cache (when the gateway has `responseCache`):
    * `true` for requests at temperature 0, `{ allowSampling: true }` for any temperature; `false`
    * or unset: only for keys with `cache: true` or requests with `x-infergate-cache: on`.

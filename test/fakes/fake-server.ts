@@ -31,6 +31,14 @@ export interface Reply {
   stallAfter?: number;
   /** Never send the response headers. */
   hang?: boolean;
+  /**
+   * Wait this long before the answer's first byte: a stream's headers go at once and its first
+   * frame after the wait (as a busy upstream's first token), a JSON answer comes whole after it.
+   * The wait ends when the client hangs up.
+   */
+  firstByteAfterMs?: number;
+  /** Stream only: wait this long between frames (a slow stream once it started). */
+  frameGapMs?: number;
   /** A recorded stream (SSE text) replayed verbatim instead of rendering the reply. */
   raw?: string;
 }
@@ -262,6 +270,7 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
     const streaming = protocol.streams ? protocol.streams(endpoint, record) : (body as Json).stream === true;
     const rendered = reply.raw !== undefined ? replayed(reply.raw, streaming) : protocol.render(endpoint, body as Json, reply);
     if (!rendered.frames) {
+      if (reply.firstByteAfterMs !== undefined && !(await waitUnlessClosed(res, reply.firstByteAfterMs))) return;
       const payload = JSON.stringify(rendered.json);
       if (reply.cutAfter !== undefined) {
         res.writeHead(rendered.status, { ...rendered.headers, 'content-length': String(Buffer.byteLength(payload)) });
@@ -281,7 +290,9 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
 
     res.writeHead(rendered.status, rendered.headers);
     res.flushHeaders();
-    for (const frame of frames) {
+    if (reply.firstByteAfterMs !== undefined && !(await waitUnlessClosed(res, reply.firstByteAfterMs))) return;
+    for (const [index, frame] of frames.entries()) {
+      if (index > 0 && reply.frameGapMs !== undefined) await waitUnlessClosed(res, reply.frameGapMs);
       if (res.destroyed) return;
       // Each frame in two writes split mid-frame (mid-character for non-ASCII): TCP reads are
       // never aligned with SSE frames, and readers must reassemble them.
@@ -338,6 +349,22 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** Resolves true after `ms`, or false as soon as the client closed the connection (no timer left behind). */
+function waitUnlessClosed(res: ServerResponse, ms: number): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onClose = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', onClose);
+      resolve(true);
+    }, ms);
+    res.once('close', onClose);
+  });
 }
 
 function send(res: ServerResponse, rendered: Rendered): void {
