@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { createServerAdapter } from '@whatwg-node/server';
+import { AdminCredential } from './admin/admin-credential.js';
+import { adminMetricsRoute, isMetricsTarget, METRICS_PATH } from './admin/metrics-route.js';
 import { ConfigError, loadConfigFile, type LoadedConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
@@ -23,7 +26,9 @@ Options:
   -h, --help         Show this help.
 
 Environment:
-  INFERGATE_API_KEY  The key to accept when no config file is given (default: a generated sk-local-… key).
+  INFERGATE_API_KEY    The key to accept when no config file is given (default: a generated sk-local-… key).
+  INFERGATE_ADMIN_KEY  The admin key (at least 16 characters; wins over the config's admin.key): it
+                       opens GET /metrics (Authorization: Bearer <admin key>), served when it is set.
 `;
 
 const DEFAULT_PORT = 8787;
@@ -50,7 +55,21 @@ async function main(): Promise<void> {
   const port = parsePort(args.port, '--port') ?? parsePort(nonEmpty(process.env.PORT), 'PORT') ?? setup.config.port ?? DEFAULT_PORT;
   const host = args.host ?? setup.config.host ?? DEFAULT_HOST;
 
-  const { port: _port, host: _host, redisTaskStore, redisLimitStore, redisResponseStore, redisCacheStore, redisUsageStore, ...options } = setup.config;
+  const {
+    port: _port,
+    host: _host,
+    redisTaskStore,
+    redisLimitStore,
+    redisResponseStore,
+    redisCacheStore,
+    redisUsageStore,
+    adminKey,
+    metrics: metricsWanted,
+    ...options
+  } = setup.config;
+  const admin = adminCredentialOf(nonEmpty(process.env.INFERGATE_ADMIN_KEY) ?? adminKey);
+  // Metrics are scraped with the admin key: without one nobody could read them, so none are kept.
+  const metrics = admin && metricsWanted !== false ? (await import('./metrics.js')).metricsHandler() : undefined;
   const redis = redisTaskStore || redisLimitStore || redisResponseStore || redisCacheStore || redisUsageStore ? await importRedis() : undefined;
   const taskStore = redisTaskStore ? new redis!.RedisTaskStore(redisTaskStore) : undefined;
   const limitEngine = redisLimitStore ? new redis!.RedisLimitEngine(redisLimitStore) : undefined;
@@ -66,8 +85,10 @@ async function main(): Promise<void> {
     responseStore,
     ...(usageStore ? { usageStore } : {}),
     responseCache: cacheStore ? { ...(typeof options.responseCache === 'object' ? options.responseCache : {}), store: cacheStore } : options.responseCache,
+    metrics: metrics ? { meterProvider: metrics.meterProvider } : false,
   });
-  const server = createServer(gateway);
+  const metricsRoute = admin && metrics ? createServerAdapter(adminMetricsRoute(admin, metrics)) : undefined;
+  const server = createServer(metricsRoute ? (req, res) => (isMetricsTarget(req.url) ? metricsRoute(req, res) : gateway(req, res)) : gateway);
   await listen(server, port, host);
 
   // The printed URL includes the base path, so `url + '/v1'` is always the OpenAI SDK's baseURL.
@@ -77,6 +98,7 @@ async function main(): Promise<void> {
   if (setup.configPath) lines.push(`Config: ${setup.configPath}`, `API keys: from the config file (${options.keys.length})`);
   const { startKey } = setup;
   if (startKey) lines.push(startKey.fromEnvironment ? `API key: ${masked(startKey.key)} (from INFERGATE_API_KEY)` : `API key: ${startKey.key}`);
+  lines.push(metricsLine(admin !== undefined, metricsWanted, url));
   lines.push(`Models: ${models.join(', ') || '(none)'}`);
   const textModel = options.models.find((model) => (model.kind ?? 'text') === 'text');
   if (textModel) {
@@ -96,7 +118,7 @@ async function main(): Promise<void> {
     process.stderr.write(`infergate: ${signal} received, shutting down\n`);
     shutdown(server, setup.config, async () => {
       await gateway.dispose();
-      await Promise.all([taskStore?.close(), limitEngine?.close(), responseStore?.close(), cacheStore?.close(), usageStore?.close()]);
+      await Promise.all([taskStore?.close(), limitEngine?.close(), responseStore?.close(), cacheStore?.close(), usageStore?.close(), metrics?.shutdown()]);
     }).then(
       () => process.exit(0),
       (error: unknown) => {
@@ -136,6 +158,23 @@ async function loadSetup(configPath: string | undefined): Promise<Setup> {
     config: { keys: [{ key, models: '*' }], providers: { local: createLocalProvider() }, models: localModels('local') },
     startKey: { key, fromEnvironment: fromEnvironment !== undefined },
   };
+}
+
+function adminCredentialOf(key: string | undefined): AdminCredential | undefined {
+  if (key === undefined) return undefined;
+  try {
+    return new AdminCredential(key);
+  } catch (error) {
+    throw new UsageError(`INFERGATE_ADMIN_KEY: ${(error as Error).message}`);
+  }
+}
+
+/** What the start-up says of `/metrics`: where, or why it is not served. */
+function metricsLine(hasAdminKey: boolean, wanted: boolean | undefined, url: string): string {
+  const origin = new URL(url).origin;
+  if (!hasAdminKey) return "Metrics: not served (no admin key: set INFERGATE_ADMIN_KEY or the config's admin.key to serve /metrics)";
+  if (wanted === false) return 'Metrics: off (the config says "metrics": false)';
+  return `Metrics: ${origin}${METRICS_PATH} (Authorization: Bearer <admin key>)`;
 }
 
 /** `sk-…9f8e`: enough to tell which key it is, not enough to use it (a short key shows nothing). */

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
+import { ADMIN_KEY_MIN_LENGTH } from './admin/admin-credential.js';
 import type { StaticKey } from './auth/key-store.js';
 import { dateLabel, flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, storageUriPrefixes, strictObject, text } from './config-fields.js';
 import type { GatewayOptions } from './options.js';
@@ -55,6 +56,10 @@ export interface LoadedConfig extends GatewayOptions {
   redisCacheStore?: RedisStoreConfig | undefined;
   /** `usageStore` of type `redis`: the CLI opens a `RedisUsageStore` (`GET /v1/usage` across restarts and instances). */
   redisUsageStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
+  /** `admin.key`: the operator's credential for `/metrics` (`INFERGATE_ADMIN_KEY` wins). */
+  adminKey?: string | undefined;
+  /** `metrics`: serve `/metrics` to the admin key. Default: on when there is an admin key. */
+  metrics?: boolean | undefined;
 }
 
 /** Reads, parses and validates a JSON config file; throws a `ConfigError` naming the file. */
@@ -122,6 +127,8 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
     videoPoller: config.videoPoller,
     port: config.port,
     host: config.host,
+    adminKey: config.admin?.key,
+    metrics: config.metrics,
   };
 }
 
@@ -361,6 +368,10 @@ const ConfigSchema = strictObject({
   ),
   port: v.optional(v.pipe(nonNegativeInteger, v.maxValue(65535, 'expected a port number 0-65535'))),
   host: v.optional(text),
+  /** The operator's credential for the server's own routes (`/metrics`); `INFERGATE_ADMIN_KEY` wins. */
+  admin: v.optional(strictObject({ key: v.optional(v.pipe(text, v.minLength(ADMIN_KEY_MIN_LENGTH, `expected at least ${ADMIN_KEY_MIN_LENGTH} characters`))) })),
+  /** Metrics at `/metrics`, for the admin key (docs/metrics.md). Default: on when there is an admin key. */
+  metrics: v.optional(flag),
 });
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { withinOneMinute } from './helpers/rate-window.js';
 
 /** The built `bin` (test/global-setup.ts builds `dist/` before the suite). */
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -37,7 +38,7 @@ function killChildren(): void {
 /** Runs the CLI with a clean environment (none of the variables it reads, except those given). */
 function runCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; exit: Promise<Exit>; output: () => Exit } {
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['INFERGATE_API_KEY', 'INFERGATE_CONFIG', 'PORT']) delete childEnv[name];
+  for (const name of ['INFERGATE_API_KEY', 'INFERGATE_ADMIN_KEY', 'INFERGATE_CONFIG', 'PORT']) delete childEnv[name];
   const child = spawn(process.execPath, [cli, ...args], { env: { ...childEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const result: Exit = { code: null, signal: null, stdout: '', stderr: '' };
@@ -188,6 +189,114 @@ describe('infergate CLI', () => {
     expect(help.stdout).toMatch(/^Usage: infergate \[--config FILE\] \[--port N\] \[--host H\]/);
   });
 });
+
+describe('GET /metrics on the standalone server', () => {
+  const ADMIN_KEY = 'admin-key-0123456789abcdef';
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'infergate-metrics-'));
+  });
+  afterEach(killChildren);
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const scrape = (running: Running, authorization?: string) =>
+    fetch(new URL(running.url).origin + '/metrics', authorization ? { headers: { authorization } } : {});
+
+  it('serves Prometheus text to the admin key only, with the requests, the refusal and the cache hit counted', async () => {
+    const path = join(dir, 'admin.json');
+    const config = {
+      keys: [
+        { key: 'sk-gateway-key', id: 'team-a' },
+        { key: 'sk-limited-key', id: 'team-b', limits: { requestsPerMinute: 1 } },
+      ],
+      providers: { offline: { type: 'local', chunkDelayMs: 0 } },
+      models: [{ id: 'local-chat', provider: 'offline' }],
+      responseCache: {},
+      admin: { key: ADMIN_KEY },
+    };
+    await writeFile(path, JSON.stringify(config));
+    const running = await startCli(['--config', path, '--port', '0']);
+    expect(running.stdout).toContain(`Metrics: ${running.url}/metrics (Authorization: Bearer <admin key>)\n`);
+    expect(running.stdout).not.toContain(ADMIN_KEY);
+
+    const openai = new OpenAI({ baseURL: running.url + '/v1', apiKey: 'sk-gateway-key', maxRetries: 0 });
+    const cached = { model: 'local-chat', temperature: 0, messages: [{ role: 'user' as const, content: 'Hello' }] };
+    await openai.chat.completions.create(cached, { headers: { 'x-infergate-cache': 'on' } });
+    const hit = await openai.chat.completions.create(cached, { headers: { 'x-infergate-cache': 'on' } }).withResponse();
+    expect(hit.response.headers.get('x-infergate-cache')).toBe('hit');
+    await withinOneMinute();
+    const limited = new OpenAI({ baseURL: running.url + '/v1', apiKey: 'sk-limited-key', maxRetries: 0 });
+    await limited.chat.completions.create({ model: 'local-chat', messages: [{ role: 'user', content: 'Hi' }] });
+    await expect(limited.chat.completions.create({ model: 'local-chat', messages: [{ role: 'user', content: 'Hi' }] })).rejects.toMatchObject({ status: 429 });
+
+    // Recorded after each answer: scrape until the last request shows.
+    let text = '';
+    await expect
+      .poll(async () => {
+        const response = await scrape(running, `Bearer ${ADMIN_KEY}`);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+        text = await response.text();
+        return sample(text, 'gen_ai_server_request_duration_count', { gen_ai_request_model: 'local-chat' });
+      })
+      .toBe(3);
+    const samples = parsePrometheus(text);
+    const names = new Set(samples.map((line) => line.name));
+    for (const name of [
+      'gen_ai_server_request_duration_bucket',
+      'gen_ai_client_token_usage_sum',
+      'infergate_upstream_attempts_total',
+      'infergate_admission_refusals_total',
+      'infergate_cache_lookups_total',
+    ]) {
+      expect(names).toContain(name);
+    }
+    expect(sample(text, 'infergate_admission_refusals_total', { infergate_refusal_reason: 'requests', error_type: 'rate_limit_exceeded' })).toBe(1);
+    expect(sample(text, 'infergate_cache_lookups_total', { infergate_cache_result: 'hit' })).toBe(1);
+    expect(sample(text, 'gen_ai_client_token_usage_count', { gen_ai_token_type: 'input', gen_ai_provider_name: 'local' })).toBe(2);
+    expect(text).not.toMatch(/sk-gateway-key|sk-limited-key|team-a|team-b/);
+
+    // Nobody else: no credential, a gateway key, a wrong admin key.
+    for (const authorization of [undefined, 'Bearer sk-gateway-key', `Bearer ${ADMIN_KEY}x`]) {
+      const refused = await scrape(running, authorization);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+    }
+    expect(await stop(running)).toMatchObject({ code: 0 });
+  });
+
+  it('is not served without an admin key (404, and the start-up says so); INFERGATE_ADMIN_KEY serves it', async () => {
+    const without = await startCli(['--port', '0'], { INFERGATE_API_KEY: 'sk-test-env-key-9f8e7d' });
+    expect(without.stdout).toContain('Metrics: not served (no admin key');
+    expect((await scrape(without, 'Bearer sk-test-env-key-9f8e7d')).status).toBe(404);
+    const withKey = await startCli(['--port', '0'], { INFERGATE_ADMIN_KEY: ADMIN_KEY });
+    expect((await scrape(withKey, `Bearer ${ADMIN_KEY}`)).status).toBe(200);
+    await Promise.all([stop(without), stop(withKey)]);
+  });
+});
+
+/** Every sample of a Prometheus text exposition, each line checked against the format. */
+function parsePrometheus(text: string): { name: string; labels: Record<string, string>; value: number }[] {
+  const samples = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    expect(match, line).not.toBeNull();
+    const labels: Record<string, string> = {};
+    for (const [, name, value] of match![2]?.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g) ?? []) labels[name!] = value!;
+    samples.push({ name: match![1]!, labels, value: Number(match![3]!.replace('+Inf', 'Infinity')) });
+  }
+  return samples;
+}
+
+/** The sum of a metric's samples whose labels include `labels`. */
+function sample(text: string, name: string, labels: Record<string, string>): number {
+  return parsePrometheus(text)
+    .filter((line) => line.name === name && Object.entries(labels).every(([label, value]) => line.labels[label] === value))
+    .reduce((sum, line) => sum + line.value, 0);
+}
 
 /** What a user of `npm start` does next: a whole tool loop in each protocol with the official SDKs. */
 describe('tool loops against the running CLI', () => {

@@ -178,7 +178,7 @@ describe('parseConfig', () => {
       'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs, videoRenderMs)',
       'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, chat, translateVia, headers, timeouts)',
       'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, upstreamConversations, reasoning, strictParams, firstByteTimeoutMs, cache, price)',
-      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, usageStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host)',
+      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, usageStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host, admin, metrics)',
     ]);
   });
 
@@ -243,6 +243,15 @@ describe('parseConfig', () => {
     expect(issues.join('\n')).not.toMatch(/12345678|87654321|sk-twice/);
     expect(issues).toContain('keys[0].key: expected a string');
     expect(issues).toContain('providers.oai.apiKey: expected a string');
+  });
+
+  it('takes an admin key of 16 characters or more, and never prints a short one back', () => {
+    expect(parseConfig({ keys: [{ key: 'sk-a' }], admin: { key: 'admin-0123456789abc' }, metrics: false })).toMatchObject({
+      adminKey: 'admin-0123456789abc',
+      metrics: false,
+    });
+    const issues = issuesOf({ keys: [{ key: 'sk-a' }], admin: { key: 'admin-short' } });
+    expect(issues).toEqual(['admin.key: expected at least 16 characters']);
   });
 
   it('builds each configured provider with its type and native protocols', () => {
