@@ -332,6 +332,14 @@ const ConfigSchema = strictObject({
           firstByteTimeoutMs: v.optional(nonNegativeInteger),
         }),
       ),
+      /** Choosing a deployment and its circuit breaker (docs/policies.md, "Choosing a deployment"). */
+      routing: v.optional(
+        strictObject({
+          latencyDecayMs: v.optional(positiveInteger),
+          maxOpenMs: v.optional(nonNegativeInteger),
+          degradedErrorRate: v.optional(v.pipe(v.number('expected a number'), v.gtValue(0, 'expected a number > 0'), v.maxValue(1, 'expected a number <= 1'))),
+        }),
+      ),
       whenLimitsUnavailable: v.optional(v.picklist(['open', 'closed'], 'expected "open" or "closed"')),
       quotaRetryAfterSeconds: v.optional(positiveInteger),
       /** Dollar budgets (docs/policies.md, "Budgets"): every key's default, and each group's. */

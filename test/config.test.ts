@@ -212,6 +212,16 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('takes the routing knobs under policies.routing, and names a bad one', () => {
+    const routing = { latencyDecayMs: 5000, maxOpenMs: 60_000, degradedErrorRate: 0.5 };
+    expect(parseConfig({ ...minimal, policies: { routing } }).policies).toEqual({ routing });
+    expect(issuesOf({ ...minimal, policies: { routing: { degradedErrorRate: 1.5, latencyDecayMs: 0, slowMs: 1 } } })).toEqual([
+      'policies.routing.latencyDecayMs: expected a number >= 1, got 0',
+      'policies.routing.degradedErrorRate: expected a number <= 1, got 1.5',
+      'policies.routing.slowMs: unknown field (allowed: latencyDecayMs, maxOpenMs, degradedErrorRate)',
+    ]);
+  });
+
   it('checks what spans fields: providers of models, duplicates, a missing catalog', () => {
     expect(
       issuesOf({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway.js';
 import { CircuitBreaker } from '../../src/policy/circuit-breaker.js';
 import { DeploymentHealth } from '../../src/policy/deployment-health.js';
 import type { HealthBus, HealthNotice } from '../../src/policy/health-bus.js';
@@ -246,5 +247,17 @@ describe('shared health (MemoryHealthBus)', () => {
     deliver({ deployment: 'east', state: 'open', forMs: 1e12, from: 'x' });
     expect(two.isCooling(east)).toBe(true);
     expect(two.isCooling(east, Date.now() + 60_001)).toBe(false);
+  });
+});
+
+describe('the routing options', () => {
+  it.each([
+    [{ routing: { latencyDecayMs: 0 } }, 'options.policies.routing.latencyDecayMs must be a positive integer'],
+    [{ routing: { degradedErrorRate: 2 } }, 'options.policies.routing.degradedErrorRate must be a number in (0, 1]'],
+    [{ routing: { maxOpenMs: -1 } }, 'options.policies.routing.maxOpenMs must be an integer >= 0'],
+    [{ healthBus: { publish: () => {} } }, 'options.policies.healthBus must be a HealthBus (publish, subscribe)'],
+    [{ instanceId: '' }, 'options.policies.instanceId must be a non-empty string'],
+  ])('refuses a bad one at start: %j', (policies, message) => {
+    expect(() => createGateway({ keys: [{ key: 'sk-a' }], policies: policies as never, logger: false })).toThrow(message);
   });
 });
