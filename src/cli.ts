@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     host: _host,
     redisTaskStore,
     redisLimitStore,
+    redisHealthBus,
     redisResponseStore,
     redisCacheStore,
     redisUsageStore,
@@ -70,9 +71,11 @@ async function main(): Promise<void> {
   const admin = adminCredentialOf(nonEmpty(process.env.INFERGATE_ADMIN_KEY) ?? adminKey);
   // Metrics are scraped with the admin key: without one nobody could read them, so none are kept.
   const metrics = admin && metricsWanted !== false ? (await import('./metrics.js')).metricsHandler() : undefined;
-  const redis = redisTaskStore || redisLimitStore || redisResponseStore || redisCacheStore || redisUsageStore ? await importRedis() : undefined;
+  const redis =
+    redisTaskStore || redisLimitStore || redisHealthBus || redisResponseStore || redisCacheStore || redisUsageStore ? await importRedis() : undefined;
   const taskStore = redisTaskStore ? new redis!.RedisTaskStore(redisTaskStore) : undefined;
   const limitEngine = redisLimitStore ? new redis!.RedisLimitEngine(redisLimitStore) : undefined;
+  const healthBus = redisHealthBus ? new redis!.RedisHealthBus(redisHealthBus) : undefined;
   const responseStore = redisResponseStore ? new redis!.RedisResponseStore(redisResponseStore) : undefined;
   const cacheStore = redisCacheStore ? new redis!.RedisCacheStore(redisCacheStore) : undefined;
   const usageStore = redisUsageStore ? new redis!.RedisUsageStore(redisUsageStore) : undefined;
@@ -81,7 +84,7 @@ async function main(): Promise<void> {
     accessLog: true,
     ...options,
     taskStore,
-    policies: limitEngine ? { ...options.policies, limitEngine } : options.policies,
+    policies: limitEngine || healthBus ? { ...options.policies, limitEngine, healthBus } : options.policies,
     responseStore,
     ...(usageStore ? { usageStore } : {}),
     responseCache: cacheStore ? { ...(typeof options.responseCache === 'object' ? options.responseCache : {}), store: cacheStore } : options.responseCache,
@@ -118,7 +121,15 @@ async function main(): Promise<void> {
     process.stderr.write(`infergate: ${signal} received, shutting down\n`);
     shutdown(server, setup.config, async () => {
       await gateway.dispose();
-      await Promise.all([taskStore?.close(), limitEngine?.close(), responseStore?.close(), cacheStore?.close(), usageStore?.close(), metrics?.shutdown()]);
+      await Promise.all([
+        taskStore?.close(),
+        limitEngine?.close(),
+        healthBus?.close(),
+        responseStore?.close(),
+        cacheStore?.close(),
+        usageStore?.close(),
+        metrics?.shutdown(),
+      ]);
     }).then(
       () => process.exit(0),
       (error: unknown) => {

@@ -50,6 +50,12 @@ export interface LoadedConfig extends GatewayOptions {
   redisTaskStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
   /** `policies.limitStore` of type `redis`: the CLI opens a `RedisLimitEngine`. */
   redisLimitStore?: RedisStoreConfig | undefined;
+  /**
+   * Where the CLI opens a `RedisHealthBus`: `policies.healthBus` of type `redis`, else the Redis of
+   * a `policies.limitStore` of type `redis` (instances sharing limits share health too), unless
+   * `policies.healthBus` is `{ "type": "memory" }` (each process keeps its own).
+   */
+  redisHealthBus?: RedisStoreConfig | undefined;
   /** `responseStore` of type `redis`: the CLI opens a `RedisResponseStore`. */
   redisResponseStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
   /** `responseCache.store` of type `redis`: the CLI opens a `RedisCacheStore`. */
@@ -132,11 +138,13 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
   };
 }
 
-/** The file's `policies`, split into gateway options and the Redis limit store the CLI opens. */
-function policiesOf(policies: ConfigFile['policies']): Pick<LoadedConfig, 'policies' | 'redisLimitStore'> {
+/** The file's `policies`, split into gateway options and the Redis limit store and health bus the CLI opens. */
+function policiesOf(policies: ConfigFile['policies']): Pick<LoadedConfig, 'policies' | 'redisLimitStore' | 'redisHealthBus'> {
   if (!policies) return {};
-  const { limitStore, ...rest } = policies;
-  return { policies: rest, redisLimitStore: limitStore?.type === 'redis' ? limitStore : undefined };
+  const { limitStore, healthBus, ...rest } = policies;
+  const redisLimitStore = limitStore?.type === 'redis' ? limitStore : undefined;
+  const redisHealthBus = healthBus ? (healthBus.type === 'redis' ? healthBus : undefined) : redisLimitStore;
+  return { policies: rest, redisLimitStore, redisHealthBus };
 }
 
 /** The file's `responseCache`, split into the gateway option and the Redis store the CLI opens. */
@@ -349,6 +357,11 @@ const ConfigSchema = strictObject({
       unpricedModels: v.optional(v.picklist(['refuse', 'allow'], 'expected "refuse" or "allow"')),
       /** Where limit counters live: memory (default) or Redis, shared by every instance. */
       limitStore: memoryOrRedis({}),
+      /**
+       * How instances share deployment health (open breakers, 429 backoffs): Redis, by default the
+       * limit store's when that is Redis; `memory` keeps it per process.
+       */
+      healthBus: memoryOrRedis({}),
       /** Whose upstream prompt cache a client's prompt_cache_key names (docs/policies.md). */
       promptCacheKey: v.optional(v.picklist(['key', 'group', 'shared'], 'expected "key", "group" or "shared"')),
     }),

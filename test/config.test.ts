@@ -222,6 +222,21 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it("shares deployment health on the limit store's Redis, on its own Redis, or not at all", () => {
+    const limitStore = { type: 'redis', url: 'redis://r:6379', keyPrefix: 'gw:' } as const;
+    expect(parseConfig({ ...minimal, policies: { limitStore } }).redisHealthBus).toEqual(limitStore);
+    const cluster = { type: 'redis', cluster: { nodes: ['10.0.0.1:6379'] } } as const;
+    expect(parseConfig({ ...minimal, policies: { limitStore, healthBus: cluster } }).redisHealthBus).toEqual(cluster);
+    expect(parseConfig({ ...minimal, policies: { healthBus: cluster } }).redisHealthBus).toEqual(cluster);
+    const perProcess = parseConfig({ ...minimal, policies: { limitStore, healthBus: { type: 'memory' } } });
+    expect(perProcess.redisHealthBus).toBeUndefined();
+    expect(perProcess.policies).not.toHaveProperty('healthBus');
+    expect(parseConfig({ ...minimal, policies: {} }).redisHealthBus).toBeUndefined();
+    expect(issuesOf({ ...minimal, policies: { healthBus: { type: 'redis' } } })).toEqual([
+      'policies.healthBus: a redis store needs exactly one of "url", "cluster" ({ "nodes": ["host:port", …] }) or "sentinel" ({ "sentinels": ["host:port", …], "name" })',
+    ]);
+  });
+
   it('checks what spans fields: providers of models, duplicates, a missing catalog', () => {
     expect(
       issuesOf({

@@ -13,15 +13,30 @@ export interface GatewayProcess {
   child: ChildProcess;
 }
 
+/** The built `bin` (test/global-setup.ts builds `dist/` before the suite). */
+const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
 /** Starts one instance with the fixture's config (upstreams, models, keys, redis, keyPrefix); resolves once it listens. */
-export async function startGatewayProcess(config: unknown): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(config)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startGatewayProcess(config: unknown): Promise<GatewayProcess> {
+  return listening(
+    spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(config)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }),
+    /LISTENING (\S+)/,
+  );
+}
+
+/** Starts the standalone server (`infergate --config <file>`) on a free port; resolves once it listens. */
+export function startCliProcess(configPath: string): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [cli, '--config', configPath, '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  return listening(child, /^infergate listening on (\S+)$/m);
+}
+
+async function listening(child: ChildProcess, announcement: RegExp): Promise<GatewayProcess> {
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway process did not start:\n${output}`)), 20_000);
     const onData = (data: Buffer) => {
       output += data.toString();
-      const match = /LISTENING (\S+)/.exec(output);
+      const match = announcement.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
