@@ -19,6 +19,9 @@ const DEPLOYMENTS_MAX = 10_000;
  */
 const UNKNOWN_BUSY_PENALTY = 1e9;
 
+/** A half-open deployment's score: below every other, so its probe goes first. */
+const HALF_OPEN_SCORE = -1;
+
 export interface HealthSettings extends BreakerSettings {
   /** Time constant of the peak-EWMA of time to first byte, in ms. */
   latencyDecayMs: number;
@@ -89,11 +92,12 @@ export class DeploymentHealth {
 
   /**
    * Lower is better: peak-EWMA time to first byte × (1 + requests in flight), divided by
-   * 1 − the recent error rate. A half-open deployment scores 0, so its probe goes first.
+   * 1 − the recent error rate. A half-open deployment scores −1, below any other (even an
+   * unmeasured one), so its probe goes first.
    */
   score(deployment: Deployment, now = Date.now()): number {
     const tracked = this.entry(deployment);
-    if (tracked.breaker.state(now) === 'half_open') return 0;
+    if (tracked.breaker.state(now) === 'half_open') return HALF_OPEN_SCORE;
     const latency = tracked.latency.read(now);
     const load = !tracked.latency.known && tracked.inFlight > 0 ? UNKNOWN_BUSY_PENALTY + tracked.inFlight : latency * (1 + tracked.inFlight);
     return load / (1 - tracked.breaker.errorRate(now));
@@ -129,7 +133,8 @@ export class DeploymentHealth {
     const tracked = this.entry(deployment);
     const transition = tracked.breaker.succeeded(now);
     if (transition) tracked.latency.reset(now);
-    if (firstByteMs !== undefined) tracked.latency.observe(firstByteMs, now);
+    // At least 1 ms (the clock's grain): a 0 would make the load factor count for nothing.
+    if (firstByteMs !== undefined) tracked.latency.observe(Math.max(1, firstByteMs), now);
     if (transition) this.publish(deployment, transition);
   }
 

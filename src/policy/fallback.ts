@@ -54,7 +54,7 @@ export interface AttemptOutcome {
 }
 
 export interface FallbackRun<T> {
-  /** Deployments in the order to try them (see `orderDeployments`). */
+  /** Deployments in the order to try them (see `planRoute`). */
   plan: readonly Deployment[];
   policy: ResolvedRetryPolicy;
   health: Pick<DeploymentHealth, 'succeeded' | 'failed'>;

@@ -213,10 +213,24 @@ describe('embeddings: a gemini upstream', () => {
 
   it('a failing deployment falls back to the next one', async () => {
     geminiFake.reply({ error: { status: 503, message: 'The model is overloaded.' } });
-    const answer = await client.embeddings.create({ model: 'emb-fallback', input: 'fall back', dimensions: 8, encoding_format: 'float' });
+    const { data: answer, response } = await client.embeddings
+      .create({ model: 'emb-fallback', input: 'fall back', dimensions: 8, encoding_format: 'float' })
+      .withResponse();
     expect(answer.model).toBe('emb-fallback');
     expect(answer.data[0]!.embedding).toEqual(fakeVector('fall back', 8));
     expect(await lastEvent()).toMatchObject({ model: 'emb-fallback', deployment: 'oai-second', attempts: 2, status: 'ok' });
+    expect(response.headers.get('x-infergate-route')).toBe('deployment=oai-second; reason=fallback; order=latency; attempts=2');
+  });
+
+  it('x-infergate-route-order applies to media routes too, and x-infergate-route says which deployment served', async () => {
+    const { response } = await client.embeddings
+      .create({ model: 'emb-fallback', input: 'in order', dimensions: 8, encoding_format: 'float' }, { headers: { 'x-infergate-route-order': 'configured' } })
+      .withResponse();
+    expect(response.headers.get('x-infergate-route')).toBe('deployment=gem-first; reason=configured; order=configured; attempts=1');
+    const refused = await client.embeddings
+      .create({ model: 'emb-fallback', input: 'in order' }, { headers: { 'x-infergate-route-order': 'random' } })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 400, error: { param: 'x-infergate-route-order', code: 'invalid_value' } });
   });
 });
 

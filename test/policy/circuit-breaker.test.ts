@@ -137,6 +137,14 @@ describe('DeploymentHealth', () => {
     expect(deployments.inFlight(east)).toBe(0);
   });
 
+  it('counts a first byte within the same millisecond as 1 ms, so load still weighs on a very fast deployment', () => {
+    const deployments = health();
+    deployments.succeeded(east, 0, T0);
+    const lease = deployments.begin(east, T0);
+    expect(deployments.score(east, T0)).toBe(2);
+    lease.release();
+  });
+
   it('an unknown deployment looks free until it has a request in flight, then expensive until it answers', () => {
     const deployments = health();
     expect(deployments.score(west, T0)).toBe(0);
@@ -167,11 +175,11 @@ describe('DeploymentHealth', () => {
     expect(deployments.snapshot(T0 + 1000)[1]).toEqual({ deployment: 'west', provider: 'azure', state: 'half_open' });
   });
 
-  it('a half-open deployment scores 0, so its probe goes first, and is unavailable while the probe is out', () => {
+  it('a half-open deployment scores below any other (an unmeasured one too), so its probe goes first, and is unavailable while the probe is out', () => {
     const deployments = health();
     for (let i = 0; i < 3; i++) deployments.failed(west, undefined, T0, 10_000);
     expect(deployments.isAvailable(west, T0)).toBe(false);
-    expect(deployments.score(west, T0 + 1000)).toBe(0);
+    expect(deployments.score(west, T0 + 1000)).toBeLessThan(deployments.score(east, T0 + 1000));
     const probe = deployments.begin(west, T0 + 1000);
     expect(deployments.isAvailable(west, T0 + 1000)).toBe(false);
     probe.release();

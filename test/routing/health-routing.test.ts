@@ -145,6 +145,28 @@ describe('circuit breaker', () => {
     expect((await ask({ promptCacheKey: key })).route).toMatchObject({ deployment: 'sluggish', reason: 'sticky' });
   });
 
+  it('lets one probe at a time through a half-open breaker; a probe whose client left frees the slot', async () => {
+    const health = gateway.options.policies.health;
+    sluggish.answerWith(() => ({ error: { status: 500, message: 'internal', type: 'server_error' } }));
+    const key = keyPinnedTo('sluggish');
+    for (let i = 0; i < 2; i++) await ask({ promptCacheKey: key });
+    await expect.poll(() => health.state(sluggishDeployment), { timeout: 5000, interval: 50 }).toBe('half_open');
+    // The probe hangs upstream: while it is out, every other request goes elsewhere.
+    sluggish.answerWith(() => ({ hang: true }));
+    const controller = new AbortController();
+    const probe = openai.chat.completions.create({ model: 'duo', messages: [{ role: 'user', content: 'Hi' }] }, { signal: controller.signal });
+    await expect.poll(() => sluggish.requests.length).toBe(3);
+    const during = await Promise.all(Array.from({ length: 6 }, () => ask()));
+    expect(during.map((answer) => answer.route.deployment)).toEqual(Array(6).fill('quick'));
+    expect(sluggish.requests.length).toBe(3);
+    controller.abort();
+    await expect(probe).rejects.toThrow();
+    await expect.poll(() => health.inFlight(sluggishDeployment)).toBe(0);
+    // Still half-open, the slot free: the next request is a probe again.
+    sluggish.answerWith(() => ({ text: ['back'] }));
+    expect(await ask()).toMatchObject({ route: { deployment: 'sluggish', reason: 'probe' }, text: 'back' });
+  });
+
   it('two gateways sharing a health bus: a deployment one of them opened is avoided by the other', async () => {
     const bus = new MemoryHealthBus();
     const first = gatewayWith({ healthBus: bus, instanceId: 'first' });
