@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.js';
@@ -259,6 +260,20 @@ describe('requests in flight', () => {
       const controller = new AbortController();
       const stream = await openai.chat.completions.create(
         { model: 'duo', messages: [{ role: 'user', content: 'Hi' }], stream: true },
+        { signal: controller.signal },
+      );
+      for await (const _ of stream) break;
+      expect(inFlight()).toBe(1);
+      controller.abort();
+    }
+    await expect.poll(inFlight, { timeout: 5000 }).toBe(0);
+
+    // The same on a translated stream (an Anthropic client on the OpenAI deployments).
+    const anthropic = new Anthropic({ baseURL: served.url, apiKey: 'sk-test', maxRetries: 0 });
+    for (let i = 0; i < 3; i++) {
+      const controller = new AbortController();
+      const stream = await anthropic.messages.create(
+        { model: 'duo', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], stream: true },
         { signal: controller.signal },
       );
       for await (const _ of stream) break;
