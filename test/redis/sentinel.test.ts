@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisLimitEngine, RedisResponseStore, RedisUsageStore } from '../../src/redis.js';
+import type { HealthNotice } from '../../src/policy/health-bus.js';
+import { RedisHealthBus, RedisLimitEngine, RedisResponseStore, RedisUsageStore } from '../../src/redis.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
+import { waitFor } from '../media/helpers.js';
 import { freePort } from '../helpers/serve.js';
 import { type RedisHandle, startRedis } from '../media/helpers.js';
 
@@ -90,6 +93,28 @@ describe('Redis stores through Sentinel', () => {
     } finally {
       direct.disconnect();
       await Promise.all([responses.close(), usage.close(), limits.close()]);
+    }
+  });
+
+  it('carry health notices between two buses, on a subscriber connection found through the Sentinel too', async () => {
+    const [publisher, listener] = [0, 1].map(() => new RedisHealthBus({ ...through(), logger: recordingLogger().logger }));
+    const direct = new Redis(redis.url);
+    try {
+      const heard: HealthNotice[] = [];
+      listener!.subscribe((notice) => heard.push(notice));
+      await listener!.ready();
+      const notice = { deployment: 'east', state: 'open', forMs: 5000, from: 'instance-a' } as const;
+      publisher!.publish(notice);
+      await waitFor(
+        async () => heard.length,
+        (length) => length > 0,
+      );
+      expect(heard).toEqual([notice]);
+      // Kept on the primary itself, for instances that start later.
+      expect(await direct.hkeys(`${prefix}health`)).toEqual(['open|east']);
+    } finally {
+      direct.disconnect();
+      await Promise.all([publisher!.close(), listener!.close()]);
     }
   });
 });
