@@ -96,8 +96,9 @@ export class CircuitBreaker {
     if (retryAfterMs !== undefined) {
       const forMs = Math.min(retryAfterMs, this.settings.openMs);
       if (forMs <= 0) return undefined;
-      this.open(now + forMs);
-      return { state: 'backoff', forMs };
+      this.open(Math.max(this.openUntil, now + forMs));
+      // Already open (429s of requests that were in flight): extended here, not told again.
+      return state === 'open' ? undefined : { state: 'backoff', forMs };
     }
     if (state === 'open') return undefined;
     if (state === 'half_open') {

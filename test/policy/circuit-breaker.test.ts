@@ -100,6 +100,11 @@ describe('CircuitBreaker', () => {
     expect(breaker.state(T0 + 400)).toBe('half_open');
     const other = new CircuitBreaker(settings);
     expect(other.failed(60_000, T0)).toEqual({ state: 'backoff', forMs: 1000 });
+    // More 429s while it is open (requests that were in flight) extend it without a new transition.
+    expect(other.failed(800, T0 + 500)).toBeUndefined();
+    expect(other.state(T0 + 1299)).toBe('open');
+    expect(other.failed(100, T0 + 600)).toBeUndefined();
+    expect(other.state(T0 + 1300)).toBe('half_open');
   });
 
   it('is degraded while its recent error rate is high, and healthy again as the failures age', () => {
