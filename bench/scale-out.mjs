@@ -22,7 +22,7 @@ import { cpuMicros, selfCpuMicros } from './lib/proc.mjs';
 import { cluster, deleteKeys, serverPids, singleNode } from './lib/redis-servers.mjs';
 import { roundRobin } from './lib/round-robin.mjs';
 import { renderScaleOutChart } from './lib/scale-out-chart.mjs';
-import { BUDGET_KEY, LIMIT_KEY, LOAD_KEY, MODEL, REQUEST_NANO_USD } from './lib/scale-out-keys.mjs';
+import { BUDGET_KEY, LIMIT_KEY, LOAD_KEY, MODEL, REQUEST_NANO_USD, REROUTE_MODEL } from './lib/scale-out-keys.mjs';
 import { renderScaleOutMarkdown } from './lib/scale-out-report.mjs';
 import { acrossRounds, summarize } from './lib/stats.mjs';
 
@@ -48,6 +48,7 @@ if (flag('--help') || flag('-h')) {
   --concurrency N        requests in flight, over all processes (default 64)
   --limit N              the limited key's requests per minute (default 500); the burst sends 6×
   --budget-requests N    the budget key's dollars, in requests (default 200); the burst sends 10×
+  --no-reroute           skip the reroute check (a failure one process sees, the others avoiding it)
   --out DIR              results: DIR/scale-out.json, .md, .svg (default bench/results)
   --quick                one short window per configuration (numbers are noisy)`);
   process.exit(0);
@@ -70,6 +71,10 @@ const opts = {
   budgetRequests,
   budgetBurst: budgetRequests * 10,
   out: resolve(value('--out', join(here, 'results'))),
+  reroute: !flag('--no-reroute'),
+  rerouteConcurrency: 16,
+  rerouteBeforeMs: 1000,
+  rerouteAfterMs: quick ? 3000 : 5000,
 };
 for (const name of opts.topologies) if (name !== 'single' && name !== 'cluster') throw new Error(`--topologies: unknown ${name}`);
 const budgetUsd = (budgetRequests * REQUEST_NANO_USD) / 1e9;
@@ -85,15 +90,18 @@ watchdog.unref();
 
 const dist = process.env.INFERGATE_DIST ? resolve(process.env.INFERGATE_DIST) : resolve(here, '../dist');
 /** @type {typeof import('infergate/redis')} */
-const { RedisLimitEngine } = await import(pathToFileURL(resolve(dist, 'redis.js')).href);
+const redisEntry = await import(pathToFileURL(resolve(dist, 'redis.js')).href);
+const { RedisLimitEngine } = redisEntry;
+/** Whether this build shares deployment health (issue 24's RedisHealthBus): the reroute check needs it. */
+const hasHealthBus = 'RedisHealthBus' in redisEntry;
 
 // ---------------------------------------------------------------------------------------------
 // One configuration: N gateways on one topology
 
 const runId = `${Date.now().toString(36)}${process.pid.toString(36)}`;
-/** @param {string} key */
-const requestFor = (key) =>
-  buildRequest('/v1/chat/completions', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body('chat', MODEL, false), '127.0.0.1');
+/** @param {string} key @param {string} [model] */
+const requestFor = (key, model = MODEL) =>
+  buildRequest('/v1/chat/completions', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body('chat', model, false), '127.0.0.1');
 
 /** CPU time of each process in µs, by name. @param {Record<string, number>} pids */
 function cpuNow(pids) {
@@ -125,16 +133,42 @@ async function freshMinute(marginMs = 10_000) {
   }
 }
 
+/** @typedef {{ ipc: (cmd: string, args?: unknown) => Promise<any>, pid: number, port: number }} Child */
+
 /**
- * @param {import('./lib/redis-servers.mjs').RedisTopology} topology
- * @param {number[]} redisPids
- * @param {{ ipc: (cmd: string, args?: unknown) => Promise<any>, pid: number, port: number }} mock
- * @param {number} n
+ * Starts `n` gateway processes on the topology, their keys under `prefix`; `extra` adds
+ * arguments (the reroute check's), `{index}` in them replaced by each process's index.
+ * @param {import('./lib/redis-servers.mjs').RedisTopology} topology @param {Child} mock
+ * @param {string} prefix @param {number} n @param {string[]} [extra]
+ */
+function startGateways(topology, mock, prefix, n, extra = []) {
+  const args = [`http://127.0.0.1:${mock.port}`, '--prefix', prefix, ...topology.gatewayArgs, '--limit', String(limit), '--budget-usd', String(budgetUsd)];
+  const script = join(here, 'scale-out-gateway.mjs');
+  return Promise.all(
+    Array.from({ length: n }, (_, i) => startChild(`gateway ${i}`, script, [...args, ...extra.map((a) => a.replace('{index}', String(i)))], undefined)),
+  );
+}
+
+/**
+ * Stops the gateways and deletes the keys they wrote.
+ * @param {Array<Child & { child: import('node:child_process').ChildProcess }>} gateways
+ * @param {import('./lib/redis-servers.mjs').RedisTopology} topology @param {string} prefix @param {string} what
+ */
+async function stopGateways(gateways, topology, prefix, what) {
+  await Promise.all(gateways.map((g) => g.ipc('shutdown').catch(() => {})));
+  for (const g of gateways) g.child.kill('SIGKILL');
+  const deleted = await deleteKeys(topology, prefix).catch((error) => log(`could not delete the run's keys (${prefix}*): ${error.message}`));
+  log(`${what}: done, ${deleted ?? '?'} keys of the run deleted`);
+}
+
+/**
+ * Throughput, then the limit and budget bursts, with `n` gateways on the topology.
+ * @param {import('./lib/redis-servers.mjs').RedisTopology} topology @param {number[]} redisPids
+ * @param {Child} mock @param {number} n
  */
 async function measure(topology, redisPids, mock, n) {
   const prefix = `infergate-bench-${runId}-${topology.name}-${n}:`;
-  const args = [`http://127.0.0.1:${mock.port}`, '--prefix', prefix, ...topology.gatewayArgs, '--limit', String(limit), '--budget-usd', String(budgetUsd)];
-  const gateways = await Promise.all(Array.from({ length: n }, (_, i) => startChild(`gateway ${i}`, join(here, 'scale-out-gateway.mjs'), args, undefined)));
+  const gateways = await startGateways(topology, mock, prefix, n);
   const ports = gateways.map((g) => g.port);
   try {
     const load = requestFor(LOAD_KEY.key);
@@ -174,10 +208,71 @@ async function measure(topology, redisPids, mock, n) {
     const budgetCheck = await budgetBurst(ports, topology, prefix);
     return { topology: topology.name, processes: n, windows, summary: summarizeWindows(windows, n), limit: limitCheck, budget: budgetCheck };
   } finally {
-    await Promise.all(gateways.map((g) => g.ipc('shutdown').catch(() => {})));
-    for (const g of gateways) g.child.kill('SIGKILL');
-    const deleted = await deleteKeys(topology, prefix).catch((error) => log(`could not delete the run's keys (${prefix}*): ${error.message}`));
-    log(`${topology.name} × ${n}: done, ${deleted ?? '?'} keys of the run deleted`);
+    await stopGateways(gateways, topology, prefix, `${topology.name} × ${n}`);
+  }
+}
+
+/**
+ * How fast a failure one process sees reroutes the others. The model `bench-reroute` has two
+ * deployments, `flaky` and `steady`; traffic spread over the processes uses both. Then `flaky`
+ * fails process 0's calls only (500s: the gateway retries them on `steady`), so the other
+ * processes see nothing wrong there: they stop calling it only when process 0's breaker opens
+ * and they hear it on the health bus. From the flaky upstream's log, on its one clock: the first
+ * failure, process 0's last call (its own breaker open), and the others' last call. Without the
+ * bus (`bus` false, the control), the others never stop.
+ * @param {import('./lib/redis-servers.mjs').RedisTopology} topology @param {Child} mock
+ * @param {Child} flaky @param {number} n @param {boolean} bus
+ */
+async function reroute(topology, mock, flaky, n, bus) {
+  const prefix = `infergate-bench-${runId}-${topology.name}-${n}-reroute${bus ? '' : '-nobus'}:`;
+  const extra = ['--flaky', `http://127.0.0.1:${flaky.port}`, '--index', '{index}', ...(bus ? ['--health-bus'] : [])];
+  const gateways = await startGateways(topology, mock, prefix, n, extra);
+  const ports = gateways.map((g) => g.port);
+  try {
+    const request = requestFor(LOAD_KEY.key, REROUTE_MODEL);
+    await roundRobin({ ports, request, concurrency: opts.rerouteConcurrency, total: 200 * n, durationMs: 30_000 });
+    await flaky.ipc('reset');
+    const traffic = roundRobin({ ports, request, concurrency: opts.rerouteConcurrency, durationMs: opts.rerouteBeforeMs + opts.rerouteAfterMs });
+    await new Promise((r) => setTimeout(r, opts.rerouteBeforeMs));
+    const failingFrom = await flaky.ipc('fail', { process: 0 });
+    const run = await traffic;
+    const windowEnd = performance.timeOrigin + performance.now();
+    /** @type {Array<{ at: number, process: number, failed: boolean }>} */
+    const calls = await flaky.ipc('calls');
+    const before = calls.filter((c) => c.at < failingFrom);
+    const after = calls.filter((c) => c.at >= failingFrom);
+    const failures = after.filter((c) => c.failed);
+    const firstFailure = failures[0]?.at ?? NaN;
+    const failingLast = failures[failures.length - 1]?.at ?? NaN;
+    const others = after.filter((c) => c.process !== 0);
+    const othersLast = Math.max(...others.map((c) => c.at), firstFailure);
+    const ok = run.statuses['200'] ?? 0;
+    const result = {
+      topology: topology.name,
+      processes: n,
+      bus,
+      callsBefore: Array.from({ length: n }, (_, i) => before.filter((c) => c.process === i).length),
+      failedCalls: failures.length,
+      /** From the first failure to process 0's last call: its own breaker opening. */
+      failingStopMs: failingLast - firstFailure,
+      othersCallsAfter: others.length,
+      /** From the first failure to the last call any other process made. */
+      rerouteMs: othersLast - firstFailure,
+      /** From process 0's last call (its breaker open) to the others' last. */
+      afterOpenMs: othersLast - failingLast,
+      /** The others made no call for this long before the window's end: rerouted when ≥ 1 s. */
+      quietMs: windowEnd - othersLast,
+      rerouted: windowEnd - othersLast >= 1000,
+      windowAfterMs: windowEnd - firstFailure,
+      clientErrors: run.sent - ok,
+    };
+    log(
+      `reroute, ${topology.name} × ${n}, ${bus ? 'health bus' : 'no bus'}: process 0 stopped after ${result.failingStopMs.toFixed(0)} ms (${failures.length} failures), ` +
+        `the others ${result.rerouted ? `after ${result.rerouteMs.toFixed(0)} ms` : 'did not stop'} (${others.length} calls after the first failure)`,
+    );
+    return result;
+  } finally {
+    await stopGateways(gateways, topology, prefix, `reroute ${topology.name} × ${n}`);
   }
 }
 
@@ -286,10 +381,13 @@ const started = new Date();
 log(`run ${runId}: ${opts.topologies.join(', ')} × ${opts.processes.join(', ')} processes, ${opts.windows} × ${opts.windowMs} ms windows`);
 const mock = await startChild('mock', join(here, 'mock-upstream.mjs'), [], undefined);
 await mock.ipc('config', { ttfbMs: 0, words: 40 });
+const flaky = await startChild('flaky upstream', join(here, 'flaky-upstream.mjs'), [], undefined);
 
 const results = [];
+const reroutes = [];
 /** @type {Record<string, { where: string, throwaway: boolean, servers: number }>} */
 const topologies = {};
+const busSkipped = hasHealthBus ? undefined : `this build (${dist}) has no RedisHealthBus`;
 for (const name of opts.topologies) {
   const topology = name === 'single' ? await singleNode(opts.redis || undefined) : await cluster(opts.cluster || undefined);
   try {
@@ -297,11 +395,15 @@ for (const name of opts.topologies) {
     topologies[name] = { where: topology.where, throwaway: topology.throwaway, servers: redisPids.length };
     log(`${name}: ${topology.where}${topology.throwaway ? ' (started for this run)' : ''}`);
     for (const n of opts.processes) results.push(await measure(topology, redisPids, mock, n));
+    const several = opts.reroute ? opts.processes.filter((n) => n > 1) : [];
+    if (!busSkipped) for (const n of several) reroutes.push(await reroute(topology, mock, flaky, n, true));
+    // The control: the same without the bus, once (the largest count, first topology).
+    if (name === opts.topologies[0] && several.length > 0) reroutes.push(await reroute(topology, mock, flaky, Math.max(...several), false));
   } finally {
     topology.stop();
   }
 }
-await mock.ipc('shutdown').catch(() => {});
+await Promise.all([mock.ipc('shutdown').catch(() => {}), flaky.ipc('shutdown').catch(() => {})]);
 
 const result = {
   meta: {
@@ -315,6 +417,8 @@ const result = {
     durationS: (Date.now() - started.getTime()) / 1000,
   },
   results,
+  reroutes,
+  ...(busSkipped && opts.reroute ? { busSkipped } : {}),
 };
 writeFileSync(join(opts.out, 'scale-out.json'), `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(join(opts.out, 'scale-out.md'), renderScaleOutMarkdown(result));
@@ -324,6 +428,7 @@ log(`results in ${opts.out}/scale-out.{json,md,svg}`);
 // Over the limit is the failure this bench is for; under it, or an upstream call count that
 // differs, means requests failed after admission: the check proved nothing, so it fails too.
 const broken = results.filter((r) => !r.limit.exact || !r.budget.withinRule);
+if (busSkipped && opts.reroute) log(`reroute check with the health bus not run: ${busSkipped}`);
 for (const { topology, processes, limit: l, budget: b } of broken) {
   console.error(
     `SCALE-OUT FAILED: ${topology} × ${processes}: ${l.ok} answers (${l.upstream} upstream calls, ${l.other} failed) for a limit of ${l.limit}` +

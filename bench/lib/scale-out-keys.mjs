@@ -8,6 +8,8 @@ export const LIMIT_KEY = { key: 'sk-bench-limit', id: 'limit' };
 export const BUDGET_KEY = { key: 'sk-bench-budget', id: 'budget' };
 
 export const MODEL = 'bench-chat';
+/** Two deployments, `flaky` (bench/flaky-upstream.mjs) and `steady` (the mock): the reroute check. */
+export const REROUTE_MODEL = 'bench-reroute';
 /** Dollars per million tokens. */
 export const MODEL_PRICE = { input: 2, output: 8 };
 /**

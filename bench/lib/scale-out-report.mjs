@@ -51,5 +51,22 @@ export function renderScaleOutMarkdown(result) {
       `| ${r.topology} | ${r.processes} | ${l.ok} / ${l.limit} | ${l.okPerProcess.join(' · ')} | ${l.upstream} | ${b.ok} / ${b.budgetRequests} | ${b.spentUsd.toFixed(6)} / ${b.budgetUsd.toFixed(6)} | ${b.overshootRequests} (≤ ${b.inFlightBound}) | ${verdict} |`,
     );
   }
+  lines.push('', '## Reroute', '');
+  const reroutes = result.reroutes ?? [];
+  if (result.busSkipped) lines.push(`With the health bus: not run, ${result.busSkipped}.`, '');
+  if (reroutes.length > 0) {
+    lines.push(
+      `The model has two deployments, \`flaky\` and \`steady\`; ${o.rerouteConcurrency} requests in flight spread over the processes. After ${o.rerouteBeforeMs / 1000} s, \`flaky\` fails process 0's calls only (500s, retried on \`steady\`), for ${o.rerouteAfterMs / 1000} s. Times from the first failure, on the flaky upstream's clock.`,
+      '',
+      "| Redis | processes | health bus | calls to flaky before, per process | process 0 stops (failures) | others stop | after process 0 | others' calls after the first failure | client errors |",
+      '|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const r of reroutes) {
+      const others = r.rerouted ? `${ms(r.rerouteMs)} ms` : `**not** within ${ms(r.windowAfterMs / 1000)} s`;
+      lines.push(
+        `| ${r.topology} | ${r.processes} | ${r.bus ? 'yes' : 'no (control)'} | ${r.callsBefore.join(' · ')} | ${ms(r.failingStopMs)} ms (${r.failedCalls}) | ${others} | ${r.rerouted ? `${ms(r.afterOpenMs)} ms` : '–'} | ${r.othersCallsAfter} | ${r.clientErrors} |`,
+      );
+    }
+  }
   return `${lines.join('\n')}\n`;
 }
