@@ -24,7 +24,7 @@ import { roundRobin } from './lib/round-robin.mjs';
 import { renderScaleOutChart } from './lib/scale-out-chart.mjs';
 import { BUDGET_KEY, LIMIT_KEY, LOAD_KEY, MODEL, REQUEST_NANO_USD, REROUTE_MODEL } from './lib/scale-out-keys.mjs';
 import { renderScaleOutMarkdown } from './lib/scale-out-report.mjs';
-import { acrossRounds, summarize } from './lib/stats.mjs';
+import { acrossRounds, shuffle, summarize } from './lib/stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -43,8 +43,9 @@ if (flag('--help') || flag('-h')) {
   --cluster h:p,h:p,…    the cluster's seed list (default: a throwaway 3-master cluster, .ci/redis-cluster)
   --topologies a,b       single, cluster (default both)
   --processes 1,2,4      gateway processes per configuration (default 1,2,4)
-  --windows N            measurement windows per configuration (default 3; --quick: 1)
-  --window MS            length of one (default 4000; --quick: 2000)
+  --rounds N             rounds: each configuration started, warmed up and measured once a round,
+                         in a random order (default 3; --quick: 1)
+  --window MS            the measurement window (default 4000; --quick: 2000)
   --concurrency N        requests in flight, over all processes (default 64)
   --limit N              the limited key's requests per minute (default 500); the burst sends 6×
   --budget-requests N    the budget key's dollars, in requests (default 200); the burst sends 10×
@@ -62,9 +63,9 @@ const opts = {
   cluster: value('--cluster', ''),
   topologies: /** @type {Array<'single' | 'cluster'>} */ (value('--topologies', 'single,cluster').split(',').filter(Boolean)),
   processes: value('--processes', '1,2,4').split(',').map(Number),
-  windows: Number(value('--windows', quick ? '1' : '3')),
+  rounds: Number(value('--rounds', quick ? '1' : '3')),
   windowMs: Number(value('--window', quick ? '2000' : '4000')),
-  warmupRequests: quick ? 500 : 2000,
+  warmupRequests: quick ? 500 : 1000,
   concurrency: Number(value('--concurrency', '64')),
   limit,
   limitBurst: limit * 6,
@@ -162,19 +163,19 @@ async function stopGateways(gateways, topology, prefix, what) {
 }
 
 /**
- * Throughput, then the limit and budget bursts, with `n` gateways on the topology.
+ * One round of a configuration, `n` gateways on the topology: a warm-up, one measurement
+ * window, and in the first round (`bursts`) the limit and budget bursts.
  * @param {import('./lib/redis-servers.mjs').RedisTopology} topology @param {number[]} redisPids
- * @param {Child} mock @param {number} n
+ * @param {Child} mock @param {number} n @param {number} round @param {boolean} bursts
  */
-async function measure(topology, redisPids, mock, n) {
-  const prefix = `infergate-bench-${runId}-${topology.name}-${n}:`;
+async function measure(topology, redisPids, mock, n, round, bursts) {
+  const prefix = `infergate-bench-${runId}-${topology.name}-${n}-${round}:`;
   const gateways = await startGateways(topology, mock, prefix, n);
   const ports = gateways.map((g) => g.port);
   try {
     const load = requestFor(LOAD_KEY.key);
     // The same number of requests for each process, whatever their count: each compiles its own code.
     await roundRobin({ ports, request: load, concurrency: opts.concurrency, total: opts.warmupRequests * n, durationMs: 60_000 });
-
     /** @type {Record<string, number>} */
     const pids = {
       mock: mock.pid,
@@ -182,33 +183,35 @@ async function measure(topology, redisPids, mock, n) {
       ...Object.fromEntries(gateways.map((g, i) => [`gateway${i}`, g.pid])),
       ...Object.fromEntries(redisPids.map((pid, i) => [`redis${i}`, pid])),
     };
-    const windows = [];
-    for (let w = 0; w < opts.windows; w++) {
-      const loadAverage = os.loadavg()[0];
-      const before = cpuNow(pids);
-      const run = await roundRobin({ ports, request: load, concurrency: opts.concurrency, durationMs: opts.windowMs });
-      const seconds = run.elapsedMs / 1000;
-      const cpuPct = cpuPercent(before, cpuNow(pids), seconds);
-      const answered = run.tallies.reduce((sum, t) => sum + t.requests, 0);
-      const latency = summarize(run.tallies.flatMap((t) => t.latencies));
-      windows.push({
-        totalRps: answered / seconds,
-        perProcessRps: run.tallies.map((t) => t.requests / seconds),
-        p50: latency.p50,
-        p99: latency.p99,
-        cpuPct,
-        failed: run.sent - answered,
-        statuses: run.statuses,
-        firstError: run.firstError,
-        loadAverage,
-      });
-      log(`${topology.name} × ${n}: window ${w + 1}: ${(answered / seconds).toFixed(0)} req/s, p99 ${latency.p99.toFixed(1)} ms`);
-    }
-    const limitCheck = await limitBurst(ports, mock);
-    const budgetCheck = await budgetBurst(ports, topology, prefix);
-    return { topology: topology.name, processes: n, windows, summary: summarizeWindows(windows, n), limit: limitCheck, budget: budgetCheck };
+    const loadAverage = os.loadavg()[0];
+    const before = cpuNow(pids);
+    const run = await roundRobin({ ports, request: load, concurrency: opts.concurrency, durationMs: opts.windowMs });
+    const seconds = run.elapsedMs / 1000;
+    const cpuPct = cpuPercent(before, cpuNow(pids), seconds);
+    const answered = run.tallies.reduce((sum, t) => sum + t.requests, 0);
+    const latency = summarize(run.tallies.flatMap((t) => t.latencies));
+    const gatewayCpu = Object.entries(cpuPct).filter(([name]) => name.startsWith('gateway'));
+    const window = {
+      round,
+      totalRps: answered / seconds,
+      perProcessRps: run.tallies.map((t) => t.requests / seconds),
+      p50: latency.p50,
+      p99: latency.p99,
+      cpuPct,
+      /** Every gateway's CPU over the requests answered. */
+      gatewayCpuUsPerRequest: (gatewayCpu.reduce((sum, [, pct]) => sum + pct, 0) * seconds * 1e4) / answered,
+      failed: run.sent - answered,
+      statuses: run.statuses,
+      firstError: run.firstError,
+      loadAverage,
+    };
+    log(
+      `${topology.name} × ${n}, round ${round}: ${window.totalRps.toFixed(0)} req/s, p99 ${latency.p99.toFixed(1)} ms, load average ${loadAverage?.toFixed(1)}`,
+    );
+    if (!bursts) return { window };
+    return { window, limit: await limitBurst(ports, mock), budget: await budgetBurst(ports, topology, prefix) };
   } finally {
-    await stopGateways(gateways, topology, prefix, `${topology.name} × ${n}`);
+    await stopGateways(gateways, topology, prefix, `${topology.name} × ${n}, round ${round}`);
   }
 }
 
@@ -346,29 +349,26 @@ async function budgetBurst(ports, topology, prefix) {
 }
 
 /**
- * Medians across windows, min–max as the spread; per process: each process's median, and the
- * spread from the slowest to the fastest.
+ * Medians across the rounds' windows, min–max as the spread; per process: each process's
+ * median, and the spread from the slowest to the fastest.
  * @param {any[]} windows @param {number} n
  */
 function summarizeWindows(windows, n) {
-  const perProcess = Array.from({ length: n }, (_, i) => acrossRounds(windows.map((w) => w.perProcessRps[i])).median);
-  const cpu = (/** @type {string} */ name) => acrossRounds(windows.map((w) => w.cpuPct[name])).median;
+  const across = (/** @type {(w: any) => number} */ pick) => acrossRounds(windows.map(pick));
   const names = Object.keys(windows[0]?.cpuPct ?? {});
-  const gatewayCpu = names.filter((name) => name.startsWith('gateway')).map(cpu);
-  const total = acrossRounds(windows.map((w) => w.totalRps));
+  const cpu = (/** @type {string} */ name) => across((w) => w.cpuPct[name]).median;
   return {
-    totalRps: total,
-    perProcessRps: acrossRounds(perProcess),
-    perProcess,
-    p50: acrossRounds(windows.map((w) => w.p50)),
-    p99: acrossRounds(windows.map((w) => w.p99)),
-    gatewayCpuPct: gatewayCpu,
-    gatewayCpuUsPerRequest: (gatewayCpu.reduce((a, b) => a + b, 0) * 1e4) / total.median,
+    totalRps: across((w) => w.totalRps),
+    perProcessRps: acrossRounds(Array.from({ length: n }, (_, i) => across((w) => w.perProcessRps[i]).median)),
+    p50: across((w) => w.p50),
+    p99: across((w) => w.p99),
+    gatewayCpuPct: names.filter((name) => name.startsWith('gateway')).map(cpu),
+    gatewayCpuUsPerRequest: across((w) => w.gatewayCpuUsPerRequest),
     redisCpuPct: names.filter((name) => name.startsWith('redis')).reduce((sum, name) => sum + cpu(name), 0),
     mockCpuPct: cpu('mock'),
     loadCpuPct: cpu('load'),
     failed: windows.reduce((sum, w) => sum + w.failed, 0),
-    loadAverage: acrossRounds(windows.map((w) => w.loadAverage)).median,
+    loadAverage: across((w) => w.loadAverage),
   };
 }
 
@@ -378,32 +378,57 @@ function summarizeWindows(windows, n) {
 mkdirSync(opts.out, { recursive: true });
 const git = gitInfo();
 const started = new Date();
-log(`run ${runId}: ${opts.topologies.join(', ')} × ${opts.processes.join(', ')} processes, ${opts.windows} × ${opts.windowMs} ms windows`);
+log(`run ${runId}: ${opts.topologies.join(', ')} × ${opts.processes.join(', ')} processes, ${opts.rounds} rounds of ${opts.windowMs} ms windows`);
 const mock = await startChild('mock', join(here, 'mock-upstream.mjs'), [], undefined);
 await mock.ipc('config', { ttfbMs: 0, words: 40 });
 const flaky = await startChild('flaky upstream', join(here, 'flaky-upstream.mjs'), [], undefined);
 
-const results = [];
 const reroutes = [];
 /** @type {Record<string, { where: string, throwaway: boolean, servers: number }>} */
 const topologies = {};
 const busSkipped = hasHealthBus ? undefined : `this build (${dist}) has no RedisHealthBus`;
-for (const name of opts.topologies) {
-  const topology = name === 'single' ? await singleNode(opts.redis || undefined) : await cluster(opts.cluster || undefined);
-  try {
+/** @type {Array<{ topology: import('./lib/redis-servers.mjs').RedisTopology, redisPids: number[] }>} */
+const redises = [];
+/** @type {Map<string, { topology: string, processes: number, windows: any[], limit?: any, budget?: any }>} */
+const configs = new Map();
+try {
+  for (const name of opts.topologies) {
+    const topology = name === 'single' ? await singleNode(opts.redis || undefined) : await cluster(opts.cluster || undefined);
     const redisPids = await serverPids(topology);
+    redises.push({ topology, redisPids });
     topologies[name] = { where: topology.where, throwaway: topology.throwaway, servers: redisPids.length };
     log(`${name}: ${topology.where}${topology.throwaway ? ' (started for this run)' : ''}`);
-    for (const n of opts.processes) results.push(await measure(topology, redisPids, mock, n));
+    for (const n of opts.processes) configs.set(`${name}/${n}`, { topology: name, processes: n, windows: [] });
+  }
+  // Rounds of every configuration in a random order, so that the machine's other work (it is
+  // shared) spreads over them rather than falling on a few. The bursts run in the first round.
+  const units = redises.flatMap((redis) => opts.processes.map((n) => ({ ...redis, n })));
+  for (let round = 1; round <= opts.rounds; round++) {
+    for (const { topology, redisPids, n } of shuffle([...units])) {
+      const config = /** @type {NonNullable<ReturnType<typeof configs.get>>} */ (configs.get(`${topology.name}/${n}`));
+      const measured = await measure(topology, redisPids, mock, n, round, round === 1);
+      config.windows.push(measured.window);
+      if (measured.limit) Object.assign(config, { limit: measured.limit, budget: measured.budget });
+    }
+  }
+  for (const { topology } of redises) {
     const several = opts.reroute ? opts.processes.filter((n) => n > 1) : [];
     if (!busSkipped) for (const n of several) reroutes.push(await reroute(topology, mock, flaky, n, true));
     // The control: the same without the bus, once (the largest count, first topology).
-    if (name === opts.topologies[0] && several.length > 0) reroutes.push(await reroute(topology, mock, flaky, Math.max(...several), false));
-  } finally {
-    topology.stop();
+    if (topology === redises[0]?.topology && several.length > 0) reroutes.push(await reroute(topology, mock, flaky, Math.max(...several), false));
   }
+} finally {
+  for (const { topology } of redises) topology.stop();
 }
 await Promise.all([mock.ipc('shutdown').catch(() => {}), flaky.ipc('shutdown').catch(() => {})]);
+const results = [...configs.values()].map(({ topology, processes, windows, limit: l, budget: b }) => ({
+  topology,
+  processes,
+  windows,
+  summary: summarizeWindows(windows, processes),
+  limit: /** @type {Awaited<ReturnType<typeof limitBurst>>} */ (l),
+  budget: /** @type {Awaited<ReturnType<typeof budgetBurst>>} */ (b),
+}));
 
 const result = {
   meta: {

@@ -1,6 +1,6 @@
 // The scale-out run's picture, `scale-out.svg`: for each Redis topology × gateway processes,
-// requests per second over all processes and per process, and p99 latency, as horizontal bars
-// drawn by the benchmark chart's panel (chart.mjs).
+// requests per second over all processes, the gateways' CPU per request and p99 latency, as
+// horizontal bars drawn by the benchmark chart's panel (chart.mjs).
 import { chartHead, drawPanel, escapeXml, ROW_HEIGHT } from './chart.mjs';
 
 /** Okabe–Ito colours, as in chart.mjs. @type {Record<string, string>} */
@@ -31,7 +31,7 @@ export function renderScaleOutChart(result) {
   const footnotes = [
     `All processes share ${meta.machine.cores} cores, unpinned: the gateways, the Redis server(s), the mock upstream and this client (one process).`,
     `Closed loop, ${o.concurrency} requests in flight over all gateways, each request to the next gateway in turn; JSON chat completions, each admitted and settled on Redis.`,
-    `Bars: median of ${o.windows} window${o.windows === 1 ? '' : 's'} of ${o.windowMs / 1000} s; whiskers: min–max over the windows, or over the processes (per process).`,
+    `Bars: median of ${o.rounds} round${o.rounds === 1 ? '' : 's'} (each configuration started, warmed up and measured ${o.windowMs / 1000} s once a round, in a random order); whiskers: min–max.`,
     ...(o.quick ? ['Quick smoke run: one short window, numbers are noisy.'] : []),
   ];
   const height = footY + footnotes.length * 16 + 12;
@@ -44,7 +44,7 @@ export function renderScaleOutChart(result) {
   const out = chartHead({
     width: WIDTH,
     height,
-    title: 'infergate scale-out: requests per second and p99 latency, by Redis topology and gateway processes',
+    title: 'infergate scale-out: requests per second, CPU per request and p99 latency, by Redis topology and gateway processes',
     heading: 'Gateway processes sharing one Redis, behind a round-robin client',
     subtitle,
   });
@@ -67,7 +67,7 @@ export function renderScaleOutChart(result) {
   /** @type {Array<{ title: string, note: string, pick: (row: any) => any }>} */
   const panels = [
     { title: 'Requests per second, all processes', note: 'higher is better', pick: (row) => row.summary.totalRps },
-    { title: 'Requests per second, per process', note: 'whiskers: slowest – fastest process', pick: (row) => row.summary.perProcessRps },
+    { title: 'Gateway CPU µs per request', note: 'all gateway processes’ CPU / requests; lower is better', pick: (row) => row.summary.gatewayCpuUsPerRequest },
     { title: 'Latency p99 (ms)', note: 'request sent → whole answer; lower is better', pick: (row) => row.summary.p99 },
   ];
   panels.forEach((panel, i) => {

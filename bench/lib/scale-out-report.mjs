@@ -14,27 +14,27 @@ export function renderScaleOutMarkdown(result) {
   const lines = [
     '# Scale-out',
     '',
-    `${meta.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${meta.commit}\`${meta.dirty ? ' (dirty)' : ''}, ${meta.machine.cpu}, ${meta.machine.cores} cores, Node ${meta.machine.node}; ${o.windows} window${o.windows === 1 ? '' : 's'} of ${o.windowMs / 1000} s per row, ${o.concurrency} requests in flight over all processes, nothing pinned; ${Math.round(meta.durationS)} s in all.`,
+    `${meta.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${meta.commit}\`${meta.dirty ? ' (dirty)' : ''}, ${meta.machine.cpu}, ${meta.machine.cores} cores, Node ${meta.machine.node}; ${o.rounds} round${o.rounds === 1 ? '' : 's'} (each configuration started, warmed up with ${o.warmupRequests} requests per process and measured ${o.windowMs / 1000} s once a round, in a random order), ${o.concurrency} requests in flight over all processes, nothing pinned; ${Math.round(meta.durationS)} s in all.`,
     '',
     ...Object.entries(meta.topologies).map(
       ([name, t]) =>
         `- ${name}: ${/** @type {any} */ (t).where} (${/** @type {any} */ (t).servers} server process${/** @type {any} */ (t).servers === 1 ? '' : 'es'}${/** @type {any} */ (t).throwaway ? ', started for the run' : ''})`,
     ),
     '',
-    '| Redis | processes | req/s, all | req/s per process (slowest–fastest) | p50 ms | p99 ms | gateway CPU per process | gateway CPU µs/req | Redis CPU | mock CPU | client CPU | load avg |',
+    '| Redis | processes | req/s, all (min–max) | req/s per process | p50 ms | p99 ms | gateway CPU per process | gateway CPU µs/req (min–max) | Redis CPU | mock CPU | client CPU | load avg |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     const s = r.summary;
-    const perProcess =
-      s.perProcessRps.n > 1 ? `${int(s.perProcessRps.median)} (${int(s.perProcessRps.min)}–${int(s.perProcessRps.max)})` : int(s.perProcessRps.median);
+    // Round robin gives every process the same share: the slowest paces them all.
+    const perProcess = int(s.perProcessRps.median);
     lines.push(
-      `| ${r.topology} | ${r.processes} | ${spread(s.totalRps)} | ${perProcess} | ${ms(s.p50.median)} | ${ms(s.p99.median)} | ${s.gatewayCpuPct.map(pct).join(' · ')} | ${int(s.gatewayCpuUsPerRequest)} | ${pct(s.redisCpuPct)} | ${pct(s.mockCpuPct)} | ${pct(s.loadCpuPct)} | ${s.loadAverage.toFixed(1)} |`,
+      `| ${r.topology} | ${r.processes} | ${spread(s.totalRps)} | ${perProcess} | ${ms(s.p50.median)} | ${ms(s.p99.median)} | ${s.gatewayCpuPct.map(pct).join(' · ')} | ${spread(s.gatewayCpuUsPerRequest)} | ${pct(s.redisCpuPct)} | ${pct(s.mockCpuPct)} | ${pct(s.loadCpuPct)} | ${s.loadAverage.median.toFixed(1)} |`,
     );
   }
   lines.push(
     '',
-    'CPU is a percentage of one core over the window (the machine has ' + `${meta.machine.cores * 100}%): every process's user + system time from \`/proc\`.`,
+    `CPU is a percentage of one core over the window (the machine has ${meta.machine.cores * 100}%): every process's user + system time from \`/proc\`, median of the rounds. Round robin gives each process the same share of requests, so the slowest process paces the others.`,
     `Failed requests in the windows: ${results.reduce((/** @type {number} */ sum, /** @type {any} */ r) => sum + r.summary.failed, 0)}.`,
     '',
     `## Limit and budget under a burst`,
