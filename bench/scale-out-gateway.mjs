@@ -10,7 +10,7 @@ import http from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { announce, serveIpc } from './lib/ipc.mjs';
-import { BUDGET_KEY, LIMIT_KEY, LOAD_KEY, MODEL, MODEL_PRICE, REROUTE_MODEL } from './lib/scale-out-keys.mjs';
+import { BUDGET_KEY, FAILURES_TO_OPEN, LIMIT_KEY, LOAD_KEY, MODEL, MODEL_PRICE, REROUTE_MODEL } from './lib/scale-out-keys.mjs';
 
 const dist = process.env.INFERGATE_DIST ? resolve(process.env.INFERGATE_DIST) : resolve(import.meta.dirname, '../dist');
 /** @type {typeof import('infergate')} */
@@ -78,7 +78,7 @@ const gateway = createGateway({
     // which would show as a limit overshot.
     whenLimitsUnavailable: 'closed',
     // A breaker that opens stays open beyond the reroute check's window: no probe goes back meanwhile.
-    retry: { cooldownMs: 60_000 },
+    retry: { cooldownMs: 60_000, failuresBeforeCooldown: FAILURES_TO_OPEN },
     ...(healthBus ? { healthBus, instanceId: `gateway-${index}` } : {}),
   },
   logger: false,

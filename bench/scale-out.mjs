@@ -22,7 +22,7 @@ import { cpuMicros, selfCpuMicros } from './lib/proc.mjs';
 import { cluster, deleteKeys, serverPids, singleNode } from './lib/redis-servers.mjs';
 import { roundRobin } from './lib/round-robin.mjs';
 import { renderScaleOutChart } from './lib/scale-out-chart.mjs';
-import { BUDGET_KEY, LIMIT_KEY, LOAD_KEY, MODEL, REQUEST_NANO_USD, REROUTE_MODEL } from './lib/scale-out-keys.mjs';
+import { BUDGET_KEY, FAILURES_TO_OPEN, LIMIT_KEY, LOAD_KEY, MODEL, REQUEST_NANO_USD, REROUTE_MODEL } from './lib/scale-out-keys.mjs';
 import { renderScaleOutMarkdown } from './lib/scale-out-report.mjs';
 import { acrossRounds, shuffle, summarize } from './lib/stats.mjs';
 
@@ -229,6 +229,7 @@ async function measure(topology, redisPids, mock, n, round, bursts) {
 async function reroute(topology, mock, flaky, n, bus) {
   const prefix = `infergate-bench-${runId}-${topology.name}-${n}-reroute${bus ? '' : '-nobus'}:`;
   const extra = ['--flaky', `http://127.0.0.1:${flaky.port}`, '--index', '{index}', ...(bus ? ['--health-bus'] : [])];
+  await flaky.ipc('reset');
   const gateways = await startGateways(topology, mock, prefix, n, extra);
   const ports = gateways.map((g) => g.port);
   try {
@@ -246,6 +247,9 @@ async function reroute(topology, mock, flaky, n, bus) {
     const after = calls.filter((c) => c.at >= failingFrom);
     const failures = after.filter((c) => c.failed);
     const firstFailure = failures[0]?.at ?? NaN;
+    // Process 0's breaker opens on the answer to this call; calls it had already started may
+    // still reach the upstream after it, which its last call tells.
+    const opening = failures[FAILURES_TO_OPEN - 1]?.at ?? NaN;
     const failingLast = failures[failures.length - 1]?.at ?? NaN;
     const others = after.filter((c) => c.process !== 0);
     const othersLast = Math.max(...others.map((c) => c.at), firstFailure);
@@ -256,21 +260,25 @@ async function reroute(topology, mock, flaky, n, bus) {
       bus,
       callsBefore: Array.from({ length: n }, (_, i) => before.filter((c) => c.process === i).length),
       failedCalls: failures.length,
-      /** From the first failure to process 0's last call: its own breaker opening. */
+      /** From the first failure to the one that opens process 0's breaker. */
+      openingMs: opening - firstFailure,
+      /** From the first failure to process 0's last call. */
       failingStopMs: failingLast - firstFailure,
       othersCallsAfter: others.length,
       /** From the first failure to the last call any other process made. */
       rerouteMs: othersLast - firstFailure,
-      /** From process 0's last call (its breaker open) to the others' last. */
-      afterOpenMs: othersLast - failingLast,
+      /** From the failure that opens process 0's breaker to the others' last call. */
+      afterOpenMs: othersLast - opening,
       /** The others made no call for this long before the window's end: rerouted when ≥ 1 s. */
       quietMs: windowEnd - othersLast,
       rerouted: windowEnd - othersLast >= 1000,
       windowAfterMs: windowEnd - firstFailure,
+      /** The others' calls to flaky per second before the failure: how finely their stop is seen. */
+      othersRateBefore: (before.filter((c) => c.process !== 0).length * 1000) / opts.rerouteBeforeMs,
       clientErrors: run.sent - ok,
     };
     log(
-      `reroute, ${topology.name} × ${n}, ${bus ? 'health bus' : 'no bus'}: process 0 stopped after ${result.failingStopMs.toFixed(0)} ms (${failures.length} failures), ` +
+      `reroute, ${topology.name} × ${n}, ${bus ? 'health bus' : 'no bus'}: process 0's breaker opened after ${result.openingMs.toFixed(0)} ms (${failures.length} failures), ` +
         `the others ${result.rerouted ? `after ${result.rerouteMs.toFixed(0)} ms` : 'did not stop'} (${others.length} calls after the first failure)`,
     );
     return result;
@@ -315,13 +323,22 @@ async function limitBurst(ports, mock) {
 
 /**
  * A burst far over the budget key's dollars. A budget is checked before a request and counted
- * after it (docs/policies.md, "Budgets"), so requests already in flight when it runs out may
- * overshoot it, each by its own cost: at most `concurrency` of them. The spend read back must be
- * exactly the admitted requests' cost.
+ * after it (docs/policies.md, "Budgets"): the requests admitted before the spend of those ahead
+ * of them reached Redis all pass, so the budget is overshot by the requests in flight at the
+ * gateways, which counts those answered whose spend is still on its way, not only the client's.
+ * What the rule promises, and what is checked: every request admitted saw budget left
+ * (`x-infergate-budget-remaining-usd` > 0, the spend as of its admission), at least the budget's
+ * worth were admitted, and the spend read back is exactly the admitted requests' cost.
  * @param {number[]} ports @param {import('./lib/redis-servers.mjs').RedisTopology} topology @param {string} prefix
  */
 async function budgetBurst(ports, topology, prefix) {
-  const run = await roundRobin({ ports, request: requestFor(BUDGET_KEY.key), concurrency: opts.concurrency, total: opts.budgetBurst });
+  const run = await roundRobin({
+    ports,
+    request: requestFor(BUDGET_KEY.key),
+    concurrency: opts.concurrency,
+    total: opts.budgetBurst,
+    watch: 'x-infergate-budget-remaining-usd',
+  });
   const engine = new RedisLimitEngine({
     ...(topology.name === 'cluster' ? { cluster: { nodes: topology.where.split(',') } } : { url: topology.where }),
     keyPrefix: prefix,
@@ -329,8 +346,9 @@ async function budgetBurst(ports, topology, prefix) {
   const spentUsd = await engine.budgetSpent({ scope: 'key', owner: BUDGET_KEY.id, usd: budgetUsd }, Date.now());
   await engine.close();
   const ok = run.statuses['200'] ?? 0;
+  const remaining = run.tallies.flatMap((t) => t.watched).map(Number);
+  const admittedWithNothingLeft = remaining.filter((usd) => !(usd > 0)).length;
   const spentNanoUsd = Math.round(spentUsd * 1e9);
-  const overshoot = Math.max(0, ok - budgetRequests);
   return {
     budgetUsd,
     budgetRequests,
@@ -339,12 +357,13 @@ async function budgetBurst(ports, topology, prefix) {
     refused: run.statuses['429'] ?? 0,
     other: run.sent - ok - (run.statuses['429'] ?? 0),
     spentUsd,
-    overshootRequests: overshoot,
+    overshootRequests: Math.max(0, ok - budgetRequests),
     overshootUsd: Math.max(0, spentUsd - budgetUsd),
-    inFlightBound: opts.concurrency,
-    // Exact bookkeeping (the spend is the admitted requests' cost, to the billionth), an
-    // overshoot within the requests in flight, and the budget reached (not refused too early).
-    withinRule: spentNanoUsd === ok * REQUEST_NANO_USD && overshoot <= opts.concurrency && ok >= budgetRequests,
+    /** The least budget left that an admitted request saw, in dollars. */
+    leastRemainingUsd: Math.min(...remaining),
+    admittedWithNothingLeft,
+    spendExact: spentNanoUsd === ok * REQUEST_NANO_USD,
+    withinRule: spentNanoUsd === ok * REQUEST_NANO_USD && admittedWithNothingLeft === 0 && ok >= budgetRequests,
   };
 }
 
@@ -457,7 +476,7 @@ if (busSkipped && opts.reroute) log(`reroute check with the health bus not run: 
 for (const { topology, processes, limit: l, budget: b } of broken) {
   console.error(
     `SCALE-OUT FAILED: ${topology} × ${processes}: ${l.ok} answers (${l.upstream} upstream calls, ${l.other} failed) for a limit of ${l.limit}` +
-      `${l.over ? ' — OVER THE LIMIT' : ''}; budget: ${b.ok} admitted for ${b.budgetRequests} (at most ${b.inFlightBound} more allowed), spent $${b.spentUsd}`,
+      `${l.over ? ' — OVER THE LIMIT' : ''}; budget: ${b.ok} admitted for ${b.budgetRequests}, ${b.admittedWithNothingLeft} of them with no budget left, spent $${b.spentUsd} (${b.spendExact ? 'exactly their cost' : 'NOT their cost'})`,
   );
 }
 stopAll();

@@ -23,7 +23,7 @@ export const TIMED_OUT = 'request timed out';
  * Sends one request on a connection and waits for the whole answer.
  * @param {Connection} conn
  * @param {Buffer} bytes
- * @param {{ keepBody?: boolean, onBody?: (chunk: Buffer) => void, onHead?: (status: number) => void }} [options]
+ * @param {{ keepBody?: boolean, onBody?: (chunk: Buffer) => void, onHead?: (status: number, headers: Record<string, string>) => void }} [options]
  * @returns {Promise<Exchange>}
  */
 export function exchange(conn, bytes, options = {}) {
@@ -41,7 +41,7 @@ export function exchange(conn, bytes, options = {}) {
       resolve(result);
     };
     void conn.send(bytes, {
-      ...(options.onHead ? { onHead: (/** @type {number} */ status) => options.onHead?.(status) } : {}),
+      ...(options.onHead ? { onHead: (/** @type {number} */ status, /** @type {Record<string, string>} */ headers) => options.onHead?.(status, headers) } : {}),
       onBody(chunk) {
         size += chunk.length;
         if (options.keepBody && size < 4 * 1024 * 1024) parts.push(Buffer.from(chunk));

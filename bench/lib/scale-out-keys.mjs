@@ -10,6 +10,8 @@ export const BUDGET_KEY = { key: 'sk-bench-budget', id: 'budget' };
 export const MODEL = 'bench-chat';
 /** Two deployments, `flaky` (bench/flaky-upstream.mjs) and `steady` (the mock): the reroute check. */
 export const REROUTE_MODEL = 'bench-reroute';
+/** Failures in a row that open a deployment's breaker (`policies.retry.failuresBeforeCooldown`). */
+export const FAILURES_TO_OPEN = 3;
 /** Dollars per million tokens. */
 export const MODEL_PRICE = { input: 2, output: 8 };
 /**

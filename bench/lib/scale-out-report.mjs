@@ -1,4 +1,5 @@
 // The scale-out run as markdown (`scale-out.md`): one row per topology × processes.
+import { FAILURES_TO_OPEN } from './scale-out-keys.mjs';
 
 const int = (/** @type {number} */ v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
 const ms = (/** @type {number} */ v) => (Number.isFinite(v) ? v.toFixed(1) : '–');
@@ -39,16 +40,16 @@ export function renderScaleOutMarkdown(result) {
     '',
     `## Limit and budget under a burst`,
     '',
-    `A key limited to ${o.limit} requests per minute gets ${o.limitBurst} requests at once; a key with a lifetime budget of ${o.budgetRequests} requests' cost gets ${o.budgetBurst}; both spread over the processes in turn, ${o.concurrency} in flight.`,
+    `A key limited to ${o.limit} requests per minute gets ${o.limitBurst} requests at once; a key with a lifetime budget of ${o.budgetRequests} requests' cost gets ${o.budgetBurst}; both spread over the processes in turn, ${o.concurrency} in flight. A budget is checked before a request and counted after it, so the requests admitted before the spend of those ahead reached Redis overshoot it: the check is that each admitted request saw budget left (its \`x-infergate-budget-remaining-usd\`), and that the spend is exactly the admitted requests' cost.`,
     '',
-    '| Redis | processes | limit: 200s / limit | 200s per process | upstream calls | budget: admitted / allowed | spent / budget ($) | overshoot (≤ in flight) | verdict |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| Redis | processes | limit: 200s / limit | 200s per process | upstream calls | budget: admitted / its worth | spent / budget ($) | spend = admitted × cost | least left at an admission ($) | verdict |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const r of results) {
     const { limit: l, budget: b } = r;
     const verdict = l.exact && b.withinRule ? 'exact' : l.over ? '**OVER THE LIMIT**' : '**FAILED**';
     lines.push(
-      `| ${r.topology} | ${r.processes} | ${l.ok} / ${l.limit} | ${l.okPerProcess.join(' · ')} | ${l.upstream} | ${b.ok} / ${b.budgetRequests} | ${b.spentUsd.toFixed(6)} / ${b.budgetUsd.toFixed(6)} | ${b.overshootRequests} (≤ ${b.inFlightBound}) | ${verdict} |`,
+      `| ${r.topology} | ${r.processes} | ${l.ok} / ${l.limit} | ${l.okPerProcess.join(' · ')} | ${l.upstream} | ${b.ok} / ${b.budgetRequests} | ${b.spentUsd.toFixed(6)} / ${b.budgetUsd.toFixed(6)} | ${b.spendExact ? 'exact' : '**no**'} | ${b.leastRemainingUsd.toFixed(6)} | ${verdict} |`,
     );
   }
   lines.push('', '## Reroute', '');
@@ -56,15 +57,15 @@ export function renderScaleOutMarkdown(result) {
   if (result.busSkipped) lines.push(`With the health bus: not run, ${result.busSkipped}.`, '');
   if (reroutes.length > 0) {
     lines.push(
-      `The model has two deployments, \`flaky\` and \`steady\`; ${o.rerouteConcurrency} requests in flight spread over the processes. After ${o.rerouteBeforeMs / 1000} s, \`flaky\` fails process 0's calls only (500s, retried on \`steady\`), for ${o.rerouteAfterMs / 1000} s. Times from the first failure, on the flaky upstream's clock.`,
+      `The model has two deployments, \`flaky\` and \`steady\`; ${o.rerouteConcurrency} requests in flight spread over the processes. After ${o.rerouteBeforeMs / 1000} s, \`flaky\` fails process 0's calls only (500s, retried on \`steady\`), for ${o.rerouteAfterMs / 1000} s. Times from the first failure, on the flaky upstream's clock; process 0's breaker opens once ${FAILURES_TO_OPEN} of its calls in a row have failed (calls it had already started may still arrive after).`,
       '',
-      "| Redis | processes | health bus | calls to flaky before, per process | process 0 stops (failures) | others stop | after process 0 | others' calls after the first failure | client errors |",
-      '|---|---|---|---|---|---|---|---|---|',
+      "| Redis | processes | health bus | calls to flaky before, per process | process 0's breaker opens | its last call (failures) | others' last call | after the opening | others' calls after the first failure | client errors |",
+      '|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const r of reroutes) {
-      const others = r.rerouted ? `${ms(r.rerouteMs)} ms` : `**not** within ${ms(r.windowAfterMs / 1000)} s`;
+      const others = r.rerouted ? `${ms(r.rerouteMs)} ms` : `**still calling** at ${ms(r.windowAfterMs / 1000)} s`;
       lines.push(
-        `| ${r.topology} | ${r.processes} | ${r.bus ? 'yes' : 'no (control)'} | ${r.callsBefore.join(' · ')} | ${ms(r.failingStopMs)} ms (${r.failedCalls}) | ${others} | ${r.rerouted ? `${ms(r.afterOpenMs)} ms` : '–'} | ${r.othersCallsAfter} | ${r.clientErrors} |`,
+        `| ${r.topology} | ${r.processes} | ${r.bus ? 'yes' : 'no (control)'} | ${r.callsBefore.join(' · ')} | ${ms(r.openingMs)} ms | ${ms(r.failingStopMs)} ms (${r.failedCalls}) | ${others} | ${r.rerouted ? `${ms(r.afterOpenMs)} ms` : '–'} | ${r.othersCallsAfter} | ${r.clientErrors} |`,
       );
     }
   }
