@@ -18,7 +18,7 @@ import { MemoryTaskStore, type TaskStore } from './tasks/task-store.js';
 import { VideoTasks } from './tasks/video-tasks.js';
 import { accessLogObserver } from './telemetry/access-log.js';
 import { openTelemetryObserver, type OpenTelemetryObserverOptions } from './telemetry/otel-observer.js';
-import { metricsObserver, type DeploymentState, type MetricsObserverOptions } from './telemetry/metrics/metrics-observer.js';
+import { metricsObserver, type MetricsObserverOptions } from './telemetry/metrics/metrics-observer.js';
 import { redactingLogger } from './telemetry/redacting-logger.js';
 
 /** What the gateway runs on: the services built from its resolved options. */
@@ -124,13 +124,11 @@ function metricsPlugin(
   catalog: ModelCatalog,
   policies: ResolvedPolicies,
 ): GatewayPlugin {
-  // The health policy's states once it reports them (`snapshot()`); until then no series.
-  const health = policies.health as { snapshot?: () => readonly DeploymentState[] };
   return metricsObserver({
     meterProvider: metrics.meterProvider as MetricsObserverOptions['meterProvider'],
     models: catalog.entries(),
     providerType: (name) => providers[name]?.type,
-    deploymentStates: typeof health.snapshot === 'function' ? () => health.snapshot!() : undefined,
+    deploymentStates: () => policies.health.snapshot(),
     logger,
   });
 }

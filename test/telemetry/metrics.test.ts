@@ -136,6 +136,17 @@ it('records every instrument with its documented attributes', async () => {
   // Every answer with the cache on says hit or miss: all but the hit (and the refusal, answered before the cache) missed.
   expect(lookups.find((point) => point.attributes['infergate.cache.result'] === 'miss')?.value).toBeGreaterThanOrEqual(4);
 
+  // Each deployment the gateway used, as four series: 1 for the state it is in, 0 for the others.
+  const states = points(metrics, 'infergate.deployment.state');
+  const deployments = new Set(states.map((point) => point.attributes['infergate.deployment']));
+  expect(deployments.size).toBe(2);
+  for (const deployment of deployments) {
+    const series = states.filter((point) => point.attributes['infergate.deployment'] === deployment);
+    expect(series.map((point) => point.attributes['infergate.deployment.state']).sort()).toEqual(['degraded', 'half_open', 'healthy', 'open']);
+    expect(series.map((point) => point.value).sort()).toEqual([0, 0, 0, 1]);
+    expect(series[0]!.attributes['gen_ai.provider.name']).toBe('openai');
+  }
+
   // $2 per million input and $8 per million output tokens, the cache hit for nothing; gpt-5 has the catalog's price.
   const dollars = points(metrics, 'infergate.cost');
   expect(dollars.map((point) => point.attributes)).toEqual([

@@ -1,5 +1,6 @@
 import type { Attributes, Meter, MeterProvider } from '@opentelemetry/api';
 import type { Logger } from '../../logger.js';
+import type { DeploymentHealthEntry } from '../../policy/deployment-health.js';
 import type { AttemptEvent, RefusalEvent, UsageEvent } from '../../policy/events.js';
 import type { GatewayPlugin } from '../../plugins/plugin.js';
 import type { ModelEntry } from '../../routing/model.js';
@@ -8,14 +9,7 @@ import { INFERGATE_VERSION } from '../version.js';
 import { createInstruments, type Instruments } from './instruments.js';
 import { modelLabeler } from './model-label.js';
 
-/** A deployment's state as the health policy reports it (`policies.health.snapshot()`). */
-export interface DeploymentState {
-  deployment: string;
-  provider: string;
-  state: 'healthy' | 'degraded' | 'open' | 'half_open';
-}
-
-const STATES: readonly DeploymentState['state'][] = ['healthy', 'degraded', 'open', 'half_open'];
+const STATES: readonly DeploymentHealthEntry['state'][] = ['healthy', 'degraded', 'open', 'half_open'];
 
 export interface MetricsObserverOptions {
   /** Where the instruments live. Default: the global meter provider of `@opentelemetry/api`. */
@@ -24,8 +18,8 @@ export interface MetricsObserverOptions {
   models: Iterable<ModelEntry>;
   /** The provider type behind a configured provider name, for `gen_ai.provider.name`. Default: the name. */
   providerType?: ((providerName: string) => string | undefined) | undefined;
-  /** The deployments' health states, read at each collection; none when absent. */
-  deploymentStates?: (() => readonly DeploymentState[]) | undefined;
+  /** The deployments' health states (`policies.health.snapshot()`), read at each collection. */
+  deploymentStates?: (() => readonly DeploymentHealthEntry[]) | undefined;
   /** Told once if `@opentelemetry/api` cannot be loaded. */
   logger: Logger;
 }
@@ -120,7 +114,7 @@ function recordRefusal(instruments: Instruments, event: RefusalEvent): void {
 }
 
 /** Each deployment as four series, 1 for its state and 0 for the others, so a query can sum or alert on any state. */
-function observeStates(instruments: Instruments, states: () => readonly DeploymentState[], providerName: (name: string) => string): void {
+function observeStates(instruments: Instruments, states: () => readonly DeploymentHealthEntry[], providerName: (name: string) => string): void {
   instruments.deploymentState.addCallback((result) => {
     for (const { deployment, provider, state } of states()) {
       for (const candidate of STATES) {
