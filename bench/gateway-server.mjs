@@ -1,7 +1,8 @@
 // The gateway under test: the BUILT library (dist/, `npm run build`) mounted on node:http, with
 // providers pointing at the mock upstream. One process, pinned to one core by the runner.
-// Usage: node bench/gateway-server.mjs <mock origin> [--soak] [--task-ttl-ms N] [--response-cache]
+// Usage: node bench/gateway-server.mjs <mock origin> [--soak] [--task-ttl-ms N] [--response-cache] [--metrics]
 //   (--response-cache: the response cache on, in memory, for the model `bench-chat-cache`; bench/cache-hit.mjs)
+//   (--metrics: metrics on, into infergate/metrics' metricsHandler, collected as a scrape would every second)
 //   (started by bench/run.mjs, bench/profile.mjs, or bench/soak.mjs with --soak: the gateway then
 //   logs into a counting logger and the `sample` IPC command reports its health, lib/health-probe.mjs)
 import http from 'node:http';
@@ -33,6 +34,12 @@ const ttlMs = ttlArg > 0 ? Number(process.argv[ttlArg + 1]) : 0;
 const taskStore = new CountingTaskStore(ttlMs > 0 ? { ttlMs } : {});
 // Only the cache cell turns it on: the other cells measure the gateway without it.
 const responseCache = process.argv.includes('--response-cache');
+// The metrics arm of bench/run.mjs --metrics: recorded, and serialized every second as a (very
+// eager) Prometheus scrape would have them, in this process so that its CPU counts.
+const metrics = process.argv.includes('--metrics')
+  ? /** @type {typeof import('infergate/metrics')} */ (await import(dist.replace(/index\.js$/, 'metrics.js'))).metricsHandler()
+  : undefined;
+if (metrics) setInterval(() => void metrics.text(), 1000).unref();
 
 export const BENCH_KEY = 'sk-bench';
 
@@ -60,6 +67,7 @@ const gateway = createGateway({
   ],
   ...(responseCache ? { responseCache: { ttlSeconds: 3600, maxEntries: 100_000 } } : {}),
   taskStore,
+  ...(metrics ? { metrics: { meterProvider: metrics.meterProvider } } : {}),
   logger: probe?.logger ?? false,
 });
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The benchmark runner: `npm run bench` (builds first). See docs/benchmark.md.
 //
-//   node bench/run.mjs [--quick] [--peers] [--out DIR] [--rounds N] [--window MS]
+//   node bench/run.mjs [--quick] [--peers] [--metrics] [--out DIR] [--rounds N] [--window MS]
 //                      [--cells a,b] [--profile] [--no-capacity] [--no-image]
 //
 // Processes: the mock upstream and this runner (the load generator) share core 0; the gateway
@@ -40,6 +40,8 @@ if (flag('--help') || flag('-h')) {
   --quick            short windows, one round, fewer capacity steps: a smoke run (numbers are noisy)
   --peers            also run the peer gateways, installed into a temp folder: @portkey-ai/gateway
                      (chat passthrough) and @musistudio/claude-code-router (messages-to-chat)
+  --metrics          also run the gateway with metrics on (arm infergate-metrics: metricsHandler,
+                     serialized every second as a scrape would), on every cell
   --out DIR          where results go (default bench/results)
   --rounds N         rounds of interleaved arms (default 3; --quick: 1)
   --window MS        measurement window (default 5000; --quick: 1000)
@@ -59,6 +61,7 @@ const quick = flag('--quick');
 const opts = {
   quick,
   peers: flag('--peers'),
+  metrics: flag('--metrics'),
   out: resolve(value('--out', join(here, 'results'))),
   rounds: Number(value('--rounds', quick ? '1' : '3')),
   windowMs: Number(value('--window', quick ? '1000' : '5000')),
@@ -183,6 +186,11 @@ const gateway = await startChild('infergate', join(here, 'gateway-server.mjs'), 
   nodeArgs: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
 });
 
+// The same gateway with metrics on, measured on the same cells: what recording costs.
+const metricsGateway = opts.metrics
+  ? await startChild('infergate-metrics', join(here, 'gateway-server.mjs'), [mockOrigin, '--metrics'], GATEWAY_CORE)
+  : undefined;
+
 /** @typedef {keyof typeof peerSpecs} PeerName */
 const peerNames = /** @type {PeerName[]} */ (Object.keys(peerSpecs));
 const isPeer = (/** @type {string} */ arm) => Object.hasOwn(peerSpecs, arm);
@@ -227,7 +235,13 @@ for (const name of peerNames) {
 }
 
 /** @type {Record<string, { pid: number, port: number }>} */
-const arms = { direct: { pid: mock.pid, port: mock.port }, floor, infergate: gateway, ...peerArms };
+const arms = {
+  direct: { pid: mock.pid, port: mock.port },
+  floor,
+  infergate: gateway,
+  ...(metricsGateway ? { 'infergate-metrics': metricsGateway } : {}),
+  ...peerArms,
+};
 
 /** The cell an arm is warmed up and checked on: a peer's own, chat passthrough for the others. @param {string} arm */
 const homeCell = (arm) => (isPeer(arm) ? peerSpecs[/** @type {PeerName} */ (arm)].cell : 'chat-pass');
@@ -254,6 +268,7 @@ for (const mode of /** @type {const} */ (['json', 'stream'])) {
     units.push({ arm: 'direct', cell, mode }, { arm: 'floor', cell, mode });
   }
   for (const cell of opts.cells) units.push({ arm: 'infergate', cell, mode });
+  if (metricsGateway) for (const cell of opts.cells) units.push({ arm: 'infergate-metrics', cell, mode });
   for (const name of Object.keys(peerArms)) units.push({ arm: name, cell: homeCell(name), mode });
 }
 const unitKey = (/** @type {{ arm: string, cell: string, mode: string }} */ u) => `${u.arm}/${u.cell}/${u.mode}`;

@@ -13,6 +13,7 @@ import type { RouteContext } from './http/route.js';
 import { HeldAdmission } from './policy/route-admission.js';
 import { resolveOptions, type GatewayOptions } from './options.js';
 import { createRuntime, type GatewayRuntime } from './runtime.js';
+import { RequestTiming } from './telemetry/request-timing.js';
 import { routes } from './api/routes.js';
 
 /**
@@ -40,6 +41,7 @@ export class GatewayCore {
   handle = async (request: Request, serverContext: Record<string, unknown>): Promise<Response> => {
     const requestId = newId('req_');
     const { plugins } = this.options;
+    const timing = this.options.timesRequests ? new RequestTiming() : undefined;
     // The error shape of the matched route, known before the plugins run: a plugin's failure on
     // `/v1/messages` is answered as Anthropic's clients parse it.
     let style: ClientStyle = openaiStyle;
@@ -60,15 +62,17 @@ export class GatewayCore {
           },
         });
       }
-      response ??= await this.route(request, target, requestId, serverContext);
+      response ??= await this.route(request, target, requestId, serverContext, timing);
     } catch (error) {
       response = this.failure(error, style, requestId, request);
     }
 
+    const overheadMs = timing?.answered();
     response = addHeaders(response, {
       'x-request-id': requestId,
       ...style.responseHeaders?.(requestId),
       'x-contract-version': this.options.contractVersion,
+      ...(overheadMs !== undefined ? { 'x-infergate-overhead-ms': overheadMs.toFixed(2) } : {}),
     });
 
     for (const plugin of plugins) {
@@ -101,7 +105,13 @@ export class GatewayCore {
     return { url, pathname, match, style: match.kind === 'not-found' ? openaiStyle : styleOf(match, request) };
   }
 
-  private async route(request: Request, target: Target, requestId: string, serverContext: Record<string, unknown>): Promise<Response> {
+  private async route(
+    request: Request,
+    target: Target,
+    requestId: string,
+    serverContext: Record<string, unknown>,
+    timing: RequestTiming | undefined,
+  ): Promise<Response> {
     const { url, pathname, match, style } = target;
     // A Host header that makes no URL (`a b`, `[::1`, port 99999) is the client's mistake.
     if (!url) throw new GatewayError({ status: 400, message: 'The request URL (its Host header and target) is not valid.', code: 'invalid_url' });
@@ -124,7 +134,7 @@ export class GatewayCore {
     const key = await authenticate(request, style, this.options.keyStore, serverContext);
     // Fails closed: a plugin that throws here (a suspended tenant's 403) refuses the request.
     for (const plugin of this.options.plugins) await plugin.onAuthenticated?.({ request, requestId, key, serverContext });
-    const context: RouteContext = { request, url, params, requestId, key, options: this.options, serverContext, signal: request.signal };
+    const context: RouteContext = { request, url, params, requestId, key, options: this.options, serverContext, signal: request.signal, timing };
     if (!route.admits) return route.handler(context);
     // The key's limits before anything of the body is read: a key over them costs no upload.
     const admission = await HeldAdmission.take(context, route.admits);

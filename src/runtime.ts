@@ -51,6 +51,8 @@ export interface GatewayRuntime {
   pricing: Pricing;
   /** Each key's usage by day and model (`GET /v1/usage`); undefined with `usageStore: false`. */
   usageStore: UsageStore | undefined;
+  /** Measure each request's overhead (`x-infergate-overhead-ms`, the `infergate.overhead` metric): with metrics on. */
+  timesRequests: boolean;
 }
 
 /** Builds the catalog, stores, policies, plugins and logger; throws a `TypeError` naming a bad model or policy. */
@@ -99,6 +101,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
       logger,
     }),
     usageStore,
+    timesRequests: options.metrics !== false,
   };
 }
 

@@ -226,6 +226,8 @@ describe('GET /metrics on the standalone server', () => {
     await openai.chat.completions.create(cached, { headers: { 'x-infergate-cache': 'on' } });
     const hit = await openai.chat.completions.create(cached, { headers: { 'x-infergate-cache': 'on' } }).withResponse();
     expect(hit.response.headers.get('x-infergate-cache')).toBe('hit');
+    expect(hit.response.headers.get('x-infergate-overhead-ms')).toMatch(/^\d+\.\d\d$/);
+    for await (const _ of await openai.chat.completions.create({ model: 'local-chat', stream: true, messages: [{ role: 'user', content: 'Hi' }] }));
     await withinOneMinute();
     const limited = new OpenAI({ baseURL: running.url + '/v1', apiKey: 'sk-limited-key', maxRetries: 0 });
     await limited.chat.completions.create({ model: 'local-chat', messages: [{ role: 'user', content: 'Hi' }] });
@@ -241,12 +243,14 @@ describe('GET /metrics on the standalone server', () => {
         text = await response.text();
         return sample(text, 'gen_ai_server_request_duration_count', { gen_ai_request_model: 'local-chat' });
       })
-      .toBe(3);
+      .toBe(4);
     const samples = parsePrometheus(text);
     const names = new Set(samples.map((line) => line.name));
     for (const name of [
       'gen_ai_server_request_duration_bucket',
       'gen_ai_client_token_usage_sum',
+      'gen_ai_server_time_to_first_token_count',
+      'infergate_overhead_bucket',
       'infergate_upstream_attempts_total',
       'infergate_admission_refusals_total',
       'infergate_cache_lookups_total',
@@ -255,7 +259,7 @@ describe('GET /metrics on the standalone server', () => {
     }
     expect(sample(text, 'infergate_admission_refusals_total', { infergate_refusal_reason: 'requests', error_type: 'rate_limit_exceeded' })).toBe(1);
     expect(sample(text, 'infergate_cache_lookups_total', { infergate_cache_result: 'hit' })).toBe(1);
-    expect(sample(text, 'gen_ai_client_token_usage_count', { gen_ai_token_type: 'input', gen_ai_provider_name: 'local' })).toBe(2);
+    expect(sample(text, 'gen_ai_client_token_usage_count', { gen_ai_token_type: 'input', gen_ai_provider_name: 'local' })).toBe(3);
     expect(text).not.toMatch(/sk-gateway-key|sk-limited-key|team-a|team-b/);
 
     // Nobody else: no credential, a gateway key, a wrong admin key.

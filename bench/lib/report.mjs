@@ -22,7 +22,7 @@ export function armTitle(arm) {
 }
 
 /** Reports list arms in this order. */
-export const armOrder = ['direct', 'floor', 'infergate', ...Object.keys(peerSpecs)];
+export const armOrder = ['direct', 'floor', 'infergate', 'infergate-metrics', ...Object.keys(peerSpecs)];
 
 /** @param {string} key */
 export function label(key) {

@@ -18,6 +18,7 @@ export function callContext(context: RouteContext, model: ModelEntry, signal: Ab
     model,
     serverContext: context.serverContext,
     idleTimeoutMs: context.options.limits.streamIdleTimeoutMs,
+    upstreamWait: context.timing,
   };
 }
 

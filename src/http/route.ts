@@ -2,6 +2,7 @@ import type { KeyRecord } from '../auth/key-store.js';
 import type { Admission } from '../policy/limit-engine.js';
 import type { ModelKind } from '../routing/model.js';
 import type { GatewayRuntime } from '../runtime.js';
+import type { RequestTiming } from '../telemetry/request-timing.js';
 import type { ClientStyle } from './client-style.js';
 
 /** Everything a route handler gets: the authenticated caller and the gateway's parts. */
@@ -17,6 +18,8 @@ export interface RouteContext {
   signal: AbortSignal;
   /** The key's admission, taken before the body was read, on a route that `admits`. */
   admission?: EarlyAdmission | undefined;
+  /** The request's overhead clock, with metrics on (`telemetry/request-timing.ts`). */
+  timing?: RequestTiming | undefined;
 }
 
 export interface Route {

@@ -96,6 +96,7 @@ export class RequestLedger {
     this.deployment = deployment;
     this.attempts = attempt;
     this.attemptStartedAt = Date.now();
+    this.context.timing?.callingUpstream();
   }
 
   /** Records an upstream attempt's outcome and tells the plugins (once per attempt). */
@@ -103,6 +104,8 @@ export class RequestLedger {
     if (outcome.error && outcome.attempt === this.attempts) this.inFlight?.release();
     if (outcome.attempt <= this.reportedAttempt) return;
     this.reportedAttempt = outcome.attempt;
+    // The back-off before the next attempt is waited out for the upstream, not the gateway's time.
+    if (outcome.delayMs) this.context.timing?.waited(outcome.delayMs);
     const { plugins, logger } = this.context.options;
     // A failure's operator-only detail: the request's own failure logs it, a retried attempt here.
     if (outcome.willRetry && outcome.error?.detail !== undefined) {
@@ -204,6 +207,7 @@ export class RequestLedger {
       startedAt: this.startedAt,
       latencyMs: Date.now() - this.startedAt,
       ...(this.firstByteAt !== undefined ? { ttftMs: this.firstByteAt - this.startedAt } : {}),
+      ...overheadOf(this.context),
       ...options.pricing.costOf({
         model: this.model.id,
         provider: this.deployment.provider,
@@ -253,4 +257,10 @@ export class RequestLedger {
 function eventError(error: unknown): EventError {
   const publicError = isGatewayError(error) ? error : toPublicError(error);
   return { status: publicError.status, code: publicError.code, message: publicError.message };
+}
+
+/** The gateway's overhead when it is measured (metrics on) and known; frozen now if the answer was not sent yet. */
+function overheadOf(context: RouteContext): { overheadMs?: number } {
+  const overheadMs = context.timing?.answered();
+  return overheadMs === undefined ? {} : { overheadMs };
 }

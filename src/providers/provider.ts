@@ -1,4 +1,5 @@
 import type { KeyRecord } from '../auth/key-store.js';
+import type { UpstreamWait } from './http/upstream-client.js';
 import type { ModelEntry } from '../routing/model.js';
 import type { IRRequest, IRResponse, IRStreamEvent, TextProtocol } from '../protocols/ir.js';
 import type {
@@ -36,6 +37,12 @@ export interface CallContext {
    * `timeouts.bodyMs` is set.
    */
   idleTimeoutMs?: number | undefined;
+  /**
+   * Told how long the request waits on the upstream (with metrics on: the gateway's overhead is
+   * the rest). The built-in providers pass it to their `UpstreamClient` calls; a custom provider
+   * may call `waited(ms)` itself: without it, its requests have no overhead recorded.
+   */
+  upstreamWait?: UpstreamWait | undefined;
 }
 
 /** A client request to send on as it is (only `model` mapped). */

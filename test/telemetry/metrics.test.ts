@@ -63,10 +63,15 @@ it('records every instrument with its documented attributes', async () => {
   const openai = new OpenAI({ baseURL: served.url + '/v1', apiKey: KEY, maxRetries: 0 });
   // 1. The first attempt fails, the second answers.
   first.reply({ error: { status: 500, message: 'internal', type: 'server_error' } }, { text: ['Fine.'], usage: { input: 11, output: 3 } });
-  await openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] });
+  const retried = await openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+  // The gateway's own time, less the upstream's and the back-off: a number of ms, on every answer.
+  expect(retried.response.headers.get('x-infergate-overhead-ms')).toMatch(/^\d+\.\d\d$/);
   // 2. A stream, for time to first token and time per output token.
   first.reply({ text: ['One', ' two', ' three'], usage: { input: 5, output: 3 } });
-  const stream = await openai.chat.completions.create({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'count' }] });
+  const { data: stream, response: streamed } = await openai.chat.completions
+    .create({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'count' }] })
+    .withResponse();
+  expect(streamed.headers.get('x-infergate-overhead-ms')).toMatch(/^\d+\.\d\d$/);
   for await (const _ of stream);
   // 3. The same cacheable request twice: a miss, then a hit.
   const cached = { model: 'gpt', temperature: 0, messages: [{ role: 'user' as const, content: 'cache me' }] };
@@ -102,16 +107,16 @@ it('records every instrument with its documented attributes', async () => {
   // Four upstream answers on gpt-4.1 (the retried one, the stream, the cache miss, the limited key's; its
   // default usage is 12 in, 4 out), none for the cache hit; one on the wildcard.
   const tokens = points(metrics, 'gen_ai.client.token.usage');
-  const streamed = { ...gpt, 'gen_ai.response.model': 'gpt-4.1' };
-  expect(tokens.find((point) => matches(point, { ...streamed, 'gen_ai.token.type': 'input' }))?.value).toMatchObject({ sum: 11 + 5 + 4 + 12, count: 4 });
-  expect(tokens.find((point) => matches(point, { ...streamed, 'gen_ai.token.type': 'output' }))?.value).toMatchObject({ sum: 3 + 3 + 2 + 4, count: 4 });
+  const onGpt = { ...gpt, 'gen_ai.response.model': 'gpt-4.1' };
+  expect(tokens.find((point) => matches(point, { ...onGpt, 'gen_ai.token.type': 'input' }))?.value).toMatchObject({ sum: 11 + 5 + 4 + 12, count: 4 });
+  expect(tokens.find((point) => matches(point, { ...onGpt, 'gen_ai.token.type': 'output' }))?.value).toMatchObject({ sum: 3 + 3 + 2 + 4, count: 4 });
   const wild = { ...gpt, 'gen_ai.request.model': 'wild/*', 'gen_ai.response.model': 'wild/*' };
   expect(tokens.find((point) => matches(point, { ...wild, 'gen_ai.token.type': 'output' }))?.value).toMatchObject({ sum: 1, count: 1 });
   expect(boundaries(metrics, 'gen_ai.client.token.usage')?.slice(0, 3)).toEqual([1, 4, 16]);
 
-  expect(points(metrics, 'gen_ai.server.time_to_first_token').map((point) => point.attributes)).toEqual([streamed]);
+  expect(points(metrics, 'gen_ai.server.time_to_first_token').map((point) => point.attributes)).toEqual([onGpt]);
   expect(count(points(metrics, 'gen_ai.server.time_to_first_token')[0]!)).toBe(1);
-  expect(points(metrics, 'gen_ai.server.time_per_output_token').map((point) => point.attributes)).toEqual([streamed]);
+  expect(points(metrics, 'gen_ai.server.time_per_output_token').map((point) => point.attributes)).toEqual([onGpt]);
 
   const attempts = points(metrics, 'infergate.upstream.attempts');
   const upstream = { 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt' };
@@ -136,6 +141,12 @@ it('records every instrument with its documented attributes', async () => {
   // Every answer with the cache on says hit or miss: all but the hit (and the refusal, answered before the cache) missed.
   expect(lookups.find((point) => point.attributes['infergate.cache.result'] === 'miss')?.value).toBeGreaterThanOrEqual(4);
 
+  // The overhead of each request that reached an upstream or the cache, in seconds, on the fine buckets.
+  const overhead = points(metrics, 'infergate.overhead');
+  expect(overhead.find((point) => matches(point, onGpt))?.value).toMatchObject({ count: 5 });
+  expect(boundaries(metrics, 'infergate.overhead')?.slice(0, 3)).toEqual([0.00005, 0.0001, 0.00025]);
+  expect(descriptor(metrics, 'infergate.overhead')).toMatchObject({ unit: 's' });
+
   // Each deployment the gateway used, as four series: 1 for the state it is in, 0 for the others.
   const states = points(metrics, 'infergate.deployment.state');
   const deployments = new Set(states.map((point) => point.attributes['infergate.deployment']));
@@ -150,7 +161,7 @@ it('records every instrument with its documented attributes', async () => {
   // $2 per million input and $8 per million output tokens, the cache hit for nothing; gpt-5 has the catalog's price.
   const dollars = points(metrics, 'infergate.cost');
   expect(dollars.map((point) => point.attributes)).toEqual([
-    { ...streamed, 'infergate.price_source': 'config' },
+    { ...onGpt, 'infergate.price_source': 'config' },
     { ...wild, 'infergate.price_source': 'genai-prices' },
   ]);
   expect(dollars[0]!.value).toBeCloseTo(((11 + 5 + 4 + 12) * 2 + (3 + 3 + 2 + 4) * 8) / 1e6, 12);

@@ -17,6 +17,7 @@ export function anthropicTokenCounting(
       const result = await client.post('/messages/count_tokens', rawBody ?? JSON.stringify(body), {
         signal: call.signal,
         idleTimeoutMs: call.idleTimeoutMs,
+        upstreamWait: call.upstreamWait,
         headers: headersFor(headers),
       });
       return readJson(result);

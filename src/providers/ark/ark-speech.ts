@@ -37,6 +37,7 @@ export function arkSpeech(client: UpstreamClient): SpeechCapability {
       const result = await client.post('/api/v3/tts/unidirectional', JSON.stringify(ttsBody(request, FORMATS[format])), {
         signal: call.signal,
         idleTimeoutMs: call.idleTimeoutMs,
+        upstreamWait: call.upstreamWait,
         headers: { 'x-api-resource-id': request.model, 'x-api-request-id': randomUUID() },
       });
       if (result.status >= 400) throw await upstreamError(result);

@@ -113,6 +113,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
     const result = await client.post(route, wire, {
       signal: call.signal,
       idleTimeoutMs: call.idleTimeoutMs,
+      upstreamWait: call.upstreamWait,
       headers: { ...extra, ...signed, accept: stream ? EVENT_STREAM : 'application/json' },
     });
     if (result.status >= 400) throw await bedrockError(result);
@@ -121,7 +122,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
   };
   const postJson = async (route: string, body: Json, call: CallContext, extra: Record<string, string> = {}) => {
     const result = await post(route, body, call, false, extra);
-    return { json: parseAnswer(await readText(result.body), result.redact), headers: result.headers };
+    return { json: parseAnswer(await readText(result.body, undefined, result.upstreamWait), result.redact), headers: result.headers };
   };
 
   const guardrail = options.guardrail;

@@ -23,10 +23,16 @@ export interface StreamFraming {
 export async function* decodedBatches(result: UpstreamResult, framing: StreamFraming, decoder: StreamDecoder): AsyncGenerator<IRStreamEvent[]> {
   let batch: IRStreamEvent[] = [];
   const decode = (message: SseMessage) => decoder.push(message, batch);
+  // The wait for the first events is the upstream's (the gateway answers once they are in).
+  let waitingSince = result.upstreamWait ? performance.now() : undefined;
   try {
     for await (const chunk of result.body as AsyncIterable<Uint8Array>) {
       framing.feed(chunk, decode);
       if (batch.length > 0) {
+        if (waitingSince !== undefined) {
+          result.upstreamWait!.waited(performance.now() - waitingSince);
+          waitingSince = undefined;
+        }
         yield batch;
         batch = [];
       }

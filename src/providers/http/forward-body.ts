@@ -19,6 +19,7 @@ export async function forwardBody(
   const result = await client.post(path, body, {
     signal: call.signal,
     idleTimeoutMs: call.idleTimeoutMs,
+    upstreamWait: call.upstreamWait,
     headers: streaming ? { ...headers, accept: 'text/event-stream' } : headers,
   });
   if (result.status >= 400) throw await upstreamError(result);

@@ -8,13 +8,20 @@ import { errorInAnswer, upstreamError } from './upstream-error.js';
  * are thrown as `GatewayError`s.
  */
 export async function getJson(client: UpstreamClient, path: string, call: UpstreamCall): Promise<unknown> {
-  return readJson(await client.get(path, { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, headers: { accept: 'application/json' } }));
+  return readJson(
+    await client.get(path, {
+      signal: call.signal,
+      idleTimeoutMs: call.idleTimeoutMs,
+      upstreamWait: call.upstreamWait,
+      headers: { accept: 'application/json' },
+    }),
+  );
 }
 
 /** Reads a JSON answer, or throws the upstream's error (status ≥ 400) or a 502 for a body that is not JSON. */
 export async function readJson(result: UpstreamResult): Promise<unknown> {
   if (result.status >= 400) throw await upstreamError(result);
-  return parseAnswer(await readText(result.body), result.redact);
+  return parseAnswer(await readText(result.body, undefined, result.upstreamWait), result.redact);
 }
 
 /**

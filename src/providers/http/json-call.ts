@@ -16,10 +16,11 @@ export async function postJson(client: UpstreamClient, path: string, body: unkno
   const result = await client.post(path, await stringifyBody(body), {
     signal: call.signal,
     idleTimeoutMs: call.idleTimeoutMs,
+    upstreamWait: call.upstreamWait,
     ...(headers ? { headers } : {}),
   });
   if (result.status >= 400) throw await upstreamError(result);
-  return parseAnswer(await readText(result.body), result.redact);
+  return parseAnswer(await readText(result.body, undefined, result.upstreamWait), result.redact);
 }
 
 /**
@@ -38,6 +39,7 @@ export async function* streamIR(
   const result = await client.post(path, await stringifyBody(body), {
     signal: call.signal,
     idleTimeoutMs: call.idleTimeoutMs,
+    upstreamWait: call.upstreamWait,
     headers: { accept: 'text/event-stream', ...headers },
   });
   if (result.status >= 400) throw await upstreamError(result);

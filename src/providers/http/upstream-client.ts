@@ -20,6 +20,13 @@ export interface UpstreamCall {
   signal: AbortSignal;
   /** Longest silence of the upstream while its answer is read (see `UpstreamTimeouts.bodyMs`). */
   idleTimeoutMs?: number | undefined;
+  /** Told how long the request waited on the upstream (with metrics on), for the gateway's overhead. */
+  upstreamWait?: UpstreamWait | undefined;
+}
+
+/** Adds up the time a request waits on upstreams (`telemetry/request-timing.ts`). */
+export interface UpstreamWait {
+  waited(ms: number): void;
 }
 
 export interface UpstreamClientOptions {
@@ -36,6 +43,8 @@ export interface UpstreamResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData['body'];
+  /** The call's `upstreamWait`, for the readers of the body to add their wait to. */
+  upstreamWait?: UpstreamWait | undefined;
   /**
    * Blanks the provider's credentials and address, and any host name (`host-names.ts`), out of
    * upstream text (an error message) before a client, a log or an event sees it: some upstreams
@@ -97,6 +106,7 @@ export class UpstreamClient {
    * same pooled dispatcher, *without* the provider's credentials: they belong to the API only.
    */
   async download(url: string, init: UpstreamCall & { headers?: Record<string, string> }): Promise<UpstreamResult> {
+    const sentAt = init.upstreamWait ? performance.now() : 0;
     try {
       const response = await request(url, {
         method: 'GET',
@@ -105,9 +115,11 @@ export class UpstreamClient {
         dispatcher: this.dispatcher,
         ...this.bodyTimeout(init),
       });
-      return { status: response.statusCode, headers: response.headers, body: response.body, redact: this.redact };
+      return { status: response.statusCode, headers: response.headers, body: response.body, redact: this.redact, upstreamWait: init.upstreamWait };
     } catch (error) {
       throw transportError(error);
+    } finally {
+      init.upstreamWait?.waited(performance.now() - sentAt);
     }
   }
 
@@ -136,6 +148,7 @@ export class UpstreamClient {
       // Last, so nothing a client forwarded can replace the upstream credentials.
       ...this.options.headers,
     };
+    const sentAt = init.upstreamWait ? performance.now() : 0;
     try {
       const response = await request(this.base + path, {
         method,
@@ -146,9 +159,11 @@ export class UpstreamClient {
         dispatcher: this.dispatcher,
         ...this.bodyTimeout(init),
       });
-      return { status: response.statusCode, headers: response.headers, body: response.body, redact: this.redact };
+      return { status: response.statusCode, headers: response.headers, body: response.body, redact: this.redact, upstreamWait: init.upstreamWait };
     } catch (error) {
       throw transportError(error);
+    } finally {
+      init.upstreamWait?.waited(performance.now() - sentAt);
     }
   }
 
@@ -203,8 +218,17 @@ export async function* upstreamChunks(body: AsyncIterable<Uint8Array>): AsyncGen
   }
 }
 
-/** Reads a whole (small) upstream body as text, e.g. a JSON answer or an error body. */
-export async function readText(body: AsyncIterable<Uint8Array>, limitBytes = 16 * 1024 * 1024): Promise<string> {
+/** Reads a whole (small) upstream body as text, e.g. a JSON answer or an error body; the read's time is told to `wait`. */
+export async function readText(body: AsyncIterable<Uint8Array>, limitBytes = 16 * 1024 * 1024, wait?: UpstreamWait): Promise<string> {
+  const startedAt = wait ? performance.now() : 0;
+  try {
+    return await readChunks(body, limitBytes);
+  } finally {
+    wait?.waited(performance.now() - startedAt);
+  }
+}
+
+async function readChunks(body: AsyncIterable<Uint8Array>, limitBytes: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of upstreamChunks(body)) {

@@ -56,10 +56,13 @@ export function createLocalProvider(options: LocalProviderOptions = {}): Provide
     type: 'local',
     version: 2,
     text: {
+      // No upstream to wait on: all of an offline answer's time before its first event is the gateway's.
       stream: function localStreamText(request, call) {
+        call.upstreamWait?.waited(0);
         return localStream(request, call.signal, chunkDelayMs);
       },
       generate: function localGenerateText(request, call) {
+        call.upstreamWait?.waited(0);
         return accumulateStream(localStream(request, call.signal, 0));
       },
     },

@@ -21,9 +21,10 @@ export function openAIEmbeddings(client: UpstreamClient): EmbeddingCapability {
       const result = await client.post('/embeddings', JSON.stringify({ ...request, encoding_format: 'base64' }), {
         signal: call.signal,
         idleTimeoutMs: call.idleTimeoutMs,
+        upstreamWait: call.upstreamWait,
       });
       if (result.status >= 400) throw await upstreamError(result);
-      return readEmbeddings(parseAnswer(await readText(result.body, MAX_ANSWER_BYTES), result.redact));
+      return readEmbeddings(parseAnswer(await readText(result.body, MAX_ANSWER_BYTES, result.upstreamWait), result.redact));
     },
   };
 }

@@ -20,6 +20,7 @@ export function openAIImages(client: UpstreamClient): ImageCapability {
       const result = await client.post('/images/generations', JSON.stringify(request), {
         signal: call.signal,
         idleTimeoutMs: call.idleTimeoutMs,
+        upstreamWait: call.upstreamWait,
         headers: { accept: stream ? 'text/event-stream' : 'application/json' },
       });
       return imageOutput(result, stream);
@@ -43,6 +44,7 @@ export function openAIImages(client: UpstreamClient): ImageCapability {
       const result = await client.post('/images/edits', body, {
         signal: call.signal,
         idleTimeoutMs: call.idleTimeoutMs,
+        upstreamWait: call.upstreamWait,
         contentType,
         headers: { accept: stream ? 'text/event-stream' : 'application/json' },
       });

@@ -13,20 +13,30 @@ export function openAIResponsesResources(client: UpstreamClient): Pick<TextCapab
     async countTokens({ protocol, body, rawBody }, call) {
       if (protocol !== 'responses') return undefined;
       return readJson(
-        await client.post('/responses/input_tokens', rawBody ?? JSON.stringify(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs }),
+        await client.post('/responses/input_tokens', rawBody ?? JSON.stringify(body), {
+          signal: call.signal,
+          idleTimeoutMs: call.idleTimeoutMs,
+          upstreamWait: call.upstreamWait,
+        }),
       );
     },
 
     async storedResponse({ action, id, query }: StoredResponseRequest, call) {
       const search = query.size > 0 ? `?${query.toString()}` : '';
       const path = `/responses/${encodeURIComponent(id)}`;
-      const init = { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, headers: { accept: 'application/json' } };
+      const init = { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs, upstreamWait: call.upstreamWait, headers: { accept: 'application/json' } };
       if (action === 'delete') return readJson(await client.delete(path, init));
       return readJson(await client.get(action === 'input_items' ? `${path}/input_items${search}` : path + search, init));
     },
 
     async compact({ body, rawBody }, call) {
-      return readJson(await client.post('/responses/compact', rawBody ?? JSON.stringify(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs }));
+      return readJson(
+        await client.post('/responses/compact', rawBody ?? JSON.stringify(body), {
+          signal: call.signal,
+          idleTimeoutMs: call.idleTimeoutMs,
+          upstreamWait: call.upstreamWait,
+        }),
+      );
     },
   };
 }

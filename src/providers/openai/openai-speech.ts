@@ -12,6 +12,7 @@ export function openAISpeech(client: UpstreamClient): SpeechCapability {
       const result = await client.post('/audio/speech', JSON.stringify(request), {
         signal: call.signal,
         idleTimeoutMs: call.idleTimeoutMs,
+        upstreamWait: call.upstreamWait,
         headers: { accept: 'application/octet-stream' },
       });
       if (result.status >= 400) throw await upstreamError(result);

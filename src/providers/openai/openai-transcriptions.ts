@@ -27,13 +27,14 @@ export function openAITranscriptions(client: UpstreamClient): TranscriptionCapab
       const result = await client.post('/audio/transcriptions', body, {
         signal: call.signal,
         idleTimeoutMs: call.idleTimeoutMs,
+        upstreamWait: call.upstreamWait,
         contentType,
         headers: { accept: stream ? 'text/event-stream' : 'application/json, text/plain' },
       });
       if (result.status >= 400) throw await upstreamError(result);
       const type = headerOf(result, 'content-type');
       if (stream && /^\s*text\/event-stream/i.test(type)) return { type: 'stream', events: mediaStreamEvents(result, 'transcription') };
-      const text = await readText(result.body, MAX_ANSWER_BYTES);
+      const text = await readText(result.body, MAX_ANSWER_BYTES, result.upstreamWait);
       if (/json/i.test(type)) {
         const error = errorInAnswer(parseJson(text), result.redact);
         if (error) throw error;

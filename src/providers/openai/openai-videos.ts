@@ -19,7 +19,11 @@ export function openAIVideos(client: UpstreamClient): VideoCapability {
   return {
     async create(request, call) {
       const body = createBody(request);
-      const result = await client.post('/videos', JSON.stringify(body), { signal: call.signal, idleTimeoutMs: call.idleTimeoutMs });
+      const result = await client.post('/videos', JSON.stringify(body), {
+        signal: call.signal,
+        idleTimeoutMs: call.idleTimeoutMs,
+        upstreamWait: call.upstreamWait,
+      });
       const video = (await readJson(result)) as { id?: unknown };
       if (typeof video.id !== 'string') throw upstreamInvalidResponse('The upstream video answer has no id.');
       return { id: video.id };
