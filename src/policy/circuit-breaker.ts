@@ -59,6 +59,7 @@ export class CircuitBreaker {
    * reads 0.5, never 1): its score divides by 1 minus it.
    */
   errorRate(now: number): number {
+    if (this.recentFailures === 0) return 0;
     this.decay(now);
     return this.recentFailures / (this.recentAttempts + 1);
   }
@@ -71,7 +72,7 @@ export class CircuitBreaker {
 
   /** An attempt starts. True when it is the half-open probe: it holds the probe slot until `endProbe`. */
   startProbe(now: number): boolean {
-    if (this.state(now) !== 'half_open' || this.probing) return false;
+    if ((this.openUntil === 0 && !this.halfOpen) || this.state(now) !== 'half_open' || this.probing) return false;
     this.probing = true;
     return true;
   }

@@ -78,9 +78,18 @@ export function planRoute(deployments: readonly Deployment[], health: RoutingHea
   const order = request.order ?? 'latency';
   if (deployments.length === 1) return { plan: [...deployments], reason: 'only', order };
   const now = request.now ?? Date.now();
-  const byScore = (list: Deployment[]) => list.map((deployment) => ({ deployment, score: health.score(deployment, now) })).sort((a, b) => a.score - b.score);
-  const available = deployments.filter((deployment) => health.isAvailable(deployment, now));
-  const lastResort = byScore(deployments.filter((deployment) => !available.includes(deployment))).map((entry) => entry.deployment);
+  // Each score once per plan: reading one decays the latency estimate.
+  const scores = new Map<Deployment, number>();
+  const scoreOf = (deployment: Deployment): number => {
+    let score = scores.get(deployment);
+    if (score === undefined) scores.set(deployment, (score = health.score(deployment, now)));
+    return score;
+  };
+  const byScore = (list: Deployment[]) => list.sort((a, b) => scoreOf(a) - scoreOf(b));
+  const available: Deployment[] = [];
+  const unavailable: Deployment[] = [];
+  for (const deployment of deployments) (health.isAvailable(deployment, now) ? available : unavailable).push(deployment);
+  const lastResort = byScore(unavailable);
   if (available.length === 0) return { plan: lastResort, reason: 'last_resort', order };
 
   let ordered: Deployment[];
@@ -96,8 +105,8 @@ export function planRoute(deployments: readonly Deployment[], health: RoutingHea
     ordered = rendezvousOrder(available, request.stickyKey);
     reason = 'sticky';
   } else {
-    const first = powerOfTwoChoices(available, (deployment) => health.score(deployment, now), request.random ?? Math.random);
-    ordered = [first, ...byScore(available.filter((deployment) => deployment !== first)).map((entry) => entry.deployment)];
+    const first = powerOfTwoChoices(available, scoreOf, request.random ?? Math.random);
+    ordered = [first, ...byScore(available.filter((deployment) => deployment !== first))];
     reason = 'p2c';
   }
   if (health.state(ordered[0]!, now) === 'half_open') reason = 'probe';

@@ -11,6 +11,8 @@ export const ROUTE_HEADER = 'x-infergate-route';
 const ROUTE_ID_CHARS = 128;
 
 const SAFE_CHAR = /^[A-Za-z0-9\-._~/:@+]$/;
+/** An id written as it is (the common case: ids from the config). */
+const SAFE_ID = /^[A-Za-z0-9\-._~/:@+]{1,128}$/;
 
 /** UTF-8 bytes as `%XX` (a lone surrogate, which encodeURIComponent rejects, becomes U+FFFD). */
 function percentEncoded(char: string): string {
@@ -40,6 +42,8 @@ export interface RouteTaken {
  * parseable header whatever a wildcard model's name holds.
  */
 export function routeHeaderValue(route: RouteTaken): string {
-  const id = Array.from(route.deployment.slice(0, ROUTE_ID_CHARS), (char) => (SAFE_CHAR.test(char) ? char : percentEncoded(char))).join('');
+  const id = SAFE_ID.test(route.deployment)
+    ? route.deployment
+    : Array.from(route.deployment.slice(0, ROUTE_ID_CHARS), (char) => (SAFE_CHAR.test(char) ? char : percentEncoded(char))).join('');
   return `deployment=${id}; reason=${route.reason}; order=${route.order}; attempts=${route.attempts}`;
 }
