@@ -263,7 +263,9 @@ describe('RedisHealthBus started while Redis is down', () => {
     const publisher = new RedisHealthBus(options);
     const heard: HealthNotice[] = [];
     listener.subscribe((notice) => heard.push(notice));
-    const server = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    // On the real clock even under .ci/shifted-clock (libfaketime hangs a starting redis-server; nothing here depends on the date).
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'LD_PRELOAD' && !name.startsWith('FAKETIME')));
+    const server = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore', env });
     try {
       await listener.ready();
       // Published until heard: the publisher's own connection comes back when it does.
