@@ -46,9 +46,11 @@ export async function compactResponse(context: RouteContext): Promise<Response> 
   checkStateReferences(model, read.body);
   // What the conversation continues from, from this key's stored responses; a reference that goes upstream is this key's.
   const body = await expandedConversation(context, read.body);
+  // Before admission: a bad x-infergate-route-order is refused without counting against the key.
+  const { deployment, provider, call, route } = firstDeployment(context, model, body);
   const ledger = new RequestLedger(context, model, ENDPOINT, 'text', false, await admitRequest(context, model));
   try {
-    const { deployment, provider, call } = firstDeployment(context, model, body);
+    ledger.routed(route);
     ledger.trying(deployment, 1);
     const answer = await compacted(provider, body, deployment, request, call);
     const json = answer as { id?: unknown; usage?: unknown };

@@ -43,8 +43,9 @@ export function firstDeployment(
   context: RouteContext,
   model: ModelEntry,
   body: Record<string, unknown>,
-): { deployment: Deployment; provider: Provider; call: CallContext } {
+): { deployment: Deployment; provider: Provider; call: CallContext; route: RoutePlan } {
   const { options, key, request } = context;
-  const [deployment] = routePlan(context, model, stickyKeyOf(body, key), routeOrderOf(request)).plan;
-  return { deployment: deployment!, provider: options.providers[deployment!.provider]!, call: callContext(context, modelOnDeployment(model, deployment!)) };
+  const route = routePlan(context, model, stickyKeyOf(body, key), routeOrderOf(request));
+  const deployment = route.plan[0]!;
+  return { deployment, provider: options.providers[deployment.provider]!, call: callContext(context, modelOnDeployment(model, deployment)), route };
 }

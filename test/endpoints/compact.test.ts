@@ -56,6 +56,21 @@ describe('POST /v1/responses/compact on a Responses upstream', () => {
   });
 });
 
+describe('POST /v1/responses/compact: routing', () => {
+  it('says which deployment compacted (x-infergate-route), and refuses an unknown x-infergate-route-order', async () => {
+    const response = await compact(codexCompaction('gpt-resp'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-infergate-route')).toMatch(/^deployment=[^;]+; reason=only; order=latency; attempts=1$/);
+    const refused = await fetch(`${rig.url}/v1/responses/compact`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-a', 'content-type': 'application/json', 'x-infergate-route-order': 'soonest' },
+      body: JSON.stringify(codexCompaction('gpt-resp')),
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as Json).error).toMatchObject({ param: 'x-infergate-route-order', code: 'invalid_value' });
+  });
+});
+
 describe('POST /v1/responses/compact on other upstreams: a summary the model writes', () => {
   for (const [model, fake] of [
     ['gpt-chat', 'chat'],
