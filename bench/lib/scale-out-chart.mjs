@@ -28,10 +28,12 @@ export function renderScaleOutChart(result) {
   const rowsTop = panelY + 34;
   const footY = rowsTop + rows.length * ROW_HEIGHT + 40;
   const o = meta.options;
+  const loads = results.flatMap((/** @type {any} */ r) => r.windows.map((/** @type {any} */ w) => w.loadAverage)).filter(Number.isFinite);
   const footnotes = [
     `All processes share ${meta.machine.cores} cores, unpinned: the gateways, the Redis server(s), the mock upstream and this client (one process).`,
     `Closed loop, ${o.concurrency} requests in flight over all gateways, each request to the next gateway in turn; JSON chat completions, each admitted and settled on Redis.`,
     `Bars: median of ${o.rounds} round${o.rounds === 1 ? '' : 's'} (each configuration started, warmed up and measured ${o.windowMs / 1000} s once a round, in a random order); whiskers: min–max.`,
+    `Load average (1 min) while measuring: ${loads.length ? `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}` : '–'} on ${meta.machine.cores} cores${Math.max(...loads) > meta.machine.cores ? ': other work took much of the machine' : ''}.`,
     ...(o.quick ? ['Quick smoke run: one short window, numbers are noisy.'] : []),
   ];
   const height = footY + footnotes.length * 16 + 12;
