@@ -1,4 +1,5 @@
-import type { Counter, Histogram, Meter, ObservableGauge } from '@opentelemetry/api';
+import type { Histogram, Meter, ObservableGauge } from '@opentelemetry/api';
+import { CumulativeCounter } from './cumulative-counter.js';
 
 /*
  * The gateway's instruments, after the OpenTelemetry GenAI semantic conventions where they have
@@ -21,11 +22,11 @@ export interface Instruments {
   timeToFirstToken: Histogram;
   timePerOutputToken: Histogram;
   overhead: Histogram;
-  attempts: Counter;
-  fallbacks: Counter;
-  refusals: Counter;
-  cacheLookups: Counter;
-  cost: Counter;
+  attempts: CumulativeCounter;
+  fallbacks: CumulativeCounter;
+  refusals: CumulativeCounter;
+  cacheLookups: CumulativeCounter;
+  cost: CumulativeCounter;
   deploymentState: ObservableGauge;
 }
 
@@ -53,17 +54,20 @@ export function createInstruments(meter: Meter): Instruments {
       "The gateway's own time per request: until the answer was ready (a stream: its headers), less the time waiting on upstreams and retry back-off.",
       OVERHEAD_SECONDS,
     ),
-    attempts: meter.createCounter('infergate.upstream.attempts', { unit: '{attempt}', description: 'Upstream attempts, by outcome.' }),
-    fallbacks: meter.createCounter('infergate.upstream.fallbacks', {
+    attempts: new CumulativeCounter(meter, 'infergate.upstream.attempts', { unit: '{attempt}', description: 'Upstream attempts, by outcome.' }),
+    fallbacks: new CumulativeCounter(meter, 'infergate.upstream.fallbacks', {
       unit: '{attempt}',
       description: 'Failed upstream attempts the gateway retried or moved on to another deployment from.',
     }),
-    refusals: meter.createCounter('infergate.admission.refusals', {
+    refusals: new CumulativeCounter(meter, 'infergate.admission.refusals', {
       unit: '{request}',
       description: "Requests refused by the key's rate limits, quota, balance or dollar budget.",
     }),
-    cacheLookups: meter.createCounter('infergate.cache.lookups', { unit: '{request}', description: 'Answers with the response cache on, by hit or miss.' }),
-    cost: meter.createCounter('infergate.cost', { unit: '{USD}', description: 'Dollars spent upstream, from the model price or the price catalog.' }),
+    cacheLookups: new CumulativeCounter(meter, 'infergate.cache.lookups', {
+      unit: '{request}',
+      description: 'Answers with the response cache on, by hit or miss.',
+    }),
+    cost: new CumulativeCounter(meter, 'infergate.cost', { unit: '{USD}', description: 'Dollars spent upstream, from the model price or the price catalog.' }),
     deploymentState: meter.createObservableGauge('infergate.deployment.state', {
       unit: '1',
       description: "Each deployment's health state: 1 for the state it is in, 0 for the others.",

@@ -1,4 +1,4 @@
-import type { Attributes, Meter, MeterProvider } from '@opentelemetry/api';
+import type { Meter, MeterProvider } from '@opentelemetry/api';
 import type { Logger } from '../../logger.js';
 import type { DeploymentHealthEntry } from '../../policy/deployment-health.js';
 import type { AttemptEvent, RefusalEvent, UsageEvent } from '../../policy/events.js';
@@ -7,7 +7,8 @@ import type { ModelEntry } from '../../routing/model.js';
 import { errorType, operationName } from '../genai-attributes.js';
 import { INFERGATE_VERSION } from '../version.js';
 import { createInstruments, type Instruments } from './instruments.js';
-import { modelLabeler } from './model-label.js';
+import { type LabelSet, LabelSets } from './label-sets.js';
+import { modelLabeler, type ModelLabels } from './model-label.js';
 
 const STATES: readonly DeploymentHealthEntry['state'][] = ['healthy', 'degraded', 'open', 'half_open'];
 
@@ -33,7 +34,7 @@ export interface MetricsObserverOptions {
  */
 export function metricsObserver(options: MetricsObserverOptions): GatewayPlugin {
   const providerName = (name: string) => options.providerType?.(name) ?? name;
-  const models = modelLabeler(options.models);
+  const recorder = new Recorder(modelLabeler(options.models), providerName);
   let instruments: Instruments | undefined;
   const ready = meterOf(options).then((meter) => {
     if (!meter) return undefined;
@@ -48,12 +49,12 @@ export function metricsObserver(options: MetricsObserverOptions): GatewayPlugin 
   };
 
   return {
-    onUsage: (event) => withInstruments((all) => recordUsage(all, event, models(event.model, event.upstreamModel), providerName(event.provider))),
-    onAttempt: (event) => withInstruments((all) => recordAttempt(all, event, models(event.model, event.upstreamModel).request, providerName(event.provider))),
-    onRefused: (event) => withInstruments((all) => recordRefusal(all, event)),
+    onUsage: (event) => withInstruments((all) => recorder.usage(all, event)),
+    onAttempt: (event) => withInstruments((all) => recorder.attempt(all, event)),
+    onRefused: (event) => withInstruments((all) => recorder.refusal(all, event)),
     onGatewayResponse({ response }) {
       const cache = response.headers.get('x-infergate-cache');
-      if (cache === 'hit' || cache === 'miss') return withInstruments((all) => all.cacheLookups.add(1, { 'infergate.cache.result': cache }));
+      if (cache === 'hit' || cache === 'miss') return withInstruments((all) => recorder.cacheLookup(all, cache));
     },
   };
 }
@@ -71,46 +72,92 @@ function meterOf(options: MetricsObserverOptions): Promise<Meter | undefined> {
   );
 }
 
-function recordUsage(instruments: Instruments, event: UsageEvent, model: { request: string; response: string }, provider: string): void {
-  const attributes: Attributes = {
-    'gen_ai.operation.name': operationName(event.kind),
-    'gen_ai.provider.name': provider,
-    'gen_ai.request.model': model.request,
-    'gen_ai.response.model': model.response,
-  };
-  const failed = event.status === 'error';
-  instruments.requestDuration.record(event.latencyMs / 1000, failed ? { ...attributes, 'error.type': errorType(event.error, event.cancelled) } : attributes);
-  if (event.overheadMs !== undefined) instruments.overhead.record(event.overheadMs / 1000, attributes);
-  // A cache hit used no upstream tokens and spent nothing.
-  if (!event.cached) {
-    const { input, output } = event.usage;
-    if (input !== undefined) instruments.tokenUsage.record(input, { ...attributes, 'gen_ai.token.type': 'input' });
-    if (output !== undefined) instruments.tokenUsage.record(output, { ...attributes, 'gen_ai.token.type': 'output' });
-    if (event.costUsd > 0) instruments.cost.add(event.costUsd, { ...attributes, 'infergate.price_source': event.priceSource });
+/**
+ * Records each event with label sets made once per combination (`LabelSets`): per request, a
+ * few histogram records and counter additions, and no attribute object built.
+ */
+class Recorder {
+  private readonly labels = new LabelSets();
+
+  constructor(
+    private readonly models: (model: string, upstreamModel: string) => ModelLabels,
+    private readonly providerName: (name: string) => string,
+  ) {}
+
+  usage(instruments: Instruments, event: UsageEvent): void {
+    const base = this.requestLabels(event);
+    const failed = event.status === 'error';
+    const durationLabels = failed ? this.variant(base, 'error.type', errorType(event.error, event.cancelled)) : base;
+    instruments.requestDuration.record(event.latencyMs / 1000, durationLabels.attributes);
+    if (event.overheadMs !== undefined) instruments.overhead.record(event.overheadMs / 1000, base.attributes);
+    // A cache hit used no upstream tokens and spent nothing.
+    if (!event.cached) {
+      const { input, output } = event.usage;
+      if (input !== undefined) instruments.tokenUsage.record(input, this.variant(base, 'gen_ai.token.type', 'input').attributes);
+      if (output !== undefined) instruments.tokenUsage.record(output, this.variant(base, 'gen_ai.token.type', 'output').attributes);
+      if (event.costUsd > 0) instruments.cost.add(event.costUsd, this.variant(base, 'infergate.price_source', event.priceSource));
+    }
+    if (failed || event.ttftMs === undefined || !event.stream) return;
+    instruments.timeToFirstToken.record(event.ttftMs / 1000, base.attributes);
+    const output = event.usage.output;
+    if (output !== undefined && output > 1) instruments.timePerOutputToken.record((event.latencyMs - event.ttftMs) / 1000 / (output - 1), base.attributes);
   }
-  if (failed || event.ttftMs === undefined || !event.stream) return;
-  instruments.timeToFirstToken.record(event.ttftMs / 1000, attributes);
-  const output = event.usage.output;
-  if (output !== undefined && output > 1) instruments.timePerOutputToken.record((event.latencyMs - event.ttftMs) / 1000 / (output - 1), attributes);
-}
 
-function recordAttempt(instruments: Instruments, event: AttemptEvent, model: string, provider: string): void {
-  const attributes: Attributes = {
-    'gen_ai.provider.name': provider,
-    'gen_ai.request.model': model,
-    'infergate.attempt.outcome': event.status,
-  };
-  if (event.status === 'error') attributes['error.type'] = errorType(event.error);
-  instruments.attempts.add(1, attributes);
-  if (event.willRetry) instruments.fallbacks.add(1, { 'gen_ai.provider.name': provider, 'gen_ai.request.model': model, 'error.type': errorType(event.error) });
-}
+  attempt(instruments: Instruments, event: AttemptEvent): void {
+    const provider = this.providerName(event.provider);
+    const model = this.models(event.model, event.upstreamModel).request;
+    const error = event.status === 'error' ? errorType(event.error) : undefined;
+    const outcome = this.labels.of(`attempt\0${provider}\0${model}\0${event.status}\0${error}`, () => ({
+      'gen_ai.provider.name': provider,
+      'gen_ai.request.model': model,
+      'infergate.attempt.outcome': event.status,
+      ...(error !== undefined ? { 'error.type': error } : {}),
+    }));
+    instruments.attempts.add(1, outcome);
+    if (!event.willRetry) return;
+    const type = error ?? errorType(event.error);
+    const fallback = this.labels.of(`fallback\0${provider}\0${model}\0${type}`, () => ({
+      'gen_ai.provider.name': provider,
+      'gen_ai.request.model': model,
+      'error.type': type,
+    }));
+    instruments.fallbacks.add(1, fallback);
+  }
 
-function recordRefusal(instruments: Instruments, event: RefusalEvent): void {
-  instruments.refusals.add(1, {
-    'infergate.refusal.reason': event.reason,
-    'error.type': event.code ?? String(event.status),
-    'http.response.status_code': event.status,
-  });
+  refusal(instruments: Instruments, event: RefusalEvent): void {
+    const type = event.code ?? String(event.status);
+    const set = this.labels.of(`refusal\0${event.reason}\0${type}\0${event.status}`, () => ({
+      'infergate.refusal.reason': event.reason,
+      'error.type': type,
+      'http.response.status_code': event.status,
+    }));
+    instruments.refusals.add(1, set);
+  }
+
+  cacheLookup(instruments: Instruments, result: 'hit' | 'miss'): void {
+    instruments.cacheLookups.add(
+      1,
+      this.labels.of(`cache\0${result}`, () => ({ 'infergate.cache.result': result })),
+    );
+  }
+
+  /** Operation, provider, request and response model of a request. */
+  private requestLabels(event: UsageEvent): LabelSet {
+    const operation = operationName(event.kind);
+    const provider = this.providerName(event.provider);
+    const { request, response } = this.models(event.model, event.upstreamModel);
+    return this.labels.of(`request\0${operation}\0${provider}\0${request}\0${response}`, () => ({
+      'gen_ai.operation.name': operation,
+      'gen_ai.provider.name': provider,
+      'gen_ai.request.model': request,
+      'gen_ai.response.model': response,
+    }));
+  }
+
+  /** `base` with one more attribute. */
+  private variant(base: LabelSet, name: string, value: string): LabelSet {
+    return this.labels.of(`${base.key}\0${name}\0${value}`, () => ({ ...base.attributes, [name]: value }));
+  }
 }
 
 /** Each deployment as four series, 1 for its state and 0 for the others, so a query can sum or alert on any state. */
