@@ -110,7 +110,7 @@ async function shareUntil(done: (sluggishShare: number) => boolean, window = 40,
 
 describe('latency-aware choice', () => {
   it('a deployment whose first byte comes late loses most traffic within seconds, and regains it once it is fast again', async () => {
-    sluggishDelayMs = 250;
+    sluggishDelayMs = 400;
     const slowShare = await shareUntil((share) => share <= 0.1);
     expect(slowShare).toBeLessThanOrEqual(0.1);
     sluggishDelayMs = 0;
