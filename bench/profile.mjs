@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Profiles the gateway on one workload: starts the mock and the built gateway (with --cpu-prof,
 // pinned like in the benchmark), drives one cell for a while, stops, and prints where the time went.
-// Usage: node bench/profile.mjs <cell> <json|paced|burst> [seconds=10] [--floor]
+// Usage: node bench/profile.mjs <cell> <json|paced|burst> [seconds=10] [--floor] [--metrics]
 //   e.g. node bench/profile.mjs messages-to-chat burst 10
 // --floor profiles the floor proxy instead (same workload on the cell's upstream protocol).
 // --no-prof measures CPU per unit of work only, without the profiler's overhead.
@@ -30,7 +30,9 @@ const profileDir = mkdtempSync(join(os.tmpdir(), 'infergate-prof-'));
 const mock = await startChild('mock', join(here, 'mock-upstream.mjs'), [], LOAD_CORE);
 const origin = `http://127.0.0.1:${mock.port}`;
 const arm = useFloor ? 'floor' : 'infergate';
-const server = await startChild(arm, join(here, useFloor ? 'floor-proxy.mjs' : 'gateway-server.mjs'), [origin], GATEWAY_CORE, {
+// --metrics: the gateway with metrics on (gateway-server.mjs --metrics).
+const serverArgs = process.argv.includes('--metrics') && !useFloor ? [origin, '--metrics'] : [origin];
+const server = await startChild(arm, join(here, useFloor ? 'floor-proxy.mjs' : 'gateway-server.mjs'), serverArgs, GATEWAY_CORE, {
   nodeArgs: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
 });
 const t = target({ arm, cell, stream: mode !== 'json', port: server.port, mockOrigin: origin });
