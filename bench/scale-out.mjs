@@ -65,7 +65,7 @@ const opts = {
   processes: value('--processes', '1,2,4').split(',').map(Number),
   rounds: Number(value('--rounds', quick ? '1' : '3')),
   windowMs: Number(value('--window', quick ? '2000' : '4000')),
-  warmupRequests: quick ? 500 : 1000,
+  warmupRequests: quick ? 1000 : 4000,
   concurrency: Number(value('--concurrency', '64')),
   limit,
   limitBurst: limit * 6,
@@ -163,56 +163,78 @@ async function stopGateways(gateways, topology, prefix, what) {
 }
 
 /**
- * One round of a configuration, `n` gateways on the topology: a warm-up, one measurement
- * window, and in the first round (`bursts`) the limit and budget bursts.
- * @param {import('./lib/redis-servers.mjs').RedisTopology} topology @param {number[]} redisPids
- * @param {Child} mock @param {number} n @param {number} round @param {boolean} bursts
+ * @typedef {object} Config  one topology × processes, its gateways running through the rounds
+ * @property {import('./lib/redis-servers.mjs').RedisTopology} topology
+ * @property {number[]} redisPids
+ * @property {number} n
+ * @property {string} prefix
+ * @property {Array<Child & { child: import('node:child_process').ChildProcess }>} gateways
+ * @property {any[]} windows
+ * @property {any} [limit]
+ * @property {any} [budget]
  */
-async function measure(topology, redisPids, mock, n, round, bursts) {
-  const prefix = `infergate-bench-${runId}-${topology.name}-${n}-${round}:`;
+
+/**
+ * Starts a configuration's gateways and warms them up: a process's first few thousand requests
+ * cost it several times the CPU of later ones (its code being compiled), so each gets the same
+ * number, whatever their count; windows measured earlier would count the compiling against the
+ * configurations with more processes.
+ * @param {import('./lib/redis-servers.mjs').RedisTopology} topology @param {number[]} redisPids
+ * @param {Child} mock @param {number} n
+ * @returns {Promise<Config>}
+ */
+async function startConfig(topology, redisPids, mock, n) {
+  const prefix = `infergate-bench-${runId}-${topology.name}-${n}:`;
   const gateways = await startGateways(topology, mock, prefix, n);
   const ports = gateways.map((g) => g.port);
-  try {
-    const load = requestFor(LOAD_KEY.key);
-    // The same number of requests for each process, whatever their count: each compiles its own code.
-    await roundRobin({ ports, request: load, concurrency: opts.concurrency, total: opts.warmupRequests * n, durationMs: 60_000 });
-    /** @type {Record<string, number>} */
-    const pids = {
-      mock: mock.pid,
-      load: process.pid,
-      ...Object.fromEntries(gateways.map((g, i) => [`gateway${i}`, g.pid])),
-      ...Object.fromEntries(redisPids.map((pid, i) => [`redis${i}`, pid])),
-    };
-    const loadAverage = os.loadavg()[0];
-    const before = cpuNow(pids);
-    const run = await roundRobin({ ports, request: load, concurrency: opts.concurrency, durationMs: opts.windowMs });
-    const seconds = run.elapsedMs / 1000;
-    const cpuPct = cpuPercent(before, cpuNow(pids), seconds);
-    const answered = run.tallies.reduce((sum, t) => sum + t.requests, 0);
-    const latency = summarize(run.tallies.flatMap((t) => t.latencies));
-    const gatewayCpu = Object.entries(cpuPct).filter(([name]) => name.startsWith('gateway'));
-    const window = {
-      round,
-      totalRps: answered / seconds,
-      perProcessRps: run.tallies.map((t) => t.requests / seconds),
-      p50: latency.p50,
-      p99: latency.p99,
-      cpuPct,
-      /** Every gateway's CPU over the requests answered. */
-      gatewayCpuUsPerRequest: (gatewayCpu.reduce((sum, [, pct]) => sum + pct, 0) * seconds * 1e4) / answered,
-      failed: run.sent - answered,
-      statuses: run.statuses,
-      firstError: run.firstError,
-      loadAverage,
-    };
-    log(
-      `${topology.name} × ${n}, round ${round}: ${window.totalRps.toFixed(0)} req/s, p99 ${latency.p99.toFixed(1)} ms, load average ${loadAverage?.toFixed(1)}`,
-    );
-    if (!bursts) return { window };
-    return { window, limit: await limitBurst(ports, mock), budget: await budgetBurst(ports, topology, prefix) };
-  } finally {
-    await stopGateways(gateways, topology, prefix, `${topology.name} × ${n}, round ${round}`);
-  }
+  await roundRobin({ ports, request: requestFor(LOAD_KEY.key), concurrency: opts.concurrency, total: opts.warmupRequests * n, durationMs: 120_000 });
+  log(`${topology.name} × ${n}: started, warmed up with ${opts.warmupRequests} requests per process`);
+  return { topology, redisPids, n, prefix, gateways, windows: [] };
+}
+
+/**
+ * One measurement window of a configuration: requests per second (all, each process), latency,
+ * and the CPU of every process.
+ * @param {Config} config @param {Child} mock @param {number} round
+ */
+async function measureWindow({ topology, redisPids, n, gateways }, mock, round) {
+  const ports = gateways.map((g) => g.port);
+  const load = requestFor(LOAD_KEY.key);
+  // A short run first: its connections to the gateways (the windows' are new) and the processes awake.
+  await roundRobin({ ports, request: load, concurrency: opts.concurrency, total: 100 * n, durationMs: 10_000 });
+  /** @type {Record<string, number>} */
+  const pids = {
+    mock: mock.pid,
+    load: process.pid,
+    ...Object.fromEntries(gateways.map((g, i) => [`gateway${i}`, g.pid])),
+    ...Object.fromEntries(redisPids.map((pid, i) => [`redis${i}`, pid])),
+  };
+  const loadAverage = os.loadavg()[0];
+  const before = cpuNow(pids);
+  const run = await roundRobin({ ports, request: load, concurrency: opts.concurrency, durationMs: opts.windowMs });
+  const seconds = run.elapsedMs / 1000;
+  const cpuPct = cpuPercent(before, cpuNow(pids), seconds);
+  const answered = run.tallies.reduce((sum, t) => sum + t.requests, 0);
+  const latency = summarize(run.tallies.flatMap((t) => t.latencies));
+  const gatewayCpu = Object.entries(cpuPct).filter(([name]) => name.startsWith('gateway'));
+  const window = {
+    round,
+    totalRps: answered / seconds,
+    perProcessRps: run.tallies.map((t) => t.requests / seconds),
+    p50: latency.p50,
+    p99: latency.p99,
+    cpuPct,
+    /** Every gateway's CPU over the requests answered. */
+    gatewayCpuUsPerRequest: (gatewayCpu.reduce((sum, [, pct]) => sum + pct, 0) * seconds * 1e4) / answered,
+    failed: run.sent - answered,
+    statuses: run.statuses,
+    firstError: run.firstError,
+    loadAverage,
+  };
+  log(
+    `${topology.name} × ${n}, round ${round}: ${window.totalRps.toFixed(0)} req/s, p99 ${latency.p99.toFixed(1)} ms, load average ${loadAverage?.toFixed(1)}`,
+  );
+  return window;
 }
 
 /**
@@ -408,8 +430,8 @@ const topologies = {};
 const busSkipped = hasHealthBus ? undefined : `this build (${dist}) has no RedisHealthBus`;
 /** @type {Array<{ topology: import('./lib/redis-servers.mjs').RedisTopology, redisPids: number[] }>} */
 const redises = [];
-/** @type {Map<string, { topology: string, processes: number, windows: any[], limit?: any, budget?: any }>} */
-const configs = new Map();
+/** @type {Config[]} */
+const configs = [];
 try {
   for (const name of opts.topologies) {
     const topology = name === 'single' ? await singleNode(opts.redis || undefined) : await cluster(opts.cluster || undefined);
@@ -417,18 +439,19 @@ try {
     redises.push({ topology, redisPids });
     topologies[name] = { where: topology.where, throwaway: topology.throwaway, servers: redisPids.length };
     log(`${name}: ${topology.where}${topology.throwaway ? ' (started for this run)' : ''}`);
-    for (const n of opts.processes) configs.set(`${name}/${n}`, { topology: name, processes: n, windows: [] });
   }
+  // Every configuration's gateways run through all the rounds (idle while another is measured).
+  for (const { topology, redisPids } of redises) for (const n of opts.processes) configs.push(await startConfig(topology, redisPids, mock, n));
   // Rounds of every configuration in a random order, so that the machine's other work (it is
-  // shared) spreads over them rather than falling on a few. The bursts run in the first round.
-  const units = redises.flatMap((redis) => opts.processes.map((n) => ({ ...redis, n })));
+  // shared) spreads over them rather than falling on a few.
   for (let round = 1; round <= opts.rounds; round++) {
-    for (const { topology, redisPids, n } of shuffle([...units])) {
-      const config = /** @type {NonNullable<ReturnType<typeof configs.get>>} */ (configs.get(`${topology.name}/${n}`));
-      const measured = await measure(topology, redisPids, mock, n, round, round === 1);
-      config.windows.push(measured.window);
-      if (measured.limit) Object.assign(config, { limit: measured.limit, budget: measured.budget });
-    }
+    for (const config of shuffle([...configs])) config.windows.push(await measureWindow(config, mock, round));
+  }
+  for (const config of configs) {
+    const ports = config.gateways.map((g) => g.port);
+    config.limit = await limitBurst(ports, mock);
+    config.budget = await budgetBurst(ports, config.topology, config.prefix);
+    await stopGateways(config.gateways, config.topology, config.prefix, `${config.topology.name} × ${config.n}`);
   }
   for (const { topology } of redises) {
     const several = opts.reroute ? opts.processes.filter((n) => n > 1) : [];
@@ -437,14 +460,15 @@ try {
     if (topology === redises[0]?.topology && several.length > 0) reroutes.push(await reroute(topology, mock, flaky, Math.max(...several), false));
   }
 } finally {
+  for (const { gateways } of configs) for (const g of gateways) g.child.kill('SIGKILL');
   for (const { topology } of redises) topology.stop();
 }
 await Promise.all([mock.ipc('shutdown').catch(() => {}), flaky.ipc('shutdown').catch(() => {})]);
-const results = [...configs.values()].map(({ topology, processes, windows, limit: l, budget: b }) => ({
-  topology,
-  processes,
+const results = configs.map(({ topology, n, windows, limit: l, budget: b }) => ({
+  topology: topology.name,
+  processes: n,
   windows,
-  summary: summarizeWindows(windows, processes),
+  summary: summarizeWindows(windows, n),
   limit: /** @type {Awaited<ReturnType<typeof limitBurst>>} */ (l),
   budget: /** @type {Awaited<ReturnType<typeof budgetBurst>>} */ (b),
 }));

@@ -32,7 +32,7 @@ export function renderScaleOutChart(result) {
   const footnotes = [
     `All processes share ${meta.machine.cores} cores, unpinned: the gateways, the Redis server(s), the mock upstream and this client (one process).`,
     `Closed loop, ${o.concurrency} requests in flight over all gateways, each request to the next gateway in turn; JSON chat completions, each admitted and settled on Redis.`,
-    `Bars: median of ${o.rounds} round${o.rounds === 1 ? '' : 's'} (each configuration started, warmed up and measured ${o.windowMs / 1000} s once a round, in a random order); whiskers: min–max.`,
+    `Bars: median of ${o.rounds} round${o.rounds === 1 ? '' : 's'} (every configuration warmed up first, then measured ${o.windowMs / 1000} s once a round, in a random order); whiskers: min–max.`,
     `Load average (1 min) while measuring: ${loads.length ? `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}` : '–'} on ${meta.machine.cores} cores${Math.max(...loads) > meta.machine.cores ? ': other work took much of the machine' : ''}.`,
     ...(o.quick ? ['Quick smoke run: one short window, numbers are noisy.'] : []),
   ];

@@ -15,7 +15,7 @@ export function renderScaleOutMarkdown(result) {
   const lines = [
     '# Scale-out',
     '',
-    `${meta.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${meta.commit}\`${meta.dirty ? ' (dirty)' : ''}, ${meta.machine.cpu}, ${meta.machine.cores} cores, Node ${meta.machine.node}; ${o.rounds} round${o.rounds === 1 ? '' : 's'} (each configuration started, warmed up with ${o.warmupRequests} requests per process and measured ${o.windowMs / 1000} s once a round, in a random order), ${o.concurrency} requests in flight over all processes, nothing pinned; ${Math.round(meta.durationS)} s in all.`,
+    `${meta.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${meta.commit}\`${meta.dirty ? ' (dirty)' : ''}, ${meta.machine.cpu}, ${meta.machine.cores} cores, Node ${meta.machine.node}; ${o.rounds} round${o.rounds === 1 ? '' : 's'} (every configuration started and warmed up with ${o.warmupRequests} requests per process first, then measured ${o.windowMs / 1000} s once a round, in a random order), ${o.concurrency} requests in flight over all processes, nothing pinned; ${Math.round(meta.durationS)} s in all.`,
     '',
     ...Object.entries(meta.topologies).map(
       ([name, t]) =>
