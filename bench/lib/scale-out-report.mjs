@@ -57,13 +57,18 @@ export function renderScaleOutMarkdown(result) {
   if (result.busSkipped) lines.push(`With the health bus: not run, ${result.busSkipped}.`, '');
   if (reroutes.length > 0) {
     lines.push(
-      `The model has two deployments, \`flaky\` and \`steady\`; ${o.rerouteConcurrency} requests in flight spread over the processes. After ${o.rerouteBeforeMs / 1000} s, \`flaky\` fails process 0's calls only (500s, retried on \`steady\`), for ${o.rerouteAfterMs / 1000} s. Times from the first failure, on the flaky upstream's clock; process 0's breaker opens once ${FAILURES_TO_OPEN} of its calls in a row have failed (calls it had already started may still arrive after).`,
+      `The model has two deployments, \`flaky\` and \`steady\`; ${o.rerouteConcurrency} requests in flight spread over the processes. After ${o.rerouteBeforeMs / 1000} s, \`flaky\` fails process 0's calls only (500s, retried on \`steady\`), for ${o.rerouteAfterMs / 1000} s; each check with the bus ${o.rerouteRepeats} times, with fresh processes. Times from the first failure, on the flaky upstream's clock; process 0's breaker opens once ${FAILURES_TO_OPEN} of its calls in a row have failed (calls it had already started may still arrive after).`,
       '',
       "| Redis | processes | health bus | calls to flaky before, per process | process 0's breaker opens | its last call (failures) | others' last call | after the opening | others' calls after the first failure | client errors |",
       '|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const r of reroutes) {
-      const others = r.rerouted ? `${ms(r.rerouteMs)} ms` : `**still calling** at ${ms(r.windowAfterMs / 1000)} s`;
+      const others =
+        r.othersCallsAfter === 0
+          ? 'none after it (not measured)'
+          : r.rerouted
+            ? `${ms(r.rerouteMs)} ms`
+            : `**still calling** at ${ms(r.windowAfterMs / 1000)} s`;
       lines.push(
         `| ${r.topology} | ${r.processes} | ${r.bus ? 'yes' : 'no (control)'} | ${r.callsBefore.join(' · ')} | ${ms(r.openingMs)} ms | ${ms(r.failingStopMs)} ms (${r.failedCalls}) | ${others} | ${r.rerouted ? `${ms(r.afterOpenMs)} ms` : '–'} | ${r.othersCallsAfter} | ${r.clientErrors} |`,
       );
