@@ -78,6 +78,9 @@ function meterOf(options: MetricsObserverOptions): Promise<Meter | undefined> {
  */
 class Recorder {
   private readonly labels = new LabelSets();
+  /** Each request's label sets by its raw ids, found with no string built (bounded: past it, `labels` alone). */
+  private readonly requests = new NestedCache<RequestLabels>();
+  private readonly okAttempts = new NestedCache<LabelSet>();
 
   constructor(
     private readonly models: (model: string, upstreamModel: string) => ModelLabels,
@@ -85,7 +88,8 @@ class Recorder {
   ) {}
 
   usage(instruments: Instruments, event: UsageEvent): void {
-    const base = this.requestLabels(event);
+    const labels = this.requests.get(event.kind, event.provider, event.model, event.upstreamModel, () => this.requestLabels(event));
+    const { base } = labels;
     const failed = event.status === 'error';
     const durationLabels = failed ? this.variant(base, 'error.type', errorType(event.error, event.cancelled)) : base;
     instruments.requestDuration.record(event.latencyMs / 1000, durationLabels.attributes);
@@ -93,9 +97,9 @@ class Recorder {
     // A cache hit used no upstream tokens and spent nothing.
     if (!event.cached) {
       const { input, output } = event.usage;
-      if (input !== undefined) instruments.tokenUsage.record(input, this.variant(base, 'gen_ai.token.type', 'input').attributes);
-      if (output !== undefined) instruments.tokenUsage.record(output, this.variant(base, 'gen_ai.token.type', 'output').attributes);
-      if (event.costUsd > 0) instruments.cost.add(event.costUsd, this.variant(base, 'infergate.price_source', event.priceSource));
+      if (input !== undefined) instruments.tokenUsage.record(input, labels.input.attributes);
+      if (output !== undefined) instruments.tokenUsage.record(output, labels.output.attributes);
+      if (event.costUsd > 0) instruments.cost.add(event.costUsd, labels.priced(event.priceSource));
     }
     if (failed || event.ttftMs === undefined || !event.stream) return;
     instruments.timeToFirstToken.record(event.ttftMs / 1000, base.attributes);
@@ -104,24 +108,38 @@ class Recorder {
   }
 
   attempt(instruments: Instruments, event: AttemptEvent): void {
-    const provider = this.providerName(event.provider);
-    const model = this.models(event.model, event.upstreamModel).request;
-    const error = event.status === 'error' ? errorType(event.error) : undefined;
-    const outcome = this.labels.of(`attempt\0${provider}\0${model}\0${event.status}\0${error}`, () => ({
-      'gen_ai.provider.name': provider,
-      'gen_ai.request.model': model,
-      'infergate.attempt.outcome': event.status,
-      ...(error !== undefined ? { 'error.type': error } : {}),
-    }));
+    if (event.status === 'ok') {
+      instruments.attempts.add(
+        1,
+        this.okAttempts.get('ok', event.provider, event.model, event.upstreamModel, () => this.attemptLabels(event)),
+      );
+      return;
+    }
+    const outcome = this.attemptLabels(event);
     instruments.attempts.add(1, outcome);
     if (!event.willRetry) return;
-    const type = error ?? errorType(event.error);
+    // Failures are rare: their labels are looked up by key.
+    const provider = this.providerName(event.provider);
+    const model = this.models(event.model, event.upstreamModel).request;
+    const type = errorType(event.error);
     const fallback = this.labels.of(`fallback\0${provider}\0${model}\0${type}`, () => ({
       'gen_ai.provider.name': provider,
       'gen_ai.request.model': model,
       'error.type': type,
     }));
     instruments.fallbacks.add(1, fallback);
+  }
+
+  private attemptLabels(event: AttemptEvent): LabelSet {
+    const provider = this.providerName(event.provider);
+    const model = this.models(event.model, event.upstreamModel).request;
+    const error = event.status === 'error' ? errorType(event.error) : undefined;
+    return this.labels.of(`attempt\0${provider}\0${model}\0${event.status}\0${error}`, () => ({
+      'gen_ai.provider.name': provider,
+      'gen_ai.request.model': model,
+      'infergate.attempt.outcome': event.status,
+      ...(error !== undefined ? { 'error.type': error } : {}),
+    }));
   }
 
   refusal(instruments: Instruments, event: RefusalEvent): void {
@@ -141,22 +159,70 @@ class Recorder {
     );
   }
 
-  /** Operation, provider, request and response model of a request. */
-  private requestLabels(event: UsageEvent): LabelSet {
+  /** Operation, provider, request and response model of a request, and the variants every request uses. */
+  private requestLabels(event: UsageEvent): RequestLabels {
     const operation = operationName(event.kind);
     const provider = this.providerName(event.provider);
     const { request, response } = this.models(event.model, event.upstreamModel);
-    return this.labels.of(`request\0${operation}\0${provider}\0${request}\0${response}`, () => ({
+    const base = this.labels.of(`request\0${operation}\0${provider}\0${request}\0${response}`, () => ({
       'gen_ai.operation.name': operation,
       'gen_ai.provider.name': provider,
       'gen_ai.request.model': request,
       'gen_ai.response.model': response,
     }));
+    const prices = new Map<string, LabelSet>();
+    return {
+      base,
+      input: this.variant(base, 'gen_ai.token.type', 'input'),
+      output: this.variant(base, 'gen_ai.token.type', 'output'),
+      priced: (source) => {
+        let set = prices.get(source);
+        if (!set) prices.set(source, (set = this.variant(base, 'infergate.price_source', source)));
+        return set;
+      },
+    };
   }
 
   /** `base` with one more attribute. */
   private variant(base: LabelSet, name: string, value: string): LabelSet {
     return this.labels.of(`${base.key}\0${name}\0${value}`, () => ({ ...base.attributes, [name]: value }));
+  }
+}
+
+/** The label sets of one kind of request, reused for each. */
+interface RequestLabels {
+  base: LabelSet;
+  input: LabelSet;
+  output: LabelSet;
+  priced(source: string): LabelSet;
+}
+
+/** Entries kept at most in a `NestedCache`: past it, values are made each time (and bounded by `LabelSets`). */
+const NESTED_MAX = 2000;
+
+/** Values by four keys in nested maps: a lookup builds no string. */
+class NestedCache<T> {
+  private readonly root = new Map<string, Map<string, Map<string, Map<string, T>>>>();
+  private size = 0;
+
+  get(a: string, b: string, c: string, d: string, make: () => T): T {
+    const level1 = this.root.get(a) ?? this.add(this.root, a, new Map());
+    const level2 = level1.get(b) ?? this.add(level1, b, new Map());
+    const level3 = level2.get(c) ?? this.add(level2, c, new Map());
+    const found = level3.get(d);
+    if (found !== undefined) return found;
+    const value = make();
+    if (this.size < NESTED_MAX) {
+      this.size++;
+      level3.set(d, value);
+    }
+    return value;
+  }
+
+  private add<V>(map: Map<string, V>, key: string, value: V): V {
+    // Empty levels past the bound are not kept either.
+    if (this.size < NESTED_MAX) map.set(key, value);
+    return value;
   }
 }
 
