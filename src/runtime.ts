@@ -18,6 +18,7 @@ import { MemoryTaskStore, type TaskStore } from './tasks/task-store.js';
 import { VideoTasks } from './tasks/video-tasks.js';
 import { accessLogObserver } from './telemetry/access-log.js';
 import { openTelemetryObserver, type OpenTelemetryObserverOptions } from './telemetry/otel-observer.js';
+import { isWildcardId } from './routing/wildcard.js';
 import { metricsObserver, type MetricsObserverOptions } from './telemetry/metrics/metrics-observer.js';
 import { redactingLogger } from './telemetry/redacting-logger.js';
 
@@ -132,6 +133,16 @@ function metricsPlugin(
     models: catalog.entries(),
     providerType: (name) => providers[name]?.type,
     deploymentStates: () => policies.health.snapshot(),
+    listedDeployment: listedDeployments(catalog),
     logger,
   });
+}
+
+/** Whether a deployment id belongs to a listed model (a wildcard entry's are made from clients' names). */
+function listedDeployments(catalog: ModelCatalog): (deployment: string) => boolean {
+  const ids = new Set<string>();
+  for (const entry of catalog.entries()) {
+    if (!isWildcardId(entry.id)) for (const deployment of catalog.deployments(entry)) ids.add(deployment.id);
+  }
+  return (deployment) => ids.has(deployment);
 }

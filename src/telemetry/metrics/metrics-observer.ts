@@ -1,4 +1,4 @@
-import type { Meter, MeterProvider } from '@opentelemetry/api';
+import type { Meter, MeterProvider, ObservableResult } from '@opentelemetry/api';
 import type { Logger } from '../../logger.js';
 import type { DeploymentHealthEntry } from '../../policy/deployment-health.js';
 import type { AttemptEvent, RefusalEvent, UsageEvent } from '../../policy/events.js';
@@ -21,6 +21,8 @@ export interface MetricsObserverOptions {
   providerType?: ((providerName: string) => string | undefined) | undefined;
   /** The deployments' health states (`policies.health.snapshot()`), read at each collection. */
   deploymentStates?: (() => readonly DeploymentHealthEntry[]) | undefined;
+  /** Whether a deployment id is a configured one (not made by a wildcard entry for a client's name). Default: all are. */
+  listedDeployment?: ((deployment: string) => boolean) | undefined;
   /** Told once if `@opentelemetry/api` cannot be loaded. */
   logger: Logger;
 }
@@ -39,7 +41,7 @@ export function metricsObserver(options: MetricsObserverOptions): GatewayPlugin 
   const ready = meterOf(options).then((meter) => {
     if (!meter) return undefined;
     instruments = createInstruments(meter);
-    if (options.deploymentStates) observeStates(instruments, options.deploymentStates, providerName);
+    if (options.deploymentStates) observeStates(instruments, options.deploymentStates, providerName, options.listedDeployment ?? (() => true));
     return instruments;
   });
   // Recorded at once when the instruments exist (always, after the first event), else once they do.
@@ -226,17 +228,35 @@ class NestedCache<T> {
   }
 }
 
-/** Each deployment as four series, 1 for its state and 0 for the others, so a query can sum or alert on any state. */
-function observeStates(instruments: Instruments, states: () => readonly DeploymentHealthEntry[], providerName: (name: string) => string): void {
+/**
+ * Each listed deployment as four series, 1 for its state and 0 for the others, so a query can sum
+ * or alert on any state. Deployments a wildcard entry made for the names clients sent are not
+ * listed (clients choose those names): they are counted per provider and state under
+ * `infergate.deployment="_OTHER"`.
+ */
+function observeStates(
+  instruments: Instruments,
+  states: () => readonly DeploymentHealthEntry[],
+  providerName: (name: string) => string,
+  listed: (deployment: string) => boolean,
+): void {
   instruments.deploymentState.addCallback((result) => {
+    const others = new Map<string, Record<DeploymentHealthEntry['state'], number>>();
     for (const { deployment, provider, state } of states()) {
-      for (const candidate of STATES) {
-        result.observe(candidate === state ? 1 : 0, {
-          'infergate.deployment': deployment,
-          'gen_ai.provider.name': providerName(provider),
-          'infergate.deployment.state': candidate,
-        });
+      if (!listed(deployment)) {
+        const counts = others.get(provider) ?? { healthy: 0, degraded: 0, open: 0, half_open: 0 };
+        counts[state]++;
+        others.set(provider, counts);
+        continue;
       }
+      for (const candidate of STATES) observeState(result, candidate === state ? 1 : 0, deployment, providerName(provider), candidate);
+    }
+    for (const [provider, counts] of others) {
+      for (const candidate of STATES) observeState(result, counts[candidate], '_OTHER', providerName(provider), candidate);
     }
   });
+}
+
+function observeState(result: ObservableResult, value: number, deployment: string, provider: string, state: DeploymentHealthEntry['state']): void {
+  result.observe(value, { 'infergate.deployment': deployment, 'gen_ai.provider.name': provider, 'infergate.deployment.state': state });
 }
