@@ -5,8 +5,10 @@
 // load falls on both arms alike. Prints the CPU µs per request of each (median of the rounds) and
 // the difference, per chunk for the streams.
 // Usage: node bench/metrics-cost.mjs [--requests N] [--rounds N] [--concurrency N]   (after `npm run build`)
-import { createGateway, createOpenAIProvider } from '../dist/index.js';
-import { metricsHandler } from '../dist/metrics.js';
+/** @type {typeof import('infergate')} */
+const { createGateway, createOpenAIProvider } = await import('../dist/index.js');
+/** @type {typeof import('infergate/metrics')} */
+const { metricsHandler } = await import('../dist/metrics.js');
 import { execFileSync } from 'node:child_process';
 import { GATEWAY_CORE, LOAD_CORE, pinned, startChild, stopAll } from './lib/children.mjs';
 
@@ -38,7 +40,7 @@ const gatewayWith = (withMetrics) =>
   });
 const arms = { off: gatewayWith(false), on: gatewayWith(true) };
 
-/** @param {import('../dist/index.js').Gateway} gateway @param {boolean} stream */
+/** @param {import('infergate').Gateway} gateway @param {boolean} stream */
 async function run(gateway, stream) {
   const body = JSON.stringify({ model: 'bench-chat', stream, messages: [{ role: 'user', content: 'Say something about metrics.' }] });
   const init = { method: 'POST', headers: { authorization: 'Bearer sk-bench', 'content-type': 'application/json' }, body };
@@ -75,7 +77,7 @@ for (const stream of [false, true]) {
 // The recording alone: the metrics plugin of the `on` gateway fed one request's events (an
 // attempt and a usage event of a JSON answer, then of a stream) in a loop, CPU µs per request.
 const observer = arms.on.options.plugins.find((plugin) => plugin.onUsage && plugin.onRefused && plugin.onGatewayResponse);
-const usage = /** @type {import('../dist/index.js').UsageEvent} */ ({
+const usage = /** @type {import('infergate').UsageEvent} */ ({
   requestId: 'req_1',
   keyId: 'bench',
   endpoint: '/v1/chat/completions',
@@ -96,7 +98,7 @@ const usage = /** @type {import('../dist/index.js').UsageEvent} */ ({
   costUsd: 0.00001,
   priceSource: 'config',
 });
-const attempt = /** @type {import('../dist/index.js').AttemptEvent} */ ({ ...usage, attempt: 1, willRetry: false });
+const attempt = /** @type {import('infergate').AttemptEvent} */ ({ ...usage, attempt: 1, willRetry: false });
 const request = new Request('http://bench/');
 for (const stream of [false, true]) {
   const event = stream ? { ...usage, stream, ttftMs: 1 } : usage;
