@@ -5,10 +5,12 @@
 // load falls on both arms alike. Prints the CPU µs per request of each (median of the rounds) and
 // the difference, per chunk for the streams.
 // Usage: node bench/metrics-cost.mjs [--requests N] [--rounds N] [--concurrency N]   (after `npm run build`)
+// Through a variable, as gateway-server.mjs does: dist/ is built by `npm run build`, types come from src/.
+const dist = '../dist/';
 /** @type {typeof import('infergate')} */
-const { createGateway, createOpenAIProvider } = await import('../dist/index.js');
+const { createGateway, createOpenAIProvider } = await import(`${dist}index.js`);
 /** @type {typeof import('infergate/metrics')} */
-const { metricsHandler } = await import('../dist/metrics.js');
+const { metricsHandler } = await import(`${dist}metrics.js`);
 import { execFileSync } from 'node:child_process';
 import { GATEWAY_CORE, LOAD_CORE, pinned, startChild, stopAll } from './lib/children.mjs';
 
