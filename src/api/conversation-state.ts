@@ -16,7 +16,7 @@ export interface Conversation {
    * produced, as soon as the ledger learns its id (the passthrough tap reads both from the same
    * event or body anyway, so nothing more is parsed).
    */
-  record(response: Response, ledger: RequestLedger): Response;
+  record(response: Response, ledger: RequestLedger): Response | Promise<Response>;
 }
 
 /**
@@ -124,14 +124,14 @@ function locatorOf(context: RouteContext, model: ModelEntry, deployment: Deploym
 }
 
 /** Stores what `toRecord` makes of the completed answer. */
-function recordWith(context: RouteContext, response: Response, toRecord: (completed: CompletedResponse) => StoredResponse): Response {
+function recordWith(context: RouteContext, response: Response, toRecord: (completed: CompletedResponse) => StoredResponse): Promise<Response> {
   return recordResponses(response, (completed) => put(context, toRecord(completed)));
 }
 
-/** A failed write is logged, never the client's problem. */
-function put(context: RouteContext, record: StoredResponse): void {
+/** A failed write is logged, never the client's problem (a Redis store's writes are bounded by its timeout). */
+function put(context: RouteContext, record: StoredResponse): Promise<void> {
   const { responseStore: store, logger } = context.options;
-  store!
+  return store!
     .put(record)
     .catch((error: unknown) =>
       logger.error('response store write failed', { requestId: context.requestId, message: error instanceof Error ? error.message : String(error) }),

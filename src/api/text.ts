@@ -61,7 +61,7 @@ async function handleText(context: RouteContext, endpoint: ClientCodec): Promise
     // An exact repeat may be answered from the response cache; a fresh answer may be kept there.
     const cached = await consultCache(context, endpoint, model, body, ledger);
     const response = cached.hit ?? cached.keep(await answer(context, endpoint, model, { parsed: body, text: clientText }, ledger, order));
-    return addHeaders(conversation ? conversation.record(response, ledger) : response, ledger.headers);
+    return addHeaders(conversation ? await conversation.record(response, ledger) : response, ledger.headers);
   } catch (error) {
     ledger.finish({ status: 'error', error, cancelled: context.signal.aborted, ...(context.signal.aborted ? { httpStatus: 499 } : {}) });
     if (isGatewayError(error)) Object.assign(error.headers, ledger.headers);

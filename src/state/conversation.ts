@@ -137,16 +137,17 @@ export function storedItemsOf(history: unknown[], output: unknown[]): unknown[] 
  *
  * A throwing `onCompleted` never breaks the answer: recording is best effort.
  */
-export function recordResponses(response: Response, onCompleted: (completed: CompletedResponse) => void): Response {
+export async function recordResponses(response: Response, onCompleted: (completed: CompletedResponse) => Promise<void> | void): Promise<Response> {
   if (!response.ok || response.body === null) return response;
   const type = (response.headers.get('content-type') ?? '').toLowerCase();
-  const report = (value: unknown) => {
+  const report = (value: unknown): Promise<void> | undefined => {
     const completed = completedOf(value);
-    if (!completed) return;
+    if (!completed) return undefined;
     try {
-      onCompleted(completed);
+      return onCompleted(completed) ?? undefined;
     } catch {
       // Best effort: the client's answer matters more than its record.
+      return undefined;
     }
   };
   if (type.startsWith('text/event-stream')) return watchEvents(response, report);
@@ -161,12 +162,18 @@ function completedOf(value: unknown): CompletedResponse | undefined {
   return { id: value.id, output: value.output, status: typeof value.status === 'string' ? value.status : undefined, response: value };
 }
 
-function watchJson(response: Response, report: (body: unknown) => void): Response {
+/**
+ * The record is written before the client can have the answer (a JSON body, a stream's terminal
+ * event), so its next request, on any instance sharing the store, finds it.
+ */
+type Report = (body: unknown) => Promise<void> | undefined;
+
+async function watchJson(response: Response, report: Report): Promise<Response> {
   // A JSON answer the gateway built is read as the string it holds: no stream in between, which
   // would lose the host's one-write fast path.
   const known = jsonTextOf(response);
   if (known !== undefined) {
-    report(parseJson(known));
+    await report(parseJson(known));
     return response;
   }
   const decoder = new TextDecoder();
@@ -179,15 +186,16 @@ function watchJson(response: Response, report: (body: unknown) => void): Respons
         controller.enqueue(chunk);
       },
       flush() {
-        report(parseJson(text + decoder.decode()));
+        return report(parseJson(text + decoder.decode()));
       },
     }),
   );
 }
 
-function watchEvents(response: Response, report: (body: unknown) => void): Response {
+function watchEvents(response: Response, report: Report): Response {
   const decoder = new TextDecoder();
   let seen = false;
+  let written: Promise<void> | undefined;
   const parser = createParser({
     onEvent(message) {
       if (seen) return;
@@ -196,16 +204,19 @@ function watchEvents(response: Response, report: (body: unknown) => void): Respo
       const data = parseJson(message.data);
       if (!isRecord(data) || data.type !== 'response.completed') return;
       seen = true;
-      report(data.response);
+      written = report(data.response);
     },
   });
   return rebody(
     response,
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        // Parsed before it is passed on: the record is made before the client reads the event.
+        // Parsed before it is passed on: the record is written before the client reads the event.
         if (!seen) parser.feed(decoder.decode(chunk, { stream: true }));
-        controller.enqueue(chunk);
+        if (!written) return controller.enqueue(chunk);
+        const writing = written;
+        written = undefined;
+        return writing.then(() => controller.enqueue(chunk));
       },
     }),
   );

@@ -270,8 +270,10 @@ describe('recordResponses on JSON', () => {
     const body = completedResponse();
     const original = jsonResponse(body, 200, { 'x-request-id': 'req_1' });
     const seen: CompletedResponse[] = [];
-    const recorded = recordResponses(original, (completed) => seen.push(completed));
-    // Synchronous: stored before the client can ask for the next turn.
+    const recorded = await recordResponses(original, (completed) => {
+      seen.push(completed);
+    });
+    // Reported before the answer is handed back: stored before the client can ask for the next turn.
     expect(seen).toEqual([{ id: 'resp_42', output: body.output, status: 'completed', response: body }]);
     expect(recorded).toBe(original);
     expect(recorded.headers.get('x-request-id')).toBe('req_1');
@@ -283,7 +285,7 @@ describe('recordResponses on JSON', () => {
     const bytes = new TextEncoder().encode(text);
     const { stream } = source(chunked(bytes, 5));
     const onCompleted = vi.fn();
-    const recorded = recordResponses(
+    const recorded = await recordResponses(
       new Response(stream, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': 'b' } }),
       onCompleted,
     );
@@ -296,27 +298,29 @@ describe('recordResponses on JSON', () => {
 
   it.each(['failed', 'incomplete', 'in_progress', 'queued', 'cancelled'])('does not report a %s response', async (status) => {
     const onCompleted = vi.fn();
-    await recordResponses(jsonResponse(completedResponse({ status })), onCompleted).text();
-    await recordResponses(new Response(JSON.stringify(completedResponse({ status })), { headers: { 'content-type': 'application/json' } }), onCompleted).text();
+    await (await recordResponses(jsonResponse(completedResponse({ status })), onCompleted)).text();
+    await (
+      await recordResponses(new Response(JSON.stringify(completedResponse({ status })), { headers: { 'content-type': 'application/json' } }), onCompleted)
+    ).text();
     expect(onCompleted).not.toHaveBeenCalled();
   });
 
   it('leaves error statuses, other content types and bodies that are not a response alone', async () => {
     const onCompleted = vi.fn();
     const error = jsonResponse({ error: { message: 'bad', type: 'invalid_request_error' } }, 400);
-    expect(recordResponses(error, onCompleted)).toBe(error);
+    expect(await recordResponses(error, onCompleted)).toBe(error);
     const upstreamError = new Response(JSON.stringify(completedResponse()), { status: 502, headers: { 'content-type': 'application/json' } });
-    expect(recordResponses(upstreamError, onCompleted)).toBe(upstreamError);
+    expect(await recordResponses(upstreamError, onCompleted)).toBe(upstreamError);
     const text = new Response(JSON.stringify(completedResponse()), { headers: { 'content-type': 'text/plain' } });
-    expect(recordResponses(text, onCompleted)).toBe(text);
-    await recordResponses(jsonResponse({ id: 'chatcmpl-1', choices: [] }), onCompleted).text();
-    await recordResponses(new Response('{"id": "resp_1", "output": [', { headers: { 'content-type': 'application/json' } }), onCompleted).text();
+    expect(await recordResponses(text, onCompleted)).toBe(text);
+    await (await recordResponses(jsonResponse({ id: 'chatcmpl-1', choices: [] }), onCompleted)).text();
+    await (await recordResponses(new Response('{"id": "resp_1", "output": [', { headers: { 'content-type': 'application/json' } }), onCompleted)).text();
     expect(onCompleted).not.toHaveBeenCalled();
   });
 
   it('never lets a throwing callback break the answer', async () => {
     const body = completedResponse();
-    const recorded = recordResponses(new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } }), () => {
+    const recorded = await recordResponses(new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } }), () => {
       throw new Error('boom');
     });
     expect(await recorded.json()).toEqual(body);
@@ -330,11 +334,40 @@ describe('recordResponses on SSE', () => {
   it.each([1, 2, 3, 7, 64, 1000, bytes.length])('reports response.completed once, bytes unchanged, in chunks of %i bytes', async (size) => {
     const { stream } = source(chunked(bytes, size));
     const seen: CompletedResponse[] = [];
-    const recorded = recordResponses(new Response(stream, { headers: SSE_HEADERS }), (completed) => seen.push(completed));
+    const recorded = await recordResponses(new Response(stream, { headers: SSE_HEADERS }), (completed) => {
+      seen.push(completed);
+    });
     expect(recorded.status).toBe(200);
     expect(Object.fromEntries(recorded.headers)).toMatchObject(SSE_HEADERS);
     expect(await bytesOf(recorded)).toEqual(bytes);
     expect(seen).toEqual([{ id: 'resp_42', output: completedResponse().output, status: 'completed', response: completedResponse() }]);
+  });
+
+  it('holds the completed event until its record is written, so the next turn on any instance finds it', async () => {
+    const { stream } = source([bytes]);
+    let written!: () => void;
+    const write = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    const recorded = await recordResponses(new Response(stream, { headers: SSE_HEADERS }), () => write);
+    const reader = recorded.body!.getReader();
+    const read = reader.read();
+    const early = await Promise.race([read.then(() => 'read'), new Promise((resolve) => setImmediate(resolve, 'waiting'))]);
+    expect(early).toBe('waiting');
+    written();
+    expect((await read).done).toBe(false);
+  });
+
+  it('answers a JSON response only once its record is written', async () => {
+    let written!: () => void;
+    const write = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    const recording = recordResponses(jsonResponse(completedResponse()), () => write);
+    const early = await Promise.race([recording.then(() => 'answered'), new Promise((resolve) => setImmediate(resolve, 'waiting'))]);
+    expect(early).toBe('waiting');
+    written();
+    expect((await recording).status).toBe(200);
   });
 
   it('splits the completed event at every byte and still reports it before the client reads its end', async () => {
@@ -342,7 +375,7 @@ describe('recordResponses on SSE', () => {
     for (let cut = start; cut < bytes.length; cut += 13) {
       const { stream } = source([bytes.subarray(0, cut), bytes.subarray(cut)]);
       const onCompleted = vi.fn();
-      const reader = recordResponses(new Response(stream, { headers: SSE_HEADERS }), onCompleted).body!.getReader();
+      const reader = (await recordResponses(new Response(stream, { headers: SSE_HEADERS }), onCompleted)).body!.getReader();
       const first = await reader.read();
       expect(first.value!.length).toBe(cut);
       expect(onCompleted).not.toHaveBeenCalled();
@@ -356,7 +389,7 @@ describe('recordResponses on SSE', () => {
     for (const options of [{ eventLines: false }, { eol: '\r\n' }]) {
       const onCompleted = vi.fn();
       const text = sseText(streamEvents(terminal), options);
-      await recordResponses(new Response(text, { headers: SSE_HEADERS }), onCompleted).text();
+      await (await recordResponses(new Response(text, { headers: SSE_HEADERS }), onCompleted)).text();
       expect(onCompleted).toHaveBeenCalledWith({ id: 'resp_42', output: completedResponse().output, status: 'completed', response: completedResponse() });
     }
   });
@@ -370,20 +403,20 @@ describe('recordResponses on SSE', () => {
     ['an error event', { type: 'error', error: { type: 'server_error', message: 'x' } }],
   ])('does not report a stream ending with %s', async (_, last) => {
     const onCompleted = vi.fn();
-    await recordResponses(new Response(sseText(streamEvents(last)), { headers: SSE_HEADERS }), onCompleted).text();
+    await (await recordResponses(new Response(sseText(streamEvents(last)), { headers: SSE_HEADERS }), onCompleted)).text();
     expect(onCompleted).not.toHaveBeenCalled();
   });
 
   it('does not report a stream cut before its completed event', async () => {
     const onCompleted = vi.fn();
     const text = sseText(streamEvents(terminal));
-    await recordResponses(new Response(text.slice(0, text.length - 20), { headers: SSE_HEADERS }), onCompleted).text();
+    await (await recordResponses(new Response(text.slice(0, text.length - 20), { headers: SSE_HEADERS }), onCompleted)).text();
     expect(onCompleted).not.toHaveBeenCalled();
   });
 
   it('keeps backpressure: the source is read only as the client reads', async () => {
     const { stream, state } = source(chunked(bytes, 16));
-    const reader = recordResponses(new Response(stream, { headers: SSE_HEADERS }), () => {}).body!.getReader();
+    const reader = (await recordResponses(new Response(stream, { headers: SSE_HEADERS }), () => {})).body!.getReader();
     await new Promise((resolve) => setTimeout(resolve, 20));
     const before = state.pulls;
     expect(before).toBeLessThanOrEqual(2);
@@ -395,7 +428,7 @@ describe('recordResponses on SSE', () => {
 
   it('passes a client’s cancel on to the source', async () => {
     const { stream, state } = source(chunked(bytes, 16));
-    const reader = recordResponses(new Response(stream, { headers: SSE_HEADERS }), () => {}).body!.getReader();
+    const reader = (await recordResponses(new Response(stream, { headers: SSE_HEADERS }), () => {})).body!.getReader();
     await reader.read();
     const reason = new Error('client left');
     await reader.cancel(reason);
@@ -409,12 +442,12 @@ describe('recordResponses on SSE', () => {
         controller.error(new Error('upstream reset'));
       },
     });
-    const recorded = recordResponses(new Response(failing, { headers: SSE_HEADERS }), () => {});
+    const recorded = await recordResponses(new Response(failing, { headers: SSE_HEADERS }), () => {});
     await expect(recorded.text()).rejects.toThrow('upstream reset');
   });
 
   it('never lets a throwing callback break the stream', async () => {
-    const recorded = recordResponses(new Response(bytes, { headers: SSE_HEADERS }), () => {
+    const recorded = await recordResponses(new Response(bytes, { headers: SSE_HEADERS }), () => {
       throw new Error('boom');
     });
     expect(await bytesOf(recorded)).toEqual(bytes);
