@@ -36,11 +36,11 @@ export async function conversationOf(context: RouteContext, model: ModelEntry, b
     if (!store || body.store === false) return undefined;
     return {
       body,
-      record: (response, ledger) => {
+      record: async (response, ledger) => {
         const deployment = ledger.answeredBy;
-        if (storesUpstream(context, deployment)) {
-          ledger.whenIdentified((id, itemIds) => put(context, locatorOf(context, model, deployment, id, itemIds)));
-        }
+        // A JSON answer's id is known already: it waits here for the write; a stream's is held
+        // at its terminal frame until the write is done (`identifiedWrites`).
+        if (storesUpstream(context, deployment)) await ledger.whenIdentified((id, itemIds) => put(context, locatorOf(context, model, deployment, id, itemIds)));
         return response;
       },
     };

@@ -188,6 +188,8 @@ function tappedStream(
             parser.feed('\n\n');
             if (unreadable) return fail(upstreamInvalidResponse(INVALID_EVENT));
             if (!terminal) return fail(upstreamStreamCut());
+            const writes = ledger.identifiedWrites();
+            if (writes) await writes;
             report(failed ? 'error' : 'ok');
             return rest ? (stripUsageFrames ? dropUsageFrames(restamped(rest)) : restamped(rest)) : null;
           }
@@ -206,6 +208,10 @@ function tappedStream(
           observe(frames);
           // An event no client can parse is not passed on: the stream ends with an error there.
           if (unreadable) return abandon(INVALID_EVENT);
+          // The frame that told the answer's id waits for its record to be written (no await
+          // otherwise: a microtask per chunk).
+          const writes = ledger.identifiedWrites();
+          if (writes) await writes;
           const sent = stripUsageFrames ? dropUsageFrames(restamped(frames)) : restamped(frames);
           if (sent.length === 0) continue;
           ledger.firstByte();

@@ -24,7 +24,8 @@ export interface LedgerEnd {
   units?: UsageEvent['units'] | undefined;
 }
 
-type IdentifiedListener = (responseId: string, outputItemIds: readonly string[]) => void;
+/** Told the answer's id; a promise it returns is a write the answer waits for (`identifiedWrites`). */
+type IdentifiedListener = (responseId: string, outputItemIds: readonly string[]) => Promise<void> | void;
 
 /**
  * The account of one admitted request, from admission to its end: which deployments were
@@ -44,6 +45,7 @@ export class RequestLedger {
   private responseId: string | undefined;
   private outputItemIds: readonly string[] = [];
   private readonly identifiedListeners: IdentifiedListener[] = [];
+  private pendingWrites: Promise<void> | undefined;
   /** Answered from the response cache: no upstream call, nothing spent. */
   private servedFromCache = false;
   private readonly finishedListeners: ((end: LedgerEnd) => void)[] = [];
@@ -143,13 +145,34 @@ export class RequestLedger {
     if (this.responseId !== undefined) return;
     this.responseId = responseId;
     this.outputItemIds = outputItemIds;
-    for (const listener of this.identifiedListeners) listener(responseId, outputItemIds);
+    const writes: Promise<void>[] = [];
+    for (const listener of this.identifiedListeners) {
+      const written = listener(responseId, outputItemIds);
+      if (written) writes.push(written);
+    }
+    if (writes.length > 0) this.pendingWrites = Promise.all(writes).then(() => undefined);
   }
 
-  /** Calls `listener` with the answer's id and output item ids: now if they are known, else once they are. */
-  whenIdentified(listener: IdentifiedListener): void {
-    if (this.responseId !== undefined) listener(this.responseId, this.outputItemIds);
-    else this.identifiedListeners.push(listener);
+  /**
+   * Calls `listener` with the answer's id and output item ids: now if they are known (its write
+   * returned, for the caller to wait for), else once they are (its write then held by
+   * `identifiedWrites`).
+   */
+  whenIdentified(listener: IdentifiedListener): Promise<void> | undefined {
+    if (this.responseId !== undefined) return listener(this.responseId, this.outputItemIds) ?? undefined;
+    this.identifiedListeners.push(listener);
+    return undefined;
+  }
+
+  /**
+   * The writes the listeners started when the answer's id became known, once: a stream holds the
+   * frame that told the id until they are done, so the client's next request (on any instance
+   * sharing the store) finds them.
+   */
+  identifiedWrites(): Promise<void> | undefined {
+    const writes = this.pendingWrites;
+    this.pendingWrites = undefined;
+    return writes;
   }
 
   /**
