@@ -1,4 +1,5 @@
 import type { IRUsage } from '../protocols/ir.js';
+import type { RouteReason } from '../routing/deployments.js';
 import type { ModelKind } from '../routing/model.js';
 
 /** The error a request or attempt ended with, as the client (or the retry loop) saw it. */
@@ -16,6 +17,8 @@ export interface EventError {
 export interface UsageEvent {
   requestId: string;
   keyId: string;
+  /** The key's group (`KeyRecord.group`, `default` when unset): rollups and reports add up by it. */
+  keyGroup: string;
   /** Route path, e.g. `/v1/chat/completions`. */
   endpoint: string;
   kind: ModelKind;
@@ -44,6 +47,12 @@ export interface UsageEvent {
   responseId?: string | undefined;
   /** Upstream attempts made (1 without retries). */
   attempts: number;
+  /**
+   * Why the deployment that answered was picked, as `x-infergate-route`'s `reason` says (`p2c`,
+   * `sticky`, `price`, `configured`, `probe`, `last_resort`, `only`, or `fallback` when an earlier
+   * one failed); unset when no upstream was tried (a cache hit, a refusal before routing).
+   */
+  routeReason?: RouteReason | 'fallback' | undefined;
   /** ms since epoch when the request reached the pipeline. */
   startedAt: number;
   latencyMs: number;

@@ -2,7 +2,7 @@ import { isGatewayError, toPublicError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
 import type { IRUsage } from '../protocols/ir.js';
 import type { ModelEntry, ModelKind } from '../routing/model.js';
-import type { Deployment, RoutePlan } from '../routing/deployments.js';
+import type { Deployment, RouteReason, RoutePlan } from '../routing/deployments.js';
 import { ROUTE_HEADER, routeHeaderValue } from '../routing/route-headers.js';
 import type { InFlightLease } from './deployment-health.js';
 import type { Admission } from './limit-engine.js';
@@ -81,9 +81,14 @@ export class RequestLedger {
    */
   get headers(): Record<string, string> {
     if (!this.route || this.attempts === 0 || this.servedFromCache) return this.admission.headers;
-    const reason = this.deployment.id === this.route.first ? this.route.reason : 'fallback';
-    const route = routeHeaderValue({ deployment: this.deployment.id, reason, order: this.route.order, attempts: this.attempts });
+    const route = routeHeaderValue({ deployment: this.deployment.id, reason: this.routeReason!, order: this.route.order, attempts: this.attempts });
     return { ...this.admission.headers, [ROUTE_HEADER]: route };
+  }
+
+  /** Why the current deployment was picked (`fallback` once an earlier one failed); unset before any attempt. */
+  private get routeReason(): RouteReason | 'fallback' | undefined {
+    if (!this.route || this.attempts === 0 || this.servedFromCache) return undefined;
+    return this.deployment.id === this.route.first ? this.route.reason : 'fallback';
   }
 
   /** The deployments' plan the attempts follow. */
@@ -210,6 +215,7 @@ export class RequestLedger {
     const base: Omit<UsageEvent, 'cost'> = {
       requestId,
       keyId: key.id,
+      keyGroup: key.group ?? 'default',
       endpoint: this.endpoint,
       kind: this.kind,
       stream: this.stream,
@@ -227,6 +233,7 @@ export class RequestLedger {
       ...(end.finishReason ? { finishReason: end.finishReason } : {}),
       ...(end.responseId || this.responseId ? { responseId: end.responseId ?? this.responseId } : {}),
       attempts: this.servedFromCache ? 0 : Math.max(1, this.attempts),
+      ...(this.routeReason ? { routeReason: this.routeReason } : {}),
       startedAt: this.startedAt,
       latencyMs: Date.now() - this.startedAt,
       ...(this.firstByteAt !== undefined ? { ttftMs: this.firstByteAt - this.startedAt } : {}),

@@ -1,0 +1,6 @@
+/**
+ * `infergate/postgres`: the key store and the request log on PostgreSQL, so keys made at run
+ * time and every request's row outlive restarts and are shared by every instance. `pg`
+ * (node-postgres) is an optional peer dependency, needed only by this entry.
+ */
+export { PostgresConnection, type PostgresConnectionOptions } from './postgres/connection.js';
