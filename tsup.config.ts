@@ -11,12 +11,14 @@ export default defineConfig({
     redis: 'src/redis.ts',
     // `infergate/metrics`: Prometheus text for hosts without an OpenTelemetry SDK (metricsHandler).
     metrics: 'src/metrics.ts',
+    // `infergate/postgres`: the key store and request log on PostgreSQL (pg is an optional peer dependency).
+    postgres: 'src/postgres.ts',
     ...adapters,
   },
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  dts: { entry: { index: 'src/index.ts', redis: 'src/redis.ts', metrics: 'src/metrics.ts', ...adapters } },
+  dts: { entry: { index: 'src/index.ts', redis: 'src/redis.ts', metrics: 'src/metrics.ts', postgres: 'src/postgres.ts', ...adapters } },
   sourcemap: true,
   clean: true,
   splitting: true,

@@ -11,6 +11,7 @@ export function usageEvent(overrides: Partial<UsageEvent> = {}): UsageEvent {
   return {
     requestId: 'req_1',
     keyId: 'key_abc123',
+    keyGroup: 'default',
     endpoint: '/v1/chat/completions',
     kind: 'text',
     stream: true,
