@@ -64,3 +64,19 @@ export type { ResponseCacheStore } from './cache/cache-store.js';
 export type { ResponseCacheOptions } from './cache/response-cache-options.js';
 export { MemoryUsageStore, type UsageStore, type UsageRow, type UsageTotals } from './state/usage-store.js';
 export type { ModelPrice } from './pricing/model-price.js';
+export {
+  rowOf,
+  type RequestLog,
+  type RequestLogRow,
+  type RequestLogSink,
+  type RequestLogReader,
+  type SinkStats,
+  type LogQuery,
+  type LogPage,
+  type StatsQuery,
+  type Stats,
+  type StatsPoint,
+} from './logs/request-log.js';
+export { MemoryRequestLog, type MemoryRequestLogOptions } from './logs/memory-request-log.js';
+export { InvalidCursorError } from './logs/log-cursor.js';
+export { MAX_STATS_BUCKETS } from './logs/stats-series.js';

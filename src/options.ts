@@ -12,6 +12,7 @@ import type { ModelConfig } from './routing/model.js';
 import type { ResponseStore } from './state/response-store.js';
 import { resolveResponseCache, type ResolvedResponseCache, type ResponseCacheOptions } from './cache/response-cache-options.js';
 import type { UsageStore } from './state/usage-store.js';
+import type { RequestLogSink } from './logs/request-log.js';
 import type { TaskStore } from './tasks/task-store.js';
 
 /**
@@ -127,6 +128,12 @@ export interface GatewayOptions {
    * `RedisUsageStore` from `infergate/redis`. `false`: nothing is recorded and the route answers 404.
    */
   usageStore?: UsageStore | false | undefined;
+  /**
+   * The request log (docs/admin.md, "Request log"): one row per usage event, written by this sink
+   * off the request's path (`MemoryRequestLog`, or `PostgresRequestLog` from `infergate/postgres`).
+   * Default: none.
+   */
+  requestLog?: RequestLogSink | undefined;
   hooks?: GatewayHooks | undefined;
   /**
    * Plugins by stage (see `GatewayPlugin`): whatwg-node's `onRequest`/`onResponse` plus the
@@ -198,6 +205,7 @@ export interface ResolvedOptions {
   responseCache: ResolvedResponseCache | undefined;
   /** The caller's usage store, `false` for none, or undefined for the default one in memory. */
   usageStore: UsageStore | false | undefined;
+  requestLog: RequestLogSink | undefined;
   hooks: GatewayHooks;
   plugins: readonly GatewayPlugin[];
   /** The caller's logger (or the default), before redaction. */
@@ -263,6 +271,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     responseStore: store,
     responseCache: resolveResponseCache(options.responseCache),
     usageStore: resolveUsageStore(options.usageStore),
+    requestLog: resolveRequestLog(options.requestLog),
     hooks: options.hooks ?? {},
     plugins: resolvePlugins(options.plugins),
     logger: options.logger === false ? silentLogger : (options.logger ?? jsonLogger),
@@ -285,6 +294,14 @@ function resolveUsageStore(store: GatewayOptions['usageStore']): UsageStore | fa
   if (store === undefined || store === false) return store;
   if (typeof store?.add !== 'function' || typeof store.list !== 'function') throw new TypeError('options.usageStore must be a UsageStore (add, list) or false');
   return store;
+}
+
+function resolveRequestLog(sink: GatewayOptions['requestLog']): RequestLogSink | undefined {
+  if (sink === undefined) return undefined;
+  for (const method of ['write', 'flush', 'close', 'sinkStats'] as const) {
+    if (typeof sink?.[method] !== 'function') throw new TypeError(`options.requestLog must be a RequestLogSink (missing ${method}())`);
+  }
+  return sink;
 }
 
 function resolvePlugins(plugins: GatewayOptions['plugins']): readonly GatewayPlugin[] {

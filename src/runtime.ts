@@ -5,6 +5,7 @@ import type { ResolvedOptions, GatewayLimits, VideoPollerOptions } from './optio
 import { hooksPlugin } from './plugins/hooks-plugin.js';
 import type { GatewayPlugin } from './plugins/plugin.js';
 import { usageRecorder } from './plugins/usage-recorder.js';
+import { requestLogRecorder } from './plugins/request-log-recorder.js';
 import { resolvePolicies, type ResolvedPolicies } from './policy/policy-options.js';
 import { checkModelPrices } from './pricing/model-price.js';
 import { Pricing } from './pricing/pricing.js';
@@ -93,6 +94,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
       ...(options.metrics ? [metricsPlugin(options.metrics, logger, providers, catalog, policies)] : []),
       ...(options.accessLog ? [accessLogObserver(logger)] : []),
       ...(usageStore ? [usageRecorder(usageStore)] : []),
+      ...(options.requestLog ? [requestLogRecorder(options.requestLog)] : []),
     ],
     logger,
     pricing: new Pricing({

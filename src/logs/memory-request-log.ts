@@ -1,0 +1,96 @@
+import { compareLogOrder, decodeCursor, encodeCursor, statusMatches } from './log-cursor.js';
+import type { LogPage, LogQuery, RequestLog, RequestLogRow, SinkStats, Stats, StatsQuery } from './request-log.js';
+import { bucketOf, bucketRange, buildSeries, percentiles, type StatsCell } from './stats-series.js';
+
+export interface MemoryRequestLogOptions {
+  /** Most rows kept; the oldest written is forgotten first. Default 10,000. */
+  size?: number | undefined;
+}
+
+/**
+ * The request log in this process's memory: the default, so the dashboard works without a
+ * database. A ring of the most recent rows (lost on restart, not shared between instances); every
+ * query, lookup and chart reads at most the ring, so its work is bounded by `size`. A request id
+ * already in the ring is not written twice.
+ */
+export class MemoryRequestLog implements RequestLog {
+  readonly kind = 'memory';
+  private readonly ring: (RequestLogRow | undefined)[];
+  /** Where the next row goes. */
+  private next = 0;
+  private readonly byId = new Map<string, RequestLogRow>();
+  private written = 0;
+
+  constructor(options: MemoryRequestLogOptions = {}) {
+    const size = options.size ?? 10_000;
+    if (!Number.isInteger(size) || size < 1) throw new TypeError('MemoryRequestLog: size must be a positive integer');
+    this.ring = new Array(size).fill(undefined);
+  }
+
+  write(row: RequestLogRow): void {
+    if (this.byId.has(row.requestId)) return;
+    const evicted = this.ring[this.next];
+    if (evicted) this.byId.delete(evicted.requestId);
+    this.ring[this.next] = row;
+    this.byId.set(row.requestId, row);
+    this.next = (this.next + 1) % this.ring.length;
+    this.written++;
+  }
+
+  async flush(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  sinkStats(): SinkStats {
+    return { written: this.written, queued: 0, dropped: 0, failedBatches: 0, failedRows: 0 };
+  }
+
+  async query(query: LogQuery): Promise<LogPage> {
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const matches = this.rows().filter(
+      (row) =>
+        (query.keyId === undefined || row.keyId === query.keyId) &&
+        (query.model === undefined || row.model === query.model) &&
+        statusMatches(row, query.status) &&
+        (query.from === undefined || row.startedAt >= query.from) &&
+        (query.to === undefined || row.startedAt < query.to) &&
+        (after === undefined || compareLogOrder(row, after) > 0),
+    );
+    matches.sort(compareLogOrder);
+    const data = matches.slice(0, query.limit);
+    const last = data.at(-1);
+    return matches.length > query.limit && last ? { data, next: encodeCursor(last) } : { data };
+  }
+
+  async get(requestId: string): Promise<RequestLogRow | undefined> {
+    return this.byId.get(requestId);
+  }
+
+  async stats(query: StatsQuery): Promise<Stats> {
+    const range = bucketRange(query);
+    const cells = new Map<string, StatsCell>();
+    const latencies: number[] = [];
+    const ttfts: number[] = [];
+    for (const row of this.rows()) {
+      if (row.startedAt < range.from || row.startedAt >= range.to) continue;
+      if ((query.keyId !== undefined && row.keyId !== query.keyId) || (query.model !== undefined && row.model !== query.model)) continue;
+      const at = bucketOf(row.startedAt, range.width);
+      const name = query.by === 'key' ? row.keyId : row.model;
+      const id = `${at}\u0000${name}`;
+      let cell = cells.get(id);
+      if (!cell) cells.set(id, (cell = { at, name, requests: 0, errors: 0, costUsd: 0, inputTokens: 0, outputTokens: 0 }));
+      cell.requests++;
+      if (row.status === 'error') cell.errors++;
+      cell.costUsd += row.costUsd;
+      cell.inputTokens += row.inputTokens;
+      cell.outputTokens += row.outputTokens;
+      latencies.push(row.latencyMs);
+      if (row.ttftMs !== null) ttfts.push(row.ttftMs);
+    }
+    return { ...buildSeries([...cells.values()], range), latency: percentiles(latencies), ttft: percentiles(ttfts) };
+  }
+
+  private rows(): RequestLogRow[] {
+    return this.ring.filter((row): row is RequestLogRow => row !== undefined);
+  }
+}
