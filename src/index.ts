@@ -12,6 +12,22 @@ export type {
 export type { Logger } from './logger.js';
 export { GatewayError, type GatewayErrorInit } from './errors.js';
 export { StaticKeyStore, type KeyStore, type KeyRecord, type KeyLookupContext, type StaticKey } from './auth/key-store.js';
+export { MemoryKeyStore, type MemoryKeyStoreOptions } from './admin/keys/memory-key-store.js';
+export {
+  KeyRevokedError,
+  InvalidCursorError,
+  recordOf,
+  type ManagedKeyStore,
+  type ManagedKey,
+  type KeySettings,
+  type KeyPatch,
+  type IssuedKey,
+  type Actor,
+  type AuditAction,
+  type AuditEntry,
+  type Page,
+  type PageRequest,
+} from './admin/keys/managed-key-store.js';
 export type { ModelEntry, ModelKind } from './routing/model.js';
 export type {
   Provider,

@@ -1,0 +1,240 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { KeyRecord } from '../../src/auth/key-store.js';
+import { hashKeySecret, MANAGED_KEY_PREFIX } from '../../src/admin/keys/key-secret.js';
+import { InvalidCursorError, KeyRevokedError, type ManagedKeyStore } from '../../src/admin/keys/managed-key-store.js';
+import { MemoryKeyStore } from '../../src/admin/keys/memory-key-store.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const alice = { name: 'alice', address: '203.0.113.7' };
+const context = { request: new Request('http://gateway.test/v1/models'), serverContext: undefined };
+
+/** A store of the suite's own, empty, and what it keeps as one string (for the no-secret checks). */
+interface KeyStoreSetup {
+  store: ManagedKeyStore;
+  /** Every row / value the store keeps, as text. */
+  raw(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Until `check` holds, for at most `ms` (caches of the shared stores live up to 500 ms). */
+async function eventually(check: () => Promise<boolean>, ms = 1500): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(25);
+  }
+}
+
+const refused = (record: KeyRecord | undefined) => record === undefined || record.disabled === true;
+
+/** The same behaviour for every managed key store. */
+function keyStoreSuite(name: string, open: () => Promise<KeyStoreSetup>): void {
+  describe(`ManagedKeyStore: ${name}`, () => {
+    const opened: KeyStoreSetup[] = [];
+    const fresh = async () => {
+      const setup = await open();
+      opened.push(setup);
+      return setup;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((setup) => setup.close()));
+    });
+
+    it('makes a key that lookup finds; only its hash is kept and no output shows the secret or the hash', async () => {
+      const { store, raw } = await fresh();
+      const { key, secret } = await store.create({ name: 'ci', models: ['gpt-chat'], group: 'team-a', metadata: { owner: 'alice' } }, alice);
+      expect(secret.startsWith(MANAGED_KEY_PREFIX)).toBe(true);
+      expect(key).toMatchObject({ name: 'ci', models: ['gpt-chat'], group: 'team-a', disabled: false, prefix: secret.slice(0, 10) });
+      expect(await store.lookup(secret, context)).toEqual({
+        id: key.id,
+        models: ['gpt-chat'],
+        group: 'team-a',
+        disabled: false,
+        metadata: { owner: 'alice' },
+      });
+      expect(await store.lookup(`${secret}x`, context)).toBeUndefined();
+      expect(await store.get(key.id)).toEqual(key);
+      expect(await store.get('key_0000000000000000')).toBeUndefined();
+      const shown = JSON.stringify([key, await store.get(key.id), await store.list({ limit: 10 }), await store.audit({ limit: 10 })]);
+      expect(shown).not.toContain(secret);
+      expect(shown).not.toContain(secret.slice(MANAGED_KEY_PREFIX.length));
+      expect(shown).not.toContain(hashKeySecret(secret));
+      const kept = await raw();
+      expect(kept).toContain(key.id);
+      expect(kept).not.toContain(secret.slice(MANAGED_KEY_PREFIX.length));
+    });
+
+    it('applies an update to what lookup answers; null clears a field', async () => {
+      const { store } = await fresh();
+      const { key, secret } = await store.create({ name: 'ci', models: ['gpt-chat'], limits: { requestsPerMinute: 5 } }, alice);
+      await store.lookup(secret, context); // cached where the store caches
+      const updated = await store.update(key.id, { models: ['gpt-chat', 'claude'], limits: null, name: null, disabled: true }, alice);
+      expect(updated).toMatchObject({ id: key.id, models: ['gpt-chat', 'claude'], disabled: true });
+      expect(updated).not.toHaveProperty('limits');
+      expect(updated).not.toHaveProperty('name');
+      expect(updated!.updatedAt).toBeGreaterThanOrEqual(key.updatedAt);
+      expect(await store.get(key.id)).toEqual(updated);
+      expect(await eventually(async () => (await store.lookup(secret, context))?.disabled === true)).toBe(true);
+      expect(await store.lookup(secret, context)).toEqual({ id: key.id, models: ['gpt-chat', 'claude'], group: 'default', disabled: true });
+      expect(await store.update('key_0000000000000000', { name: 'x' }, alice)).toBeUndefined();
+    });
+
+    it('rotates: the previous secret works during the grace period, then is refused', async () => {
+      const { store, raw } = await fresh();
+      const { key, secret: first } = await store.create({}, alice);
+      const rotated = await store.rotate(key.id, { graceMs: 400 }, alice);
+      expect(rotated!.key.previousExpiresAt).toBeGreaterThan(Date.now());
+      expect(rotated!.key.prefix).toBe(rotated!.secret.slice(0, 10)); // the key people hold now
+      expect(rotated!.secret).not.toBe(first);
+      expect((await store.lookup(rotated!.secret, context))?.id).toBe(key.id);
+      expect((await store.lookup(first, context))?.id).toBe(key.id);
+      expect(await raw()).not.toContain(rotated!.secret.slice(MANAGED_KEY_PREFIX.length));
+      await sleep(Math.max(0, rotated!.key.previousExpiresAt! - Date.now()) + 20);
+      expect(await store.lookup(first, context)).toBeUndefined();
+      expect((await store.lookup(rotated!.secret, context))?.id).toBe(key.id);
+      expect(await store.get(key.id)).not.toHaveProperty('previousExpiresAt');
+    });
+
+    it('rotates with no grace at once, and keeps only the newest previous secret', async () => {
+      const { store } = await fresh();
+      const { key, secret: first } = await store.create({}, alice);
+      await store.lookup(first, context);
+      const second = await store.rotate(key.id, { graceMs: 60_000 }, alice);
+      const third = await store.rotate(key.id, { graceMs: 60_000 }, alice);
+      expect(await store.lookup(first, context)).toBeUndefined();
+      expect((await store.lookup(second!.secret, context))?.id).toBe(key.id);
+      expect((await store.lookup(third!.secret, context))?.id).toBe(key.id);
+      const fourth = await store.rotate(key.id, { graceMs: 0 }, alice);
+      expect(fourth!.key).not.toHaveProperty('previousExpiresAt');
+      expect(await store.lookup(second!.secret, context)).toBeUndefined();
+      expect(await store.lookup(third!.secret, context)).toBeUndefined();
+      expect((await store.lookup(fourth!.secret, context))?.id).toBe(key.id);
+      expect(await store.rotate('key_0000000000000000', { graceMs: 0 }, alice)).toBeUndefined();
+    });
+
+    it('refuses a revoked key at once, and will not change or rotate it', async () => {
+      const { store } = await fresh();
+      const { key, secret } = await store.create({ name: 'gone' }, alice);
+      const rotated = await store.rotate(key.id, { graceMs: 60_000 }, alice);
+      expect((await store.lookup(secret, context))?.id).toBe(key.id);
+      const revoked = await store.revoke(key.id, alice);
+      expect(revoked!.revokedAt).toBeGreaterThan(0);
+      expect(revoked).not.toHaveProperty('previousExpiresAt');
+      expect(refused(await store.lookup(rotated!.secret, context))).toBe(true);
+      expect(refused(await store.lookup(secret, context))).toBe(true);
+      await expect(store.update(key.id, { name: 'back' }, alice)).rejects.toBeInstanceOf(KeyRevokedError);
+      await expect(store.rotate(key.id, { graceMs: 0 }, alice)).rejects.toBeInstanceOf(KeyRevokedError);
+      // Revoking again changes nothing and records nothing.
+      expect(await store.revoke(key.id, alice)).toEqual(revoked);
+      expect((await store.audit({ limit: 10, keyId: key.id })).data.map((entry) => entry.action)).toEqual(['revoke', 'rotate', 'create']);
+      expect((await store.list({ limit: 10 })).data).toEqual([]);
+      expect((await store.list({ limit: 10, includeRevoked: true })).data).toEqual([revoked]);
+      expect(await store.revoke('key_0000000000000000', alice)).toBeUndefined();
+    });
+
+    it('lists newest first across pages with opaque cursors', async () => {
+      const { store } = await fresh();
+      const made: string[] = [];
+      for (let index = 0; index < 7; index++) {
+        made.push((await store.create({ name: `k${index}` }, alice)).key.id);
+        if (index % 2 === 0) await sleep(2); // some share a millisecond, some do not
+      }
+      await store.revoke(made[3]!, alice);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      const sizes: number[] = [];
+      do {
+        const page = await store.list({ limit: 2, ...(cursor ? { cursor } : {}) });
+        sizes.push(page.data.length);
+        seen.push(...page.data.map((key) => key.name!));
+        cursor = page.next;
+      } while (cursor);
+      expect(sizes).toEqual([2, 2, 2]);
+      expect(seen).toEqual(['k6', 'k5', 'k4', 'k2', 'k1', 'k0']);
+      const all = await store.list({ limit: 3, includeRevoked: true });
+      expect(all.data.map((key) => key.name)).toEqual(['k6', 'k5', 'k4']);
+      const rest = await store.list({ limit: 3, includeRevoked: true, cursor: all.next });
+      expect(rest.data.map((key) => key.name)).toEqual(['k3', 'k2', 'k1']);
+      const last = await store.list({ limit: 3, includeRevoked: true, cursor: rest.next });
+      expect(last.data.map((key) => key.name)).toEqual(['k0']);
+      expect(last.next).toBeUndefined();
+    });
+
+    it('rejects a cursor it did not make', async () => {
+      const { store } = await fresh();
+      for (let index = 0; index < 3; index++) await store.create({}, alice);
+      const page = await store.list({ limit: 1 });
+      const audit = await store.audit({ limit: 1 });
+      const forged = [
+        'not a cursor',
+        'AAAA',
+        Buffer.from('{"a":1}').toString('base64url'),
+        Buffer.from('["keys","1; DROP TABLE x"]').toString('base64url'),
+        Buffer.from('["keys",-1]').toString('base64url'),
+        audit.next!,
+        `${page.next!}x`,
+        'A'.repeat(5000),
+      ];
+      for (const cursor of forged) {
+        await expect(store.list({ limit: 1, cursor }), cursor).rejects.toBeInstanceOf(InvalidCursorError);
+      }
+      await expect(store.audit({ limit: 1, cursor: page.next! })).rejects.toBeInstanceOf(InvalidCursorError);
+      await expect(store.audit({ limit: 1, cursor: Buffer.from('["audit",0]').toString('base64url') })).rejects.toBeInstanceOf(InvalidCursorError);
+    });
+
+    it('audits every change in order, with who, before and after, paged and by key', async () => {
+      const { store } = await fresh();
+      const bob = { name: 'bob' };
+      const { key } = await store.create({ name: 'a' }, alice);
+      const other = await store.create({ name: 'other' }, bob);
+      const updated = await store.update(key.id, { name: 'b' }, bob);
+      const rotated = await store.rotate(key.id, { graceMs: 0 }, alice);
+      const revoked = await store.revoke(key.id, alice);
+      const all = await store.audit({ limit: 10 });
+      expect(all.data.map((entry) => [entry.action, entry.keyId, entry.actor])).toEqual([
+        ['revoke', key.id, 'alice'],
+        ['rotate', key.id, 'alice'],
+        ['update', key.id, 'bob'],
+        ['create', other.key.id, 'bob'],
+        ['create', key.id, 'alice'],
+      ]);
+      const [revokeEntry, rotateEntry, updateEntry, , createEntry] = all.data;
+      expect(createEntry).toMatchObject({ address: '203.0.113.7', after: key });
+      expect(createEntry).not.toHaveProperty('before');
+      expect(updateEntry).toMatchObject({ before: key, after: updated });
+      expect(updateEntry).not.toHaveProperty('address');
+      expect(rotateEntry).toMatchObject({ before: updated, after: rotated!.key });
+      expect(revokeEntry).toMatchObject({ before: rotated!.key, after: revoked });
+      for (const entry of all.data) expect(entry.at).toBeGreaterThanOrEqual(key.createdAt);
+      const ids = all.data.map((entry) => entry.id);
+      expect(new Set(ids).size).toBe(5);
+      const first = await store.audit({ limit: 2, keyId: key.id });
+      expect(first.data.map((entry) => entry.action)).toEqual(['revoke', 'rotate']);
+      const second = await store.audit({ limit: 2, keyId: key.id, cursor: first.next });
+      expect(second.data.map((entry) => entry.action)).toEqual(['update', 'create']);
+      expect(second.next).toBeUndefined();
+      expect(await store.audit({ limit: 10, keyId: 'key_0000000000000000' })).toEqual({ data: [] });
+    });
+  });
+}
+
+keyStoreSuite('memory', async () => {
+  const store = new MemoryKeyStore();
+  return {
+    store,
+    raw: async () => JSON.stringify(store, (_, value) => (value instanceof Map ? [...value] : value)),
+    close: async () => {},
+  };
+});
+
+describe('MemoryKeyStore', () => {
+  it('keeps the newest audit entries up to its size', async () => {
+    const store = new MemoryKeyStore({ auditSize: 3 });
+    const { key } = await store.create({}, alice);
+    for (let index = 0; index < 4; index++) await store.update(key.id, { name: `n${index}` }, alice);
+    const { data } = await store.audit({ limit: 10 });
+    expect(data.map((entry) => entry.after?.name)).toEqual(['n3', 'n2', 'n1']);
+    expect(() => new MemoryKeyStore({ auditSize: 0 })).toThrow(/auditSize/);
+  });
+});
