@@ -15,7 +15,6 @@ export { StaticKeyStore, type KeyStore, type KeyRecord, type KeyLookupContext, t
 export { MemoryKeyStore, type MemoryKeyStoreOptions } from './admin/keys/memory-key-store.js';
 export {
   KeyRevokedError,
-  InvalidCursorError,
   recordOf,
   type ManagedKeyStore,
   type ManagedKey,

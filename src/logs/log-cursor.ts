@@ -1,3 +1,4 @@
+import { InvalidCursorError } from '../admin/keys/managed-key-store.js';
 import type { RequestLogRow } from './request-log.js';
 
 /**
@@ -11,13 +12,8 @@ export interface LogPosition {
   requestId: string;
 }
 
-/** Thrown by a log's `query` for a cursor it did not make (the admin API answers 400). */
-export class InvalidCursorError extends RangeError {
-  constructor() {
-    super('Invalid cursor: pass the `next` of a previous page.');
-    this.name = 'InvalidCursorError';
-  }
-}
+/** Thrown by a log's `query` for a cursor it did not make (the admin API answers 400); the key stores' class too. */
+export { InvalidCursorError };
 
 export function encodeCursor(row: LogPosition): string {
   return Buffer.from(JSON.stringify([row.startedAt, row.requestId])).toString('base64url');
