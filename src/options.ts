@@ -1,5 +1,6 @@
 import { StaticKeyStore, type KeyStore, type StaticKey } from './auth/key-store.js';
 import { jsonLogger, silentLogger, type Logger } from './logger.js';
+import { DEFAULT_CONTENT_BYTES } from './logs/content-capture.js';
 import type { AttemptEvent, UsageEvent } from './policy/events.js';
 import type { GatewayPlugin, RequestHookPayload, ResponseHookPayload } from './plugins/plugin.js';
 import { checkBudget } from './policy/budget.js';
@@ -165,6 +166,14 @@ export interface GatewayOptions {
    * says its overhead in `x-infergate-overhead-ms`. Default false.
    */
   metrics?: boolean | { meterProvider?: MeterProviderLike | undefined } | undefined;
+  /**
+   * Prompts and answers in each text request's usage event (`event.content`), and so in the
+   * request log (docs/admin.md, "Request log"): the client's JSON body as read, and the answer
+   * (a JSON body as sent; a stream's text and tool calls, assembled). Credentials are scrubbed
+   * from both as from log lines, and each is cut at `maxBytes` (default 32 KiB) with a marker.
+   * Default false: no text is kept, and nothing is buffered for it.
+   */
+  captureContent?: boolean | { maxBytes?: number | undefined } | undefined;
 }
 
 /** The part of an OpenTelemetry `MeterProvider` the gateway uses. */
@@ -216,6 +225,8 @@ export interface ResolvedOptions {
   telemetry: false | { tracer: TracerLike | undefined };
   /** Metrics: off, or on with the caller's meter provider (undefined: the global one). */
   metrics: false | { meterProvider: MeterProviderLike | undefined };
+  /** The cap of each captured text, or undefined when prompts and answers are not captured. */
+  captureContent: { maxBytes: number } | undefined;
 }
 
 export const DEFAULT_CONTRACT_VERSION = '2026-11-22';
@@ -279,7 +290,15 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     accessLog: options.accessLog === true,
     telemetry: resolveTelemetry(options.telemetry),
     metrics: resolveMetrics(options.metrics),
+    captureContent: resolveCaptureContent(options.captureContent),
   };
+}
+
+function resolveCaptureContent(capture: GatewayOptions['captureContent']): ResolvedOptions['captureContent'] {
+  if (!capture) return undefined;
+  const maxBytes = (capture === true ? undefined : capture.maxBytes) ?? DEFAULT_CONTENT_BYTES;
+  if (!Number.isInteger(maxBytes) || maxBytes < 64) throw new TypeError('options.captureContent.maxBytes must be an integer >= 64');
+  return { maxBytes };
 }
 
 function resolveMetrics(metrics: GatewayOptions['metrics']): ResolvedOptions['metrics'] {

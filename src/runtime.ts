@@ -55,6 +55,8 @@ export interface GatewayRuntime {
   usageStore: UsageStore | undefined;
   /** Measure each request's overhead (`x-infergate-overhead-ms`, the `infergate.overhead` metric): with metrics on. */
   timesRequests: boolean;
+  /** Each captured text's cap, when prompts and answers go in usage events (`captureContent`). */
+  captureContent: { maxBytes: number } | undefined;
 }
 
 /** Builds the catalog, stores, policies, plugins and logger; throws a `TypeError` naming a bad model or policy. */
@@ -105,6 +107,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     }),
     usageStore,
     timesRequests: options.metrics !== false,
+    captureContent: options.captureContent,
   };
 }
 

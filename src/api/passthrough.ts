@@ -45,7 +45,7 @@ export async function passthroughText(
   if (body.stream !== true) {
     const text = await readText(reply.body, context.options.limits.jsonBodyBytes, call.upstreamWait);
     // A cut body, a proxy's page or an error sent with a 200 is a failure, not an answer to pass on.
-    ledger.finish({ status: 'ok', ...answerFacts(tap, parseAnswer(text, reply.redact)) });
+    ledger.finish({ status: 'ok', ...answerFacts(tap, parseAnswer(text, reply.redact)), answerText: text });
     return jsonTextResponse(text, reply.status, { 'content-type': reply.contentType });
   }
 

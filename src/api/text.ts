@@ -1,6 +1,7 @@
 import { GatewayError, isGatewayError } from '../errors.js';
 import { addHeaders } from '../http/add-headers.js';
-import { jsonResponse } from '../http/json-response.js';
+import { jsonTextResponse } from '../http/json-response.js';
+import { ContentCapture } from '../logs/content-capture.js';
 import type { RouteContext } from '../http/route.js';
 import { accumulateStream } from '../protocols/accumulate.js';
 import type { ClientCodec, EncodeContext, TextBody } from '../protocols/codec.js';
@@ -47,6 +48,8 @@ async function handleText(context: RouteContext, endpoint: ClientCodec): Promise
   const order = routeOrderOf(context.request);
 
   const ledger = new RequestLedger(context, model, endpoint.endpoint, 'text', body.stream === true, await admitRequest(context, model));
+  const capture = context.options.captureContent;
+  if (capture) ledger.content = new ContentCapture(text, capture.maxBytes);
   try {
     let conversation: Conversation | undefined;
     // The client's own text goes upstream on passthrough, unless the body was rebuilt here.
@@ -61,7 +64,8 @@ async function handleText(context: RouteContext, endpoint: ClientCodec): Promise
     // An exact repeat may be answered from the response cache; a fresh answer may be kept there.
     const cached = await consultCache(context, endpoint, model, body, ledger);
     const response = cached.hit ?? cached.keep(await answer(context, endpoint, model, { parsed: body, text: clientText }, ledger, order));
-    return addHeaders(conversation ? await conversation.record(response, ledger) : response, ledger.headers);
+    const recorded = conversation ? await conversation.record(response, ledger) : response;
+    return addHeaders(ledger.content ? ledger.content.watch(recorded, endpoint.protocol) : recorded, ledger.headers);
   } catch (error) {
     ledger.finish({ status: 'error', error, cancelled: context.signal.aborted, ...(context.signal.aborted ? { httpStatus: 499 } : {}) });
     if (isGatewayError(error)) Object.assign(error.headers, ledger.headers);
@@ -141,8 +145,15 @@ async function attempt(
   if (!ir.stream) {
     const response = await generate(provider, ir, call);
     const encoded = endpoint.encodeResponse(response, encodeContext);
-    ledger.finish({ status: 'ok', usage: response.usage, finishReason: response.finishReason, responseId: String(encoded.id ?? encoded.responseId) });
-    return addHeaders(jsonResponse(encoded), droppedNotes(ir));
+    const answerText = JSON.stringify(encoded);
+    ledger.finish({
+      status: 'ok',
+      usage: response.usage,
+      finishReason: response.finishReason,
+      responseId: String(encoded.id ?? encoded.responseId),
+      answerText,
+    });
+    return addHeaders(jsonTextResponse(answerText, 200, { 'content-type': 'application/json' }), droppedNotes(ir));
   }
   // The upstream encoder runs when the stream starts, before the answer's headers are written.
   return translatedStream(providerBatches(provider, ir, call), endpoint.streamEncoder(encodeContext), encodeContext, ledger, context.signal, () =>

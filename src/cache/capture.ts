@@ -1,26 +1,11 @@
 import { jsonTextOf } from '../http/json-response.js';
 import { type BodySource, bodySourceOf, pullResponse } from '../http/pull-body.js';
 import { EventFold } from '../protocols/accumulate.js';
-import { chatUpstream } from '../protocols/chat/index.js';
+import { ANSWER_DECODERS } from '../protocols/answer-decoders.js';
 import type { UpstreamCodec } from '../protocols/codec.js';
-import { geminiUpstream } from '../protocols/gemini/index.js';
 import type { IRResponse, IRStreamEvent, TextProtocol } from '../protocols/ir.js';
-import { messagesUpstream } from '../protocols/messages/index.js';
-import { responsesUpstream } from '../protocols/responses/index.js';
 import { SseReader } from '../protocols/sse-parse.js';
 import type { LedgerEnd, RequestLedger } from '../policy/request-ledger.js';
-
-/**
- * Each protocol's upstream decoder reads what its clients get: the answer the gateway sent
- * (passed through or translated) is in the client's protocol, so one decoder per protocol turns
- * either into the IR.
- */
-const DECODERS: Record<TextProtocol, UpstreamCodec> = {
-  chat: chatUpstream,
-  responses: responsesUpstream,
-  messages: messagesUpstream,
-  gemini: geminiUpstream,
-};
 
 /**
  * Watches an answer on its way to the client and calls `onComplete` with it as an IR response
@@ -32,7 +17,7 @@ const DECODERS: Record<TextProtocol, UpstreamCodec> = {
  */
 export function captureAnswer(response: Response, protocol: TextProtocol, ledger: RequestLedger, onComplete: (answer: IRResponse) => void): Response {
   if (response.status !== 200) return response;
-  const decoder = DECODERS[protocol];
+  const decoder = ANSWER_DECODERS[protocol];
   const keep = (answer: IRResponse | undefined) => {
     if (!answer) return;
     ledger.whenFinished((end) => {

@@ -1,5 +1,5 @@
 import { addHeaders } from '../http/add-headers.js';
-import { jsonResponse } from '../http/json-response.js';
+import { jsonTextResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
 import { newId, unixSeconds } from '../ids.js';
 import type { ClientCodec, EncodeContext } from '../protocols/codec.js';
@@ -34,8 +34,9 @@ export async function replayAnswer(
     return translatedStream(oneBatch(replayEvents(response)), codec.streamEncoder(encodeContext), encodeContext, ledger, context.signal, headers);
   }
   const encoded = codec.encodeResponse(response, encodeContext);
-  ledger.finish({ status: 'ok', usage: response.usage, finishReason: response.finishReason, responseId: String(encoded.id ?? encoded.responseId) });
-  return addHeaders(jsonResponse(encoded), headers);
+  const answerText = JSON.stringify(encoded);
+  ledger.finish({ status: 'ok', usage: response.usage, finishReason: response.finishReason, responseId: String(encoded.id ?? encoded.responseId), answerText });
+  return addHeaders(jsonTextResponse(answerText, 200, { 'content-type': 'application/json' }), headers);
 }
 
 /**

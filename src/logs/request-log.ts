@@ -171,5 +171,6 @@ export function rowOf(event: UsageEvent): RequestLogRow {
     ttftMs: event.ttftMs ?? null,
     overheadMs: event.overheadMs ?? null,
     attempts: event.attempts,
+    ...(event.content ? { content: event.content } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { CapturedContent } from '../logs/content-capture.js';
 import type { IRUsage } from '../protocols/ir.js';
 import type { RouteReason } from '../routing/deployments.js';
 import type { ModelKind } from '../routing/model.js';
@@ -75,6 +76,11 @@ export interface UsageEvent {
   costUsd: number;
   /** Where the price came from: `config` (the model's `price`), the catalog's name (`genai-prices`), or `unpriced`. */
   priceSource: string;
+  /**
+   * The request's and answer's texts, scrubbed and capped: only with `captureContent` on, and
+   * only on text requests (Responses, Chat Completions, Messages, Gemini).
+   */
+  content?: CapturedContent | undefined;
 }
 
 /** One per upstream attempt, successful or not, so retries and fallbacks are visible. */

@@ -8,6 +8,7 @@ import type { InFlightLease } from './deployment-health.js';
 import type { Admission } from './limit-engine.js';
 import type { AttemptEvent, EventError, UsageEvent } from './events.js';
 import type { AttemptOutcome } from './fallback.js';
+import type { ContentCapture } from '../logs/content-capture.js';
 
 export interface LedgerEnd {
   usage?: IRUsage | undefined;
@@ -22,6 +23,8 @@ export interface LedgerEnd {
   /** The ids of the answer's output items (a Responses passthrough answer), told with its id. */
   outputItemIds?: string[] | undefined;
   units?: UsageEvent['units'] | undefined;
+  /** A JSON answer's body as the client gets it, for the captured content (`captureContent`). */
+  answerText?: string | undefined;
 }
 
 /** Told the answer's id; a promise it returns is a write the answer waits for (`identifiedWrites`). */
@@ -54,6 +57,8 @@ export class RequestLedger {
   private inFlight: InFlightLease | undefined;
   /** The plan's order, first deployment and why it was chosen, for `x-infergate-route`. */
   private route: (Pick<RoutePlan, 'order' | 'reason'> & { first: string }) | undefined;
+  /** The request's prompt and answer, kept for the usage event when `captureContent` is on. */
+  content: ContentCapture | undefined;
 
   constructor(
     private readonly context: RouteContext,
@@ -247,6 +252,7 @@ export class RequestLedger {
       }),
       // A cache hit spent nothing upstream: $0 whatever the price (the usage is the original call's).
       ...(this.servedFromCache ? { cached: true, costUsd: 0 } : {}),
+      ...(this.content ? { content: this.content.content(end.answerText) } : {}),
     };
     let cost = 0;
     try {

@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { expect } from 'vitest';
 import { keyId } from '../../src/auth/key-store.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
-import type { UsageEvent } from '../../src/options.js';
+import type { GatewayOptions, UsageEvent } from '../../src/options.js';
 import { scopedPromptCacheKey } from '../../src/policy/prompt-cache-key.js';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { createOpenAIProvider } from '../../src/providers/openai/openai-provider.js';
@@ -62,6 +62,8 @@ export interface HarnessOptions {
   /** More providers (given the fakes' base URLs) and models, e.g. a provider with short timeouts. */
   providers?: (urls: Record<UpstreamKind, string>) => Record<string, Provider>;
   models?: ModelEntry[];
+  /** More gateway options (e.g. `captureContent`). */
+  gateway?: Partial<GatewayOptions>;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -87,6 +89,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ],
     logger: false,
     hooks: { onUsage: (event) => void usage.push(event) },
+    ...options.gateway,
   });
   const served: Served = await serve(gateway);
   const upstreams: Record<UpstreamKind, Upstream> = {
