@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
 import { CUT_MARKER, capped } from '../../src/logs/content-capture.js';
+import { MemoryRequestLog } from '../../src/logs/memory-request-log.js';
 import { rowOf } from '../../src/logs/request-log.js';
 import type { UsageEvent } from '../../src/options.js';
 import { type Harness, startHarness, type UpstreamKind } from '../upstreams/harness.js';
@@ -22,8 +23,9 @@ function post(h: Harness, path: string, body: string): Promise<Response> {
 
 describe('captureContent off (the default)', () => {
   let h: Harness;
+  const log = new MemoryRequestLog();
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ gateway: { requestLog: log } });
   });
   afterAll(() => h.close());
 
@@ -41,13 +43,19 @@ describe('captureContent off (the default)', () => {
       expect(rowOf(event)).not.toHaveProperty('content');
       expect(JSON.stringify(rowOf(event))).not.toContain('Hello');
     }
+    await vi.waitFor(() => expect(log.sinkStats().written).toBe(3));
+    const stored = JSON.stringify((await log.query({ limit: 10 })).data);
+    expect(stored).not.toContain('content');
+    expect(stored).not.toContain('Hello');
+    expect(stored).not.toContain(SECRET);
   });
 });
 
 describe('captureContent on', () => {
   let h: Harness;
+  const log = new MemoryRequestLog();
   beforeAll(async () => {
-    h = await startHarness({ gateway: { captureContent: true } });
+    h = await startHarness({ gateway: { captureContent: true, requestLog: log } });
   });
   afterAll(() => h.close());
   beforeEach(() => h.reset());
@@ -64,7 +72,7 @@ describe('captureContent on', () => {
       const event = await lastEvent(h);
       expect(event.content).toEqual({ request: body, response: answer });
       expect(JSON.parse(answer).choices[0].message.content).toBe('Hello world');
-      expect(rowOf(event).content).toEqual({ request: body, response: answer });
+      await vi.waitFor(async () => expect((await log.get(event.requestId))?.content).toEqual({ request: body, response: answer }));
     });
 
     it('assembles a Chat stream answer', async () => {
