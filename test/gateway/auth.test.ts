@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/errors.js';
 import { createGateway } from '../../src/gateway.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
 import type { ModelEntry } from '../../src/routing/model.js';
 
@@ -178,5 +180,69 @@ describe('GET /v1/models is filtered by the key scope', () => {
   it('lists only the group models for a group key, and only listed ones for a listed key', async () => {
     expect((await list('sk-vip')).data.map((model) => model.id)).toEqual(['text-vip', 'image-vip', 'video-vip', 'speech-vip']);
     expect((await list('sk-text-a-only')).data.map((model) => model.id)).toEqual(['text-a', 'image-a', 'video-a', 'speech-a']);
+  });
+});
+
+describe('a key store that cannot answer', () => {
+  const { logger, lines } = recordingLogger();
+  const failing = createGateway({
+    keys: {
+      lookup() {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      },
+    },
+    providers: { local: createLocalProvider({ chunkDelayMs: 0 }) },
+    models,
+    logger,
+  });
+  const body = json({ model: 'text-a', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+
+  it('refuses the request with a 503 in the route’s error shape (fails closed), and logs why', async () => {
+    const chat = await failing.fetch('http://gateway.test/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-secret-123', 'content-type': 'application/json' },
+      body,
+    });
+    expect(chat.status).toBe(503);
+    expect(chat.headers.get('retry-after')).toBe('1');
+    const text = await chat.text();
+    expect(text).not.toContain('sk-secret-123');
+    expect(text).not.toContain('ECONNREFUSED');
+    expect(JSON.parse(text)).toEqual({
+      error: { message: expect.stringMatching(/API keys cannot be checked/), type: expect.any(String), param: null, code: 'key_store_unavailable' },
+    });
+    expect(lines.some((line) => line.level === 'warn' && String(line.fields?.detail).includes('ECONNREFUSED'))).toBe(true);
+
+    const messages = await failing.fetch('http://gateway.test/v1/messages', {
+      method: 'POST',
+      headers: { 'x-api-key': 'sk-secret-123', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body,
+    });
+    expect(messages.status).toBe(503);
+    expect(await messages.json()).toMatchObject({ type: 'error', error: { type: expect.any(String) } });
+
+    const gemini = await failing.fetch('http://gateway.test/v1beta/models/text-a:generateContent', {
+      method: 'POST',
+      headers: { 'x-goog-api-key': 'sk-secret-123', 'content-type': 'application/json' },
+      body: json({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+    });
+    expect(gemini.status).toBe(503);
+    expect(await gemini.json()).toMatchObject({ error: { code: 503, status: 'UNAVAILABLE' } });
+  });
+
+  it('answers a GatewayError the store throws on purpose as it is', async () => {
+    const refusing = createGateway({
+      keys: {
+        lookup() {
+          throw new GatewayError({ status: 403, message: 'This tenant is suspended.', code: 'tenant_suspended' });
+        },
+      },
+      providers: { local: createLocalProvider({ chunkDelayMs: 0 }) },
+      models,
+      logger: false,
+    });
+    const response = await refusing.fetch('http://gateway.test/v1/models', { headers: { authorization: 'Bearer sk-x' } });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error: { code: 'tenant_suspended' } });
   });
 });
