@@ -4,3 +4,4 @@
  * (node-postgres) is an optional peer dependency, needed only by this entry.
  */
 export { PostgresConnection, type PostgresConnectionOptions } from './postgres/connection.js';
+export { PostgresKeyStore, type PostgresKeyStoreOptions } from './admin/keys/postgres-key-store.js';

@@ -16,18 +16,21 @@ export interface PostgresConnectionOptions {
   maxConnections?: number | undefined;
 }
 
+export type PostgresTuning = Pick<pg.PoolConfig, 'connectionTimeoutMillis' | 'query_timeout'>;
+
 /** A pool, the schema, and whether the pool is ours to close. */
 export class PostgresConnection {
   readonly pool: pg.Pool;
   readonly schema: string;
   private readonly owned: boolean;
 
-  constructor(options: PostgresConnectionOptions, owner: string) {
+  /** `tuning`: pool settings a store chooses for a pool it opens (timeouts: a lookup must fail, not hang, when the server is away). */
+  constructor(options: PostgresConnectionOptions, owner: string, tuning: PostgresTuning = {}) {
     if ((options.pool === undefined) === (options.url === undefined)) throw new TypeError(`${owner}: give exactly one of pool and url`);
     this.schema = options.schema ?? 'public';
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(this.schema)) throw new TypeError(`${owner}: schema must be a plain SQL identifier, got "${this.schema}"`);
     this.owned = options.pool === undefined;
-    this.pool = options.pool ?? new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10 });
+    this.pool = options.pool ?? new pg.Pool({ ...tuning, connectionString: options.url, max: options.maxConnections ?? 10 });
     // A pool's idle client that loses its server emits 'error': without a listener that ends the process.
     if (this.owned) this.pool.on('error', () => {});
   }

@@ -1,8 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { KeyRecord } from '../../src/auth/key-store.js';
 import { hashKeySecret, MANAGED_KEY_PREFIX } from '../../src/admin/keys/key-secret.js';
 import { InvalidCursorError, KeyRevokedError, type ManagedKeyStore } from '../../src/admin/keys/managed-key-store.js';
 import { MemoryKeyStore } from '../../src/admin/keys/memory-key-store.js';
+import { PostgresKeyStore } from '../../src/admin/keys/postgres-key-store.js';
+import { createGateway } from '../../src/gateway.js';
+import { createLocalProvider } from '../../src/providers/local/local-provider.js';
+import { testDatabase } from '../helpers/postgres.js';
+import { freePort } from '../helpers/serve.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const alice = { name: 'alice', address: '203.0.113.7' };
@@ -236,5 +241,94 @@ describe('MemoryKeyStore', () => {
     const { data } = await store.audit({ limit: 10 });
     expect(data.map((entry) => entry.after?.name)).toEqual(['n3', 'n2', 'n1']);
     expect(() => new MemoryKeyStore({ auditSize: 0 })).toThrow(/auditSize/);
+  });
+});
+
+const database = await testDatabase();
+let schemas = 0;
+afterAll(async () => {
+  await database.pool.query(
+    `DROP SCHEMA IF EXISTS ${Array.from({ length: schemas }, (_, n) => `"${database.schema}_${n}"`).join(', ') || `"${database.schema}"`} CASCADE`,
+  );
+  await database.close();
+});
+
+/** Everything the store's tables hold, as text. */
+async function postgresRows(schema: string): Promise<string> {
+  const tables = ['infergate_keys', 'infergate_key_hashes', 'infergate_audit'];
+  const dumps = await Promise.all(tables.map((table) => database.pool.query(`SELECT coalesce(json_agg(t), '[]')::text AS rows FROM "${schema}"."${table}" t`)));
+  return dumps.map((dump) => dump.rows[0].rows as string).join('\n');
+}
+
+keyStoreSuite('postgres', async () => {
+  const schema = `${database.schema}_${schemas++}`;
+  const store = new PostgresKeyStore({ url: database.url, schema, maxConnections: 2 });
+  return { store, raw: () => postgresRows(schema), close: () => store.close() };
+});
+
+describe('PostgresKeyStore', () => {
+  it('keeps only hashes: the hash row names the key, the secret is nowhere', async () => {
+    const schema = `${database.schema}_${schemas++}`;
+    const store = new PostgresKeyStore({ url: database.url, schema });
+    try {
+      const { key, secret } = await store.create({ name: 'x' }, alice);
+      const { rows } = await database.pool.query(`SELECT hash, key_id, expires_at FROM "${schema}".infergate_key_hashes`);
+      expect(rows).toEqual([{ hash: hashKeySecret(secret), key_id: key.id, expires_at: null }]);
+      const audit = await database.pool.query(`SELECT before::text, after::text FROM "${schema}".infergate_audit`);
+      expect(JSON.stringify(audit.rows)).not.toContain(hashKeySecret(secret));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses a key revoked on another instance within a second, though this one had it cached', async () => {
+    const schema = `${database.schema}_${schemas++}`;
+    const here = new PostgresKeyStore({ url: database.url, schema });
+    const there = new PostgresKeyStore({ url: database.url, schema });
+    try {
+      const { key, secret } = await here.create({}, alice);
+      expect((await there.lookup(secret))?.id).toBe(key.id);
+      expect((await there.lookup(secret))?.id).toBe(key.id); // from its cache now
+      const listening = await database.pool.connect();
+      const heard: string[] = [];
+      listening.on('notification', (message) => heard.push(`${message.channel} ${message.payload}`));
+      await listening.query('LISTEN infergate_keys');
+      await here.revoke(key.id, alice);
+      expect(await eventually(async () => heard.includes(`infergate_keys ${key.id}`), 1000)).toBe(true);
+      await listening.query('UNLISTEN infergate_keys');
+      listening.release();
+      expect(await eventually(async () => refused(await there.lookup(secret)), 1000)).toBe(true);
+      // An update made there is seen here too.
+      const other = await there.create({}, alice);
+      expect((await here.lookup(other.secret))?.disabled).toBe(false);
+      await there.update(other.key.id, { disabled: true }, alice);
+      expect(await eventually(async () => (await here.lookup(other.secret))?.disabled === true, 1000)).toBe(true);
+    } finally {
+      await Promise.all([here.close(), there.close()]);
+    }
+  });
+
+  it('fails closed: a lookup throws when the database cannot be reached, and the gateway answers 503', async () => {
+    const store = new PostgresKeyStore({ url: `postgres://postgres@127.0.0.1:${await freePort()}/infergate`, timeoutMs: 500 });
+    try {
+      await expect(store.lookup('sk-ig-whatever')).rejects.toThrow();
+      const gateway = createGateway({
+        keys: store,
+        providers: { local: createLocalProvider({ chunkDelayMs: 0 }) },
+        models: [{ id: 'text', provider: 'local', upstreamModel: 'local-chat' }],
+        logger: false,
+      });
+      const response = await gateway.fetch('http://gateway.test/v1/models', { headers: { authorization: 'Bearer sk-ig-whatever' } });
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ error: { code: 'key_store_unavailable' } });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('checks its options', () => {
+    expect(() => new PostgresKeyStore({ url: database.url, cacheTtlMs: 5000 })).toThrow(/cacheTtlMs/);
+    expect(() => new PostgresKeyStore({ url: database.url, timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => new PostgresKeyStore({ url: database.url, schema: 'a;b' })).toThrow(/schema/);
   });
 });
