@@ -33,7 +33,7 @@ function hangingSink(): RequestLogSink & { rows: RequestLogRow[] } {
 }
 
 const until = async (condition: () => boolean) => {
-  for (let tries = 0; !condition() && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let tries = 0; !condition() && tries < 1000; tries++) await new Promise((resolve) => setTimeout(resolve, 5));
 };
 
 describe('options.requestLog', () => {
