@@ -5,3 +5,4 @@
  */
 export { PostgresConnection, type PostgresConnectionOptions } from './postgres/connection.js';
 export { PostgresKeyStore, type PostgresKeyStoreOptions } from './admin/keys/postgres-key-store.js';
+export { PostgresRequestLog, type PostgresRequestLogOptions } from './logs/postgres-request-log.js';
