@@ -2,10 +2,11 @@ import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import { ADMIN_KEY_MIN_LENGTH } from './admin/admin-credential.js';
 import type { StaticKey } from './auth/key-store.js';
-import { dateLabel, flag, nonNegativeInteger, nonNegativeNumber, positiveInteger, storageUriPrefixes, strictObject, text } from './config-fields.js';
+import { dateLabel, flag, nonNegativeInteger, positiveInteger, storageUriPrefixes, strictObject, text } from './config-fields.js';
 import type { GatewayOptions } from './options.js';
 import type { RedisClusterOptions, RedisSentinelOptions } from './redis/connection.js';
-import { BudgetSchema, GroupBudgetsSchema, KeyBudgetSchema } from './policy/budget-schema.js';
+import { BudgetSchema, GroupBudgetsSchema } from './policy/budget-schema.js';
+import { KeyLimitsSchema, keySettingFields } from './auth/key-schema.js';
 import { localModels } from './providers/local/local-provider.js';
 import type { Provider } from './providers/provider.js';
 import { ProviderConfigSchema, type ProviderConfig } from './providers/provider-config.js';
@@ -197,20 +198,13 @@ function crossCheckModels(models: readonly ModelConfig[], providerNames: readonl
 const KeySchema = strictObject({
   key: text,
   id: v.optional(text),
-  models: v.optional(v.union([v.literal('*'), v.array(text)], 'expected "*" or an array of model ids')),
-  group: v.optional(text),
-  disabled: v.optional(flag),
-  metadata: v.optional(v.record(v.string(), v.unknown(), 'expected an object')),
-  limits: v.optional(
-    strictObject({
-      requestsPerMinute: v.optional(nonNegativeNumber),
-      tokensPerMinute: v.optional(nonNegativeNumber),
-      concurrentRequests: v.optional(nonNegativeNumber),
-      quota: v.optional(nonNegativeNumber),
-    }),
-  ),
+  models: v.optional(keySettingFields.models),
+  group: v.optional(keySettingFields.group),
+  disabled: v.optional(keySettingFields.disabled),
+  metadata: v.optional(keySettingFields.metadata),
+  limits: v.optional(keySettingFields.limits),
   balance: v.optional(v.number('expected a number')),
-  budget: v.optional(KeyBudgetSchema),
+  budget: v.optional(keySettingFields.budget),
   cache: v.optional(flag),
   strictParams: v.optional(flag),
   storageUris: v.optional(storageUriPrefixes),
@@ -321,14 +315,7 @@ const ConfigSchema = strictObject({
   /** Per-key limits, retries and fallback (docs/policies.md). */
   policies: v.optional(
     strictObject({
-      limits: v.optional(
-        strictObject({
-          requestsPerMinute: v.optional(nonNegativeNumber),
-          tokensPerMinute: v.optional(nonNegativeNumber),
-          concurrentRequests: v.optional(nonNegativeNumber),
-          quota: v.optional(nonNegativeNumber),
-        }),
-      ),
+      limits: v.optional(KeyLimitsSchema),
       retry: v.optional(
         strictObject({
           retries: v.optional(nonNegativeInteger),

@@ -95,3 +95,5 @@ export {
 export { MemoryRequestLog, type MemoryRequestLogOptions } from './logs/memory-request-log.js';
 export { InvalidCursorError } from './logs/log-cursor.js';
 export { MAX_STATS_BUCKETS } from './logs/stats-series.js';
+export { createAdminHandler, type AdminHandler, type AdminHandlerOptions } from './admin/admin-handler.js';
+export type { AdminAuthorize } from './admin/admin-auth.js';

@@ -1,7 +1,10 @@
 import type { Route } from './route.js';
 
-export type RouteMatch =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
+/** What the router reads of a route: its method, its path pattern, and the error shape of a 405 (the admin API routes its own kind). */
+export type RoutePattern = Pick<Route, 'path' | 'style' | 'styleFor' | 'webSocketFallback'> & { method: string };
+
+export type RouteMatch<R extends RoutePattern = Route> =
+  | { kind: 'found'; route: R; params: Record<string, string> }
   | {
       kind: 'method-not-allowed';
       allow: string[];
@@ -27,11 +30,11 @@ const PARAM = /^:(\w+)(\+?)(.*)$/;
  * Matches a path against a fixed table. Static paths are a map lookup; the few parameterized
  * ones are compared segment by segment.
  */
-export class Router {
-  private readonly staticRoutes = new Map<string, Route[]>();
-  private readonly paramRoutes: { segments: SegmentPattern[]; route: Route }[] = [];
+export class Router<R extends RoutePattern = Route> {
+  private readonly staticRoutes = new Map<string, R[]>();
+  private readonly paramRoutes: { segments: SegmentPattern[]; route: R }[] = [];
 
-  constructor(routes: readonly Route[]) {
+  constructor(routes: readonly R[]) {
     for (const route of routes) {
       if (route.path.includes('/:')) {
         this.paramRoutes.push({ segments: parsePattern(route.path), route });
@@ -43,8 +46,8 @@ export class Router {
     }
   }
 
-  match(method: string, path: string): RouteMatch {
-    const candidates: { route: Route; params: Record<string, string> }[] = [];
+  match(method: string, path: string): RouteMatch<R> {
+    const candidates: { route: R; params: Record<string, string> }[] = [];
     for (const route of this.staticRoutes.get(path) ?? []) candidates.push({ route, params: {} });
     if (candidates.length === 0) {
       const segments = path.split('/');

@@ -1,0 +1,58 @@
+import { GatewayError, invalidRequest } from '../errors.js';
+import { echo } from '../http/echo.js';
+import { jsonResponse } from '../http/json-response.js';
+import type { RequestLogReader, StatsQuery } from '../logs/request-log.js';
+import { adminRoute, type AdminRoute } from './admin-route.js';
+
+const HOUR_MS = 3_600_000;
+const BUCKET_MS = { hour: HOUR_MS, day: 24 * HOUR_MS } as const;
+
+/** The charts' default range: the last day. */
+const DEFAULT_STATS_RANGE_MS = 24 * HOUR_MS;
+
+/** Most points a chart's series may have: 83 days by hour, 5 years by day. */
+const MAX_BUCKETS = 2000;
+
+/** `/logs` and `/stats`: the request log, read back. 404 when the handler has no log. */
+export const logRoutes: readonly AdminRoute[] = [
+  adminRoute('GET', '/logs', async function listLogs({ log, query }) {
+    const params = query(['keyId', 'model', 'status', 'from', 'to', 'limit', 'cursor']);
+    const reader = readerOf(log);
+    const { from, to } = { from: params.time('from'), to: params.time('to') };
+    if (from !== undefined && to !== undefined && from >= to) throw invalidRequest(`Invalid 'from': it must be before 'to'.`, 'from', 'invalid_value');
+    const page = await reader.query({
+      keyId: params.text('keyId'),
+      model: params.text('model'),
+      status: params.status(),
+      from,
+      to,
+      limit: params.limit(),
+      cursor: params.text('cursor'),
+    });
+    return jsonResponse({ object: 'list', ...page });
+  }),
+  adminRoute('GET', '/logs/:requestId', async function getLog({ log, params, query }) {
+    query([]);
+    const row = await readerOf(log).get(params.requestId!);
+    if (!row) throw new GatewayError({ status: 404, message: `No request '${echo(params.requestId!)}' in the log.`, param: 'requestId', code: 'request_not_found' });
+    return jsonResponse(row);
+  }),
+  adminRoute('GET', '/stats', async function stats({ log, query }) {
+    const params = query(['from', 'to', 'bucket', 'by', 'keyId', 'model']);
+    const reader = readerOf(log);
+    const to = params.time('to') ?? Date.now();
+    const from = params.time('from') ?? to - DEFAULT_STATS_RANGE_MS;
+    const bucket = params.choice('bucket', ['hour', 'day']) ?? 'hour';
+    if (from >= to) throw invalidRequest(`Invalid 'from': it must be before 'to'.`, 'from', 'invalid_value');
+    if ((to - from) / BUCKET_MS[bucket] > MAX_BUCKETS) {
+      throw invalidRequest(`Invalid 'from': the range holds more than ${MAX_BUCKETS} ${bucket}s; narrow it or use a wider bucket.`, 'from', 'invalid_value');
+    }
+    const statsQuery: StatsQuery = { from, to, bucket, by: params.choice('by', ['model', 'key']) ?? 'model', keyId: params.text('keyId'), model: params.text('model') };
+    return jsonResponse(await reader.stats(statsQuery));
+  }),
+];
+
+function readerOf(log: RequestLogReader | undefined): RequestLogReader {
+  if (!log) throw new GatewayError({ status: 404, message: 'This admin API has no request log.', code: 'not_found' });
+  return log;
+}

@@ -1,0 +1,26 @@
+import * as v from 'valibot';
+import { flag, nonNegativeNumber, strictObject, text } from '../config-fields.js';
+import { KeyBudgetSchema } from '../policy/budget-schema.js';
+
+/**
+ * The fields of a key that both the config file's `keys` and the admin API (`POST`/`PATCH
+ * /admin/keys`) set, so the two accept exactly the same values. Each message says what was
+ * expected; the caller adds the path.
+ */
+
+/** A key's limits (`KeyLimits`), and the default ones of `policies.limits`. */
+export const KeyLimitsSchema = strictObject({
+  requestsPerMinute: v.optional(nonNegativeNumber),
+  tokensPerMinute: v.optional(nonNegativeNumber),
+  concurrentRequests: v.optional(nonNegativeNumber),
+  quota: v.optional(nonNegativeNumber),
+});
+
+export const keySettingFields = {
+  models: v.union([v.literal('*'), v.array(text)], 'expected "*" or an array of model ids'),
+  group: text,
+  disabled: flag,
+  metadata: v.record(v.string(), v.unknown(), 'expected an object'),
+  limits: KeyLimitsSchema,
+  budget: KeyBudgetSchema,
+};
