@@ -70,13 +70,15 @@ function hasNoBody(request: Request): boolean {
   return !headers.has('content-type') && !headers.has('transfer-encoding') && (headers.get('content-length') ?? '0').trim() === '0';
 }
 
-/** The output, or a 400 naming the field: every unknown field at once, else the first problem. */
+/** The output, or a 400 naming the first field at fault (an unknown one first: likely a typo). */
 function validate<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, body);
   if (result.success) return result.output;
-  const unknown = result.issues.filter((issue) => issue.type === 'strict_object' && issue.expected === 'never').map((issue) => formatPath(issue.path)!);
-  if (unknown.length > 0) {
-    return fail(`Unknown field${unknown.length === 1 ? '' : 's'} ${unknown.map((name) => `'${name}'`).join(', ')}.`, unknown[0]!, 'unknown_parameter');
+  const unknown = result.issues.find((issue) => issue.type === 'strict_object' && issue.expected === 'never');
+  if (unknown) {
+    const param = formatPath(unknown.path)!;
+    // The schema's message lists the fields allowed there (`config-fields.ts` strictObject).
+    return fail(`Unknown field '${param}': ${unknown.message}.`, param, 'unknown_parameter');
   }
   const [issue] = result.issues;
   const param = formatPath(issue.path);
@@ -89,5 +91,7 @@ function fail(message: string, param: string | null, code: string): never {
 }
 
 function optionalFields<const E extends v.ObjectEntries>(entries: E): { [name in keyof E]: v.OptionalSchema<E[name], undefined> } {
-  return Object.fromEntries(Object.entries(entries).map(([name, schema]) => [name, v.optional(schema)])) as { [name in keyof E]: v.OptionalSchema<E[name], undefined> };
+  return Object.fromEntries(Object.entries(entries).map(([name, schema]) => [name, v.optional(schema)])) as {
+    [name in keyof E]: v.OptionalSchema<E[name], undefined>;
+  };
 }

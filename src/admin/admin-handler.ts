@@ -72,14 +72,9 @@ export class AdminCore {
     const { basePath } = this;
     if (url.pathname !== basePath && !url.pathname.startsWith(basePath + '/')) throw notFound(url.pathname);
     const path = url.pathname.slice(basePath.length);
-    const reading = request.method === 'GET' || request.method === 'HEAD';
-    // The dashboard's relative links need the trailing slash.
-    if (path === '' && reading) return new Response(null, { status: 308, headers: { location: `${basePath}/${url.search}` } });
-    if (reading && (path === '/' || path.startsWith('/assets/'))) {
-      const file = await dashboardResponse(path);
-      if (!file) throw notFound(url.pathname);
-      return file;
-    }
+    // The dashboard's files (and `<base>` → `<base>/`), to anyone: they hold no data.
+    const file = request.method === 'GET' || request.method === 'HEAD' ? await dashboardResponse(path, request.url) : undefined;
+    if (file) return file;
 
     // The key first: without it nothing, not even which paths exist, is told.
     const actor = await this.actorOf(request, serverContext);
@@ -109,7 +104,10 @@ export class AdminCore {
     if (error instanceof InvalidCursorError) {
       return errorResponse(new GatewayError({ status: 400, message: error.message, param: 'cursor', code: 'invalid_cursor' }), openaiStyle, '');
     }
-    if (!isGatewayError(error)) this.logger.error('admin API: unexpected error', { error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
+    if (!isGatewayError(error))
+      this.logger.error('admin API: unexpected error', {
+        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+      });
     return errorResponse(error, openaiStyle, '');
   }
 }

@@ -14,11 +14,10 @@ export const adminRoutes: readonly AdminRoute[] = [
     const sink = (log as (RequestLogReader & Partial<RequestLogSink>) | undefined)?.sinkStats?.();
     return jsonResponse({ keyStore: keys.kind, requestLog: log?.kind ?? null, ...(sink ? { sink } : {}), version: packageJson.version });
   }),
-  adminRoute('GET', '/health', async function health({ health, query }) {
+  adminRoute('GET', '/health', async function deploymentHealth({ health, query }) {
     query([]);
     return jsonResponse({ deployments: health?.() ?? [] });
   }),
   ...keyRoutes,
   ...logRoutes,
 ];
-

@@ -2,16 +2,11 @@ import { GatewayError, invalidRequest } from '../errors.js';
 import { echo } from '../http/echo.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RequestLogReader, StatsQuery } from '../logs/request-log.js';
+import { bucketRange, HOUR_MS } from '../logs/stats-series.js';
 import { adminRoute, type AdminRoute } from './admin-route.js';
-
-const HOUR_MS = 3_600_000;
-const BUCKET_MS = { hour: HOUR_MS, day: 24 * HOUR_MS } as const;
 
 /** The charts' default range: the last day. */
 const DEFAULT_STATS_RANGE_MS = 24 * HOUR_MS;
-
-/** Most points a chart's series may have: 83 days by hour, 5 years by day. */
-const MAX_BUCKETS = 2000;
 
 /** `/logs` and `/stats`: the request log, read back. 404 when the handler has no log. */
 export const logRoutes: readonly AdminRoute[] = [
@@ -34,7 +29,8 @@ export const logRoutes: readonly AdminRoute[] = [
   adminRoute('GET', '/logs/:requestId', async function getLog({ log, params, query }) {
     query([]);
     const row = await readerOf(log).get(params.requestId!);
-    if (!row) throw new GatewayError({ status: 404, message: `No request '${echo(params.requestId!)}' in the log.`, param: 'requestId', code: 'request_not_found' });
+    if (!row)
+      throw new GatewayError({ status: 404, message: `No request '${echo(params.requestId!)}' in the log.`, param: 'requestId', code: 'request_not_found' });
     return jsonResponse(row);
   }),
   adminRoute('GET', '/stats', async function stats({ log, query }) {
@@ -43,11 +39,24 @@ export const logRoutes: readonly AdminRoute[] = [
     const to = params.time('to') ?? Date.now();
     const from = params.time('from') ?? to - DEFAULT_STATS_RANGE_MS;
     const bucket = params.choice('bucket', ['hour', 'day']) ?? 'hour';
+    const statsQuery: StatsQuery = {
+      from,
+      to,
+      bucket,
+      by: params.choice('by', ['model', 'key']) ?? 'model',
+      keyId: params.text('keyId'),
+      model: params.text('model'),
+    };
     if (from >= to) throw invalidRequest(`Invalid 'from': it must be before 'to'.`, 'from', 'invalid_value');
-    if ((to - from) / BUCKET_MS[bucket] > MAX_BUCKETS) {
-      throw invalidRequest(`Invalid 'from': the range holds more than ${MAX_BUCKETS} ${bucket}s; narrow it or use a wider bucket.`, 'from', 'invalid_value');
+    try {
+      bucketRange(statsQuery);
+    } catch (error) {
+      throw invalidRequest(
+        `Invalid 'from': ${(error as Error).message.replace(/^stats: /, '')}; narrow the range or use a wider bucket.`,
+        'from',
+        'invalid_value',
+      );
     }
-    const statsQuery: StatsQuery = { from, to, bucket, by: params.choice('by', ['model', 'key']) ?? 'model', keyId: params.text('keyId'), model: params.text('model') };
     return jsonResponse(await reader.stats(statsQuery));
   }),
 ];

@@ -20,7 +20,11 @@ export const keySettingFields = {
   models: v.union([v.literal('*'), v.array(text)], 'expected "*" or an array of model ids'),
   group: text,
   disabled: flag,
-  metadata: v.record(v.string(), v.unknown(), 'expected an object'),
+  // valibot's record takes an array (as `{ "0": … }`).
+  metadata: v.pipe(
+    v.custom<unknown>((value) => !Array.isArray(value), 'expected an object'),
+    v.record(v.string(), v.unknown(), 'expected an object'),
+  ),
   limits: KeyLimitsSchema,
   budget: KeyBudgetSchema,
 };
