@@ -28,6 +28,18 @@ export function patchedKey(key: ManagedKey, patch: KeyPatch, now: number): Manag
   return withoutUndefined(next);
 }
 
+/** The key with a new secret: the prefix people see is the new one's; the previous one works until `graceMs` from now. */
+export function rotatedKey(key: ManagedKey, secret: string, graceMs: number, now: number): ManagedKey {
+  const { previousExpiresAt: _old, ...rest } = key;
+  return { ...rest, prefix: visiblePrefix(secret), updatedAt: now, ...(graceMs > 0 ? { previousExpiresAt: now + graceMs } : {}) };
+}
+
+/** The key revoked now (a grace period running ends with it). */
+export function revokedKey(key: ManagedKey, now: number): ManagedKey {
+  const { previousExpiresAt: _grace, ...rest } = key;
+  return { ...rest, updatedAt: now, revokedAt: now };
+}
+
 /** The key as shown: a grace period that is over is no longer mentioned. */
 export function shownKey(key: ManagedKey, now: number): ManagedKey {
   if (key.previousExpiresAt === undefined || key.previousExpiresAt > now) return key;

@@ -1,6 +1,6 @@
 import type { KeyRecord } from '../../auth/key-store.js';
-import { hashKeySecret, newKeySecret, visiblePrefix } from './key-secret.js';
-import { auditEntry, decodeSequenceCursor, encodeCursor, newManagedKey, patchedKey, shownKey } from './managed-key.js';
+import { hashKeySecret, newKeySecret } from './key-secret.js';
+import { auditEntry, decodeSequenceCursor, encodeCursor, newManagedKey, patchedKey, revokedKey, rotatedKey, shownKey } from './managed-key.js';
 import {
   type Actor,
   type AuditAction,
@@ -105,13 +105,7 @@ export class MemoryKeyStore implements ManagedKeyStore {
     const now = Date.now();
     const secret = newKeySecret();
     const hash = hashKeySecret(secret);
-    const { previousExpiresAt: _old, ...rest } = before;
-    const after: ManagedKey = {
-      ...rest,
-      prefix: visiblePrefix(secret),
-      updatedAt: now,
-      ...(options.graceMs > 0 ? { previousExpiresAt: now + options.graceMs } : {}),
-    };
+    const after = rotatedKey(before, secret, options.graceMs, now);
     const own = this.hashesOf.get(id)!;
     // Only the newest previous secret keeps working: an older one's grace ends here.
     if (own.previous) this.hashes.delete(own.previous);
@@ -128,8 +122,7 @@ export class MemoryKeyStore implements ManagedKeyStore {
     const before = this.keys.get(id);
     if (!before || before.revokedAt !== undefined) return before && structuredClone(before);
     const now = Date.now();
-    const { previousExpiresAt: _grace, ...rest } = before;
-    const after: ManagedKey = { ...rest, updatedAt: now, revokedAt: now };
+    const after = revokedKey(before, now);
     this.keys.set(id, after);
     this.record(now, actor, 'revoke', before, after);
     return structuredClone(after);

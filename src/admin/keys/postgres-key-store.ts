@@ -2,9 +2,19 @@ import pg from 'pg';
 import type { KeyRecord } from '../../auth/key-store.js';
 import { jsonLogger, type Logger } from '../../logger.js';
 import { PostgresConnection, type PostgresConnectionOptions } from '../../postgres/connection.js';
-import { hashKeySecret, newKeySecret, visiblePrefix } from './key-secret.js';
+import { hashKeySecret, newKeySecret } from './key-secret.js';
 import { cacheOptions, type LookupAnswer, LookupCache } from './lookup-cache.js';
-import { auditEntry, decodeSequenceCursor, encodeCursor, newManagedKey, patchedKey, shownKey, withoutUndefined } from './managed-key.js';
+import {
+  auditEntry,
+  decodeSequenceCursor,
+  encodeCursor,
+  newManagedKey,
+  patchedKey,
+  revokedKey,
+  rotatedKey,
+  shownKey,
+  withoutUndefined,
+} from './managed-key.js';
 import {
   type Actor,
   type AuditAction,
@@ -162,8 +172,7 @@ export class PostgresKeyStore implements ManagedKeyStore {
       if (graceEnd === undefined) await client.query(`DELETE FROM ${this.hashes} WHERE key_id = $1`, [id]);
       else await client.query(`UPDATE ${this.hashes} SET expires_at = $2 WHERE key_id = $1`, [id, graceEnd]);
       await client.query(`INSERT INTO ${this.hashes} (hash, key_id) VALUES ($1, $2)`, [hashKeySecret(secret), id]);
-      const { previousExpiresAt: _old, ...rest } = before;
-      const after: ManagedKey = withoutUndefined({ ...rest, prefix: visiblePrefix(secret), updatedAt: now, previousExpiresAt: graceEnd });
+      const after = rotatedKey(before, secret, options.graceMs, now);
       await client.query(`UPDATE ${this.keys} SET prefix = $2, updated_at = $3, previous_expires_at = $4 WHERE id = $1`, [
         id,
         after.prefix,
@@ -181,8 +190,7 @@ export class PostgresKeyStore implements ManagedKeyStore {
       const before = await this.locked(client, id);
       if (!before || before.revokedAt !== undefined) return before;
       const now = Date.now();
-      const { previousExpiresAt: _grace, ...rest } = before;
-      const after: ManagedKey = { ...rest, updatedAt: now, revokedAt: now };
+      const after = revokedKey(before, now);
       await client.query(`UPDATE ${this.keys} SET updated_at = $2, revoked_at = $2, previous_expires_at = NULL WHERE id = $1`, [id, now]);
       await this.record(client, now, actor, 'revoke', before, after);
       return after;
