@@ -9,3 +9,4 @@ export { RedisCacheStore, type RedisCacheStoreOptions } from './cache/redis-cach
 export { RedisUsageStore, type RedisUsageStoreOptions } from './state/redis-usage-store.js';
 export { RedisHealthBus, type RedisHealthBusOptions } from './policy/redis-health-bus.js';
 export type { RedisClient, RedisClusterOptions, RedisConnectionOptions, RedisSentinelOptions } from './redis/connection.js';
+export { RedisKeyStore, type RedisKeyStoreOptions } from './admin/keys/redis-key-store.js';

@@ -4,9 +4,12 @@ import { hashKeySecret, MANAGED_KEY_PREFIX } from '../../src/admin/keys/key-secr
 import { InvalidCursorError, KeyRevokedError, type ManagedKeyStore } from '../../src/admin/keys/managed-key-store.js';
 import { MemoryKeyStore } from '../../src/admin/keys/memory-key-store.js';
 import { PostgresKeyStore } from '../../src/admin/keys/postgres-key-store.js';
+import { RedisKeyStore } from '../../src/admin/keys/redis-key-store.js';
+import { randomBytes } from 'node:crypto';
 import { createGateway } from '../../src/gateway.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
 import { testDatabase } from '../helpers/postgres.js';
+import { redisTargets, type RedisTarget } from '../redis/targets.js';
 import { freePort } from '../helpers/serve.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -330,5 +333,103 @@ describe('PostgresKeyStore', () => {
     expect(() => new PostgresKeyStore({ url: database.url, cacheTtlMs: 5000 })).toThrow(/cacheTtlMs/);
     expect(() => new PostgresKeyStore({ url: database.url, timeoutMs: 0 })).toThrow(/timeoutMs/);
     expect(() => new PostgresKeyStore({ url: database.url, schema: 'a;b' })).toThrow(/schema/);
+  });
+});
+
+/** Every key under `prefix` and its value (strings, and sorted sets with their members), as text. */
+async function redisValues(target: RedisTarget, prefix: string): Promise<string> {
+  const redis = target.client();
+  const values: string[] = [];
+  for (const key of await target.keys(`${prefix}*`)) {
+    const type = await redis.type(key);
+    values.push(key, type === 'zset' ? (await redis.zrange(key, '0', '-1')).join('\n') : String(await redis.get(key)));
+  }
+  return values.join('\n');
+}
+
+async function dropPrefix(target: RedisTarget, prefix: string): Promise<void> {
+  const redis = target.client();
+  await Promise.all((await target.keys(`${prefix}*`)).map((key) => redis.del(key)));
+}
+
+const targets = await redisTargets();
+afterAll(async () => {
+  for (const target of targets) await target.close();
+});
+
+for (const target of targets) {
+  const newPrefix = () => `test-keys-${randomBytes(4).toString('hex')}:`;
+
+  keyStoreSuite(`redis (${target.name})`, async () => {
+    const keyPrefix = newPrefix();
+    const store = new RedisKeyStore({ ...target.connection, keyPrefix });
+    return {
+      store,
+      raw: () => redisValues(target, keyPrefix),
+      close: async () => {
+        await store.close();
+        await dropPrefix(target, keyPrefix);
+      },
+    };
+  });
+
+  describe(`RedisKeyStore (${target.name})`, () => {
+    it('refuses a key revoked on another instance within a second, though this one had it cached', async () => {
+      const keyPrefix = newPrefix();
+      const here = new RedisKeyStore({ ...target.connection, keyPrefix });
+      const there = new RedisKeyStore({ ...target.connection, keyPrefix });
+      const listening = target.client();
+      try {
+        const { key, secret } = await here.create({}, alice);
+        expect((await there.lookup(secret))?.id).toBe(key.id);
+        expect((await there.lookup(secret))?.id).toBe(key.id); // from its cache now
+        const heard: string[] = [];
+        listening.on('message', (channel: string, message: string) => heard.push(`${channel} ${message}`));
+        await listening.subscribe(`${keyPrefix}managed-keys`);
+        await here.revoke(key.id, alice);
+        expect(await eventually(async () => refused(await there.lookup(secret)), 1000)).toBe(true);
+        expect(await eventually(async () => heard.includes(`${keyPrefix}managed-keys ${key.id}`), 1000)).toBe(true);
+        const other = await there.create({}, alice);
+        expect((await here.lookup(other.secret))?.disabled).toBe(false);
+        await there.update(other.key.id, { disabled: true }, alice);
+        expect(await eventually(async () => (await here.lookup(other.secret))?.disabled === true, 1000)).toBe(true);
+      } finally {
+        listening.disconnect();
+        await Promise.all([here.close(), there.close()]);
+        await dropPrefix(target, keyPrefix);
+      }
+    });
+
+    it('gives a previous secret an expiry in Redis too, and keeps only hashes', async () => {
+      const keyPrefix = newPrefix();
+      const store = new RedisKeyStore({ ...target.connection, keyPrefix });
+      const redis = target.client();
+      try {
+        const { key, secret } = await store.create({}, alice);
+        await store.rotate(key.id, { graceMs: 60_000 }, alice);
+        const ttl = await redis.pttl(`${keyPrefix}{managed-keys}:hash:${hashKeySecret(secret)}`);
+        expect(ttl).toBeGreaterThan(50_000);
+        expect(ttl).toBeLessThanOrEqual(60_000);
+        expect(await redisValues(target, keyPrefix)).not.toContain(secret);
+      } finally {
+        await store.close();
+        await dropPrefix(target, keyPrefix);
+      }
+    });
+
+    it('fails closed: a lookup throws when Redis cannot be reached', async () => {
+      const store = new RedisKeyStore({ ...target.unreachable(await freePort()), timeoutMs: 300, logger: { info() {}, warn() {}, error() {} } });
+      try {
+        await expect(store.lookup('sk-ig-whatever')).rejects.toThrow();
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+describe('RedisKeyStore options', () => {
+  it('refuses a prefix that would break its hash tag', () => {
+    expect(() => new RedisKeyStore({ url: 'redis://127.0.0.1:1', keyPrefix: 'a{b}' })).toThrow(/keyPrefix/);
   });
 });
