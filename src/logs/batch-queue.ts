@@ -22,6 +22,11 @@ export interface BatchQueueOptions<T> {
   retries?: number | undefined;
   /** Wait before the first retry, doubled for each next one. Default 250 ms. */
   retryDelayMs?: number | undefined;
+  /**
+   * An attempt that has not finished after this long counts as failed (and is retried), so a
+   * storage that stopped answering cannot stall the queue for ever. Default 30 s.
+   */
+  timeoutMs?: number | undefined;
   logger: Logger;
   /** At most one "queue full" warning this often. Default 60 s. */
   warnIntervalMs?: number | undefined;
@@ -60,11 +65,18 @@ export class BatchQueue<T> {
     };
     positive(options.capacity, 'queueSize');
     positive(options.batchSize, 'batchSize');
+    if (options.timeoutMs !== undefined) positive(options.timeoutMs, 'the write timeout');
+    for (const [value, what] of [
+      [options.retries, 'retries'],
+      [options.retryDelayMs, 'retryDelayMs'],
+    ] as const) {
+      if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new TypeError(`${name}: ${what} must be an integer >= 0`);
+    }
     if (options.batchSize > options.capacity) throw new TypeError(`${name}: batchSize must be at most queueSize`);
     if (!Number.isInteger(options.flushMs) || options.flushMs < 0) throw new TypeError(`${name}: flushMs must be an integer >= 0`);
     const overflow = options.overflow ?? 'drop';
     if (overflow !== 'drop' && overflow !== 'wait') throw new TypeError(`${name}: overflow must be "drop" or "wait"`);
-    this.options = { ...options, retries: 3, retryDelayMs: 250, warnIntervalMs: 60_000, ...withoutUndefined(options), overflow };
+    this.options = { ...options, retries: 3, retryDelayMs: 250, timeoutMs: 30_000, warnIntervalMs: 60_000, ...withoutUndefined(options), overflow };
   }
 
   /** Items held now (waiting or being written): never above `capacity`. */
@@ -156,11 +168,22 @@ export class BatchQueue<T> {
     }
   }
 
+  /** One write, failed after `timeoutMs` (the write itself may still finish: a write must be idempotent). */
+  private attempt(batch: T[]): Promise<void> {
+    const write = this.options.write(batch);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+    });
+    write.catch(() => {});
+    return Promise.race([write, timeout]).finally(() => clearTimeout(timer));
+  }
+
   private async writeWithRetries(batch: T[]): Promise<void> {
     const { retries, retryDelayMs, logger, name } = this.options;
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.options.write(batch);
+        await this.attempt(batch);
         this.counts.written += batch.length;
         return;
       } catch (error) {

@@ -20,6 +20,8 @@ export interface PostgresRequestLogOptions extends PostgresConnectionOptions {
   retentionDays?: number | undefined;
   /** Wait before a failed batch's first retry (doubled for each next one). Default 250 ms. */
   retryDelayMs?: number | undefined;
+  /** A batch the database has not written after this long is retried (its rows are written at most once). Default 30 s. */
+  writeTimeoutMs?: number | undefined;
   /** Where dropped rows and failed batches are told. Default: JSON lines on stderr. */
   logger?: Logger | undefined;
 }
@@ -107,6 +109,7 @@ export class PostgresRequestLog implements RequestLog {
       flushMs: options.flushMs ?? 1000,
       overflow: options.overflow,
       retryDelayMs: options.retryDelayMs,
+      timeoutMs: options.writeTimeoutMs,
       logger: this.logger,
     });
   }

@@ -181,6 +181,22 @@ describe('BatchQueue', () => {
     ]);
   });
 
+  it('an attempt without an answer within timeoutMs counts as failed and is retried', async () => {
+    const batches: number[][] = [];
+    // The first three attempts never answer, the fourth does.
+    const write = (batch: number[]) => (batches.push(batch) <= 3 ? new Promise<void>(() => {}) : Promise.resolve());
+    const { queue: q } = queue({ write, timeoutMs: 5, retries: 1 });
+    for (let n = 1; n <= 6; n++) q.push(n);
+    await q.flush();
+    expect(batches).toEqual([
+      [1, 2, 3],
+      [1, 2, 3],
+      [4, 5, 6],
+      [4, 5, 6],
+    ]);
+    expect(q.stats()).toEqual({ written: 3, queued: 0, dropped: 0, failedBatches: 2, failedRows: 3 });
+  });
+
   it('flush writes partial batches at once; close drains, then drops what comes after', async () => {
     const batches: number[][] = [];
     const { queue: q } = queue({ write: async (batch) => void batches.push(batch), batchSize: 5 });
@@ -202,5 +218,7 @@ describe('BatchQueue', () => {
     expect(() => queue({ write, capacity: 2, batchSize: 3 })).toThrow('TestLog: batchSize must be at most queueSize');
     expect(() => queue({ write, capacity: 0 })).toThrow('TestLog: queueSize must be a positive integer');
     expect(() => queue({ write, overflow: 'block' as 'wait' })).toThrow('TestLog: overflow must be "drop" or "wait"');
+    expect(() => queue({ write, timeoutMs: 0 })).toThrow('TestLog: the write timeout must be a positive integer');
+    expect(() => queue({ write, retries: -1 })).toThrow('TestLog: retries must be an integer >= 0');
   });
 });

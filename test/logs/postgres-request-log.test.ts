@@ -55,6 +55,19 @@ async function rollupsAndRawSums(log: PostgresRequestLog) {
   return { rollups: rollups.rows, raw: raw.rows };
 }
 
+/** Holds a lock the log's writes need (after its tables are made), until the returned function is called. */
+async function stall(log: PostgresRequestLog): Promise<() => Promise<void>> {
+  log.write(logRow());
+  await log.flush();
+  const locker = await db.pool.connect();
+  await locker.query('BEGIN');
+  await locker.query(`LOCK TABLE "${schemaOf(log)}".infergate_usage_daily IN ACCESS EXCLUSIVE MODE`);
+  return async () => {
+    await locker.query('ROLLBACK');
+    locker.release();
+  };
+}
+
 function shuffled<T>(items: readonly T[], seed: number): T[] {
   const copy = [...items];
   let state = seed;
@@ -122,16 +135,17 @@ describe('PostgresRequestLog', () => {
     expect(rollups.reduce((sum, row) => sum + row.errors, 0)).toBe(6);
   });
 
-  it('two instances writing the same rollup rows at once: no deadlock, exact totals', async () => {
+  it('three instances writing the same rollup rows at once: no deadlock, exact totals', async () => {
     const schema = `${db.schema}_${++schemas}`;
-    const first = openLog({ batchSize: 25, maxConnections: 4 }, schema);
-    const second = openLog({ batchSize: 25, maxConnections: 4 }, schema);
-    // Both see 600 shared rows (in different orders: a retry storm, a resend) and 300 of their own.
-    const shared = Array.from({ length: 600 }, (_, n) =>
+    const first = openLog({ batchSize: 20, maxConnections: 4 }, schema);
+    const second = openLog({ batchSize: 20, maxConnections: 4 }, schema);
+    const third = openLog({ batchSize: 20, maxConnections: 4 }, schema);
+    // Each sees 1,500 shared rows (in different orders: a resend) and 500 of their own, in small batches hitting the same rollup rows.
+    const shared = Array.from({ length: 1500 }, (_, n) =>
       logRow({ keyId: `key-${n % 4}`, keyGroup: `g${n % 2}`, model: `m${n % 3}`, startedAt: today() + (n % 7), costUsd: 0.5 }),
     );
     const own = (tag: string) =>
-      Array.from({ length: 300 }, (_, n) =>
+      Array.from({ length: 500 }, (_, n) =>
         logRow({ keyId: `key-${n % 4}`, keyGroup: `g${n % 2}`, model: `m${n % 3}`, startedAt: today() + n, costUsd: 0.25, requestId: `req_${tag}_${n}` }),
       );
     const feed = async (log: PostgresRequestLog, rows: RequestLogRow[]) => {
@@ -141,13 +155,17 @@ describe('PostgresRequestLog', () => {
       }
       await log.flush();
     };
-    await Promise.all([feed(first, shuffled([...shared, ...own('a')], 1)), feed(second, shuffled([...shared, ...own('b')], 2))]);
-    expect(first.sinkStats().failedBatches + second.sinkStats().failedBatches).toBe(0);
-    expect(await count(first)).toBe(1200);
+    await Promise.all([
+      feed(first, shuffled([...shared, ...own('a')], 1)),
+      feed(second, shuffled([...shared, ...own('b')], 2)),
+      feed(third, shuffled([...shared, ...own('c')], 3)),
+    ]);
+    expect([first, second, third].map((log) => log.sinkStats().failedBatches)).toEqual([0, 0, 0]);
+    expect(await count(first)).toBe(3000);
     const { rollups, raw } = await rollupsAndRawSums(first);
     expect(rollups).toEqual(raw);
-    expect(rollups.reduce((sum, row) => sum + row.requests, 0)).toBe(1200);
-    expect(rollups.reduce((sum, row) => sum + row.cost_usd, 0)).toBe(600 * 0.5 + 600 * 0.25);
+    expect(rollups.reduce((sum, row) => sum + row.requests, 0)).toBe(3000);
+    expect(rollups.reduce((sum, row) => sum + row.cost_usd, 0)).toBe(1500 * 0.5 + 1500 * 0.25);
   });
 
   it('makes a partition per UTC day the rows need, and drops the days past retention', async () => {
@@ -279,17 +297,11 @@ describe('PostgresRequestLog', () => {
 
   it('drop: a stalled database fills the queue, further rows are dropped and counted, the rest written when it answers', async () => {
     const log = openLog({ batchSize: 5, queueSize: 10, flushMs: 0 });
-    const schema = schemaOf(log);
-    log.write(logRow());
-    await log.flush();
-    const locker = await db.pool.connect();
-    await locker.query('BEGIN');
-    await locker.query(`LOCK TABLE "${schema}".infergate_usage_daily IN ACCESS EXCLUSIVE MODE`);
+    const release = await stall(log);
     const results = Array.from({ length: 30 }, () => log.write(logRow({ startedAt: today() + 1 })));
     expect(results.every((result) => result === undefined)).toBe(true);
     expect(log.sinkStats()).toMatchObject({ written: 1, queued: 10, dropped: 20 });
-    await locker.query('ROLLBACK');
-    locker.release();
+    await release();
     await log.flush();
     expect(log.sinkStats()).toEqual({ written: 11, queued: 0, dropped: 20, failedBatches: 0, failedRows: 0 });
     expect(await count(log)).toBe(11);
@@ -297,41 +309,36 @@ describe('PostgresRequestLog', () => {
 
   it('wait: a stalled database holds the writers beyond the queue, and every row is written when it answers', async () => {
     const log = openLog({ batchSize: 5, queueSize: 10, flushMs: 0, overflow: 'wait' });
-    const schema = schemaOf(log);
-    log.write(logRow());
-    await log.flush();
-    const locker = await db.pool.connect();
-    await locker.query('BEGIN');
-    await locker.query(`LOCK TABLE "${schema}".infergate_usage_daily IN ACCESS EXCLUSIVE MODE`);
+    const release = await stall(log);
     let admitted = 0;
     const writes = Array.from({ length: 30 }, () => Promise.resolve(log.write(logRow({ startedAt: today() + 1 }))).then(() => admitted++));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(admitted).toBe(10);
     expect(log.sinkStats()).toMatchObject({ written: 1, queued: 30, dropped: 0 });
-    await locker.query('ROLLBACK');
-    locker.release();
+    await release();
     await Promise.all(writes);
     await log.flush();
     expect(log.sinkStats()).toEqual({ written: 31, queued: 0, dropped: 0, failedBatches: 0, failedRows: 0 });
     expect(await count(log)).toBe(31);
   });
 
-  it('a server that accepts and never answers: writes return at once, the overflow is dropped, close gives the rows up', async () => {
+  it('a server that accepts and never answers: writes return at once, the overflow is dropped, hung batches are given up', async () => {
     const sockets = new Set<Socket>();
     const blackHole = createServer((socket) => void sockets.add(socket));
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
     const port = (blackHole.address() as { port: number }).port;
     const { logger, lines } = recordingLogger();
-    const log = openLog({ url: `postgres://postgres@127.0.0.1:${port}/infergate`, batchSize: 5, queueSize: 10, flushMs: 0, logger });
+    const log = openLog({ url: `postgres://postgres@127.0.0.1:${port}/infergate`, batchSize: 5, queueSize: 10, flushMs: 0, writeTimeoutMs: 20, logger });
     for (let n = 0; n < 25; n++) expect(log.write(logRow())).toBeUndefined();
     expect(log.sinkStats()).toMatchObject({ written: 0, queued: 10, dropped: 15 });
     expect(lines.filter((line) => line.message === 'PostgresRequestLog: queue full, rows dropped')).toHaveLength(1);
-    // The server goes away: the connection fails, each batch is retried, then given up.
-    const closed = log.close();
+    // Each attempt times out (the server still holds the connections): the queue moves on.
+    await log.flush();
+    expect(log.sinkStats()).toEqual({ written: 0, queued: 0, dropped: 15, failedBatches: 2, failedRows: 10 });
+    expect(lines.filter((line) => line.level === 'error').map((line) => line.fields?.message)).toEqual(['no answer within 20 ms', 'no answer within 20 ms']);
     for (const socket of sockets) socket.destroy();
     blackHole.close();
-    await closed;
-    expect(log.sinkStats()).toEqual({ written: 0, queued: 0, dropped: 15, failedBatches: 2, failedRows: 10 });
+    await log.close();
   });
 
   it('a key and time range query reads the key/time index on a few thousand rows', async () => {
