@@ -42,7 +42,11 @@ export function TimeChart({ title, xs, series, kind, format }: TimeChartProps): 
           stroke: COLORS[index % COLORS.length]!,
           width: kind === 'bars' ? 0 : 2,
           ...(kind === 'bars'
-            ? { fill: COLORS[index % COLORS.length]! + '99', points: { show: false }, paths: uPlot.paths.bars!({ size: [0.8 / Math.max(series.length, 1), 40] }) }
+            ? {
+                fill: COLORS[index % COLORS.length]! + '99',
+                points: { show: false },
+                paths: uPlot.paths.bars!({ size: [0.8 / Math.max(series.length, 1), 40] }),
+              }
             : {}),
           value: (_plot: uPlot, value: number | null) => (value === null ? '–' : format(value)),
         })),

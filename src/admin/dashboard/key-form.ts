@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { KeyPatch, KeySettings, ManagedKey } from '../keys/managed-key-store.js';
+import { cancelOnEscape, useFocusOnMount } from './focus.js';
 import { html, type View } from './html.js';
 
 const PERIODS = [
@@ -41,6 +42,7 @@ export function KeyForm({ title, submitLabel, initial, onSubmit, onCancel }: Key
   const [fields, setFields] = useState<Fields>(() => fieldsOf(initial));
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const focus = useFocusOnMount<HTMLInputElement>();
   const text = (name: keyof Fields, type = 'text') => ({
     type,
     name,
@@ -56,9 +58,9 @@ export function KeyForm({ title, submitLabel, initial, onSubmit, onCancel }: Key
     setBusy(false);
   }
 
-  return html`<form class="key-form" aria-labelledby="key-form-title" onSubmit=${submit}>
+  return html`<form class="key-form" aria-labelledby="key-form-title" onSubmit=${submit} onKeyDown=${cancelOnEscape(onCancel)}>
     <h3 id="key-form-title">${title}</h3>
-    <label>Name <input ...${text('name')} /></label>
+    <label>Name <input ref=${focus} ...${text('name')} /></label>
     <label>Models <input ...${text('models')} placeholder="all" aria-describedby="models-hint" /></label>
     <p id="models-hint" class="hint">Comma-separated model names; empty or * for every model.</p>
     <label>Group <input ...${text('group')} placeholder="default" /></label>

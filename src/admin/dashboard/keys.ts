@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { KeyPatch, KeySettings, ManagedKey, Page } from '../keys/managed-key-store.js';
 import { type Api, messageOf } from './api.js';
+import { cancelOnEscape, useFocusOnMount } from './focus.js';
 import { formatTime, formatUsd } from './format.js';
 import { html, type View } from './html.js';
 import { usePaged } from './use-loaded.js';
@@ -130,6 +131,7 @@ function KeyTable({ keys, open }: { keys: ManagedKey[]; open: (panel: Panel) => 
 /** The secret, shown once: the API never tells it again. */
 function SecretPanel({ issued, action, onDone }: { issued: Issued; action: 'created' | 'rotated'; onDone: () => void }): View {
   const [copied, setCopied] = useState<string>();
+  const focus = useFocusOnMount<HTMLInputElement>();
   async function copy(): Promise<void> {
     try {
       await navigator.clipboard.writeText(issued.key);
@@ -142,7 +144,7 @@ function SecretPanel({ issued, action, onDone }: { issued: Issued; action: 'crea
     <h3 id="secret-title">Key ${action}: ${describe(issued)}</h3>
     <p class="warning" role="alert">Copy this key now. It is shown only once: the gateway keeps only its hash and cannot show it again.</p>
     ${action === 'rotated' && issued.previousExpiresAt !== undefined && html`<p>The previous key keeps working until ${formatTime(issued.previousExpiresAt)}.</p>`}
-    <label>Secret <input readonly value=${issued.key} size="60" onFocus=${(event: Event) => (event.target as HTMLInputElement).select()} /></label>
+    <label>Secret <input ref=${focus} readonly value=${issued.key} size="60" onFocus=${(event: Event) => (event.target as HTMLInputElement).select()} /></label>
     <button type="button" onClick=${copy}>Copy</button>
     <span aria-live="polite">${copied}</span>
     <p><button type="button" onClick=${onDone}>I have copied it</button></p>
@@ -160,7 +162,8 @@ function RotateDialog({
 }): View {
   const [grace, setGrace] = useState('86400');
   const [error, setError] = useState<string>();
-  return html`<dialog open aria-labelledby="rotate-title">
+  const focus = useFocusOnMount<HTMLInputElement>();
+  return html`<dialog open aria-labelledby="rotate-title" onKeyDown=${cancelOnEscape(onCancel)}>
     <form
       onSubmit=${async (event: Event) => {
         event.preventDefault();
@@ -169,7 +172,7 @@ function RotateDialog({
     >
       <h3 id="rotate-title">Rotate ${keyLabel}</h3>
       <p>A new secret replaces the key's. The old one keeps working for the grace period, so clients can move over.</p>
-      <label>Grace period (seconds) <input type="number" min="0" max="2592000" step="1" required value=${grace} onInput=${(event: Event) => setGrace((event.target as HTMLInputElement).value)} /></label>
+      <label>Grace period (seconds) <input ref=${focus} type="number" min="0" max="2592000" step="1" required value=${grace} onInput=${(event: Event) => setGrace((event.target as HTMLInputElement).value)} /></label>
       <p class="hint">86400 is one day; 0 stops the old secret at once.</p>
       ${error && html`<p role="alert" class="error">${error}</p>`}
       <button type="submit">Rotate</button> <button type="button" onClick=${onCancel}>Cancel</button>
@@ -179,12 +182,13 @@ function RotateDialog({
 
 function RevokeDialog({ keyLabel, onRevoke, onCancel }: { keyLabel: string; onRevoke: () => Promise<string | undefined>; onCancel: () => void }): View {
   const [error, setError] = useState<string>();
-  return html`<dialog open aria-labelledby="revoke-title">
+  const focus = useFocusOnMount<HTMLButtonElement>();
+  return html`<dialog open aria-labelledby="revoke-title" onKeyDown=${cancelOnEscape(onCancel)}>
     <h3 id="revoke-title">Revoke ${keyLabel}?</h3>
     <p>Every request with this key is refused from now on, on every instance. This cannot be undone.</p>
     ${error && html`<p role="alert" class="error">${error}</p>`}
     <button type="button" class="danger" onClick=${async () => setError(await onRevoke())}>Revoke key</button>
-    <button type="button" onClick=${onCancel}>Cancel</button>
+    <button ref=${focus} type="button" onClick=${onCancel}>Cancel</button>
   </dialog>`;
 }
 
