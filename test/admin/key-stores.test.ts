@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createGateway } from '../../src/gateway.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
 import { testDatabase } from '../helpers/postgres.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { redisTargets, type RedisTarget } from '../redis/targets.js';
 import { freePort } from '../helpers/serve.js';
 
@@ -139,6 +140,19 @@ function keyStoreSuite(name: string, open: () => Promise<KeyStoreSetup>): void {
       expect((await store.list({ limit: 10 })).data).toEqual([]);
       expect((await store.list({ limit: 10, includeRevoked: true })).data).toEqual([revoked]);
       expect(await store.revoke('key_0000000000000000', alice)).toBeUndefined();
+    });
+
+    it('keeps every one of concurrent changes of one key, each audited against the one before', async () => {
+      const { store } = await fresh();
+      const { key } = await store.create({}, alice);
+      const names = Array.from({ length: 8 }, (_, index) => `n${index}`);
+      await Promise.all(names.map((name) => store.update(key.id, { name }, alice)));
+      const { data } = await store.audit({ limit: 20, keyId: key.id });
+      const updates = data.filter((entry) => entry.action === 'update').reverse();
+      expect(updates.map((entry) => entry.after?.name).sort()).toEqual(names);
+      const chain = [data.at(-1)!.after, ...updates.map((entry) => entry.after)];
+      expect(updates.map((entry) => entry.before)).toEqual(chain.slice(0, -1));
+      expect((await store.get(key.id))?.name).toBe(updates.at(-1)!.after?.name);
     });
 
     it('lists newest first across pages with opaque cursors', async () => {
@@ -309,6 +323,29 @@ describe('PostgresKeyStore', () => {
     } finally {
       await Promise.all([here.close(), there.close()]);
     }
+  });
+
+  it('listens again when its notification connection is lost', async () => {
+    const schema = `${database.schema}_${schemas++}`;
+    const { logger, lines } = recordingLogger();
+    const store = new PostgresKeyStore({ url: database.url, schema, logger });
+    const listeners = async () =>
+      (
+        await database.pool.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query = 'LISTEN infergate_keys'`, [
+          `infergate key changes (${schema})`,
+        ])
+      ).rows.map((row) => row.pid as number);
+    try {
+      await store.create({}, alice);
+      expect(await eventually(async () => (await listeners()).length === 1)).toBe(true);
+      const [first] = await listeners();
+      await database.pool.query('SELECT pg_terminate_backend($1)', [first]);
+      expect(await eventually(async () => (await listeners()).some((pid) => pid !== first), 3000)).toBe(true);
+      expect(lines.some((line) => line.level === 'warn' && line.message.includes('notifications are lost'))).toBe(true);
+    } finally {
+      await store.close();
+    }
+    expect(await listeners()).toEqual([]);
   });
 
   it('fails closed: a lookup throws when the database cannot be reached, and the gateway answers 503', async () => {

@@ -325,7 +325,11 @@ export class PostgresKeyStore implements ManagedKeyStore {
    */
   private async listen(): Promise<void> {
     if (this.listener || this.closed) return;
-    const client = new pg.Client(this.connection.pool.options as pg.ClientConfig);
+    const client = new pg.Client({
+      ...(this.connection.pool.options as pg.ClientConfig),
+      // So an operator (and a test) can tell it in pg_stat_activity.
+      application_name: `infergate key changes (${this.connection.schema})`.slice(0, 63),
+    });
     this.listener = client;
     const lost = (error?: unknown) => {
       if (this.listener !== client) return;

@@ -48,8 +48,9 @@ interface KeySecrets {
   previous?: string | undefined;
 }
 
-/** Attempts of a change that met another change of the same key, before it gives up. */
-const CHANGE_ATTEMPTS = 5;
+/** Attempts of a change that met other changes of the same key, before it gives up; each waits a little longer, at random. */
+const CHANGE_ATTEMPTS = 20;
+const CHANGE_BACKOFF_MS = 5;
 
 /**
  * Managed keys in Redis (`ioredis`, an optional peer dependency), shared by every instance on it.
@@ -262,6 +263,7 @@ export class RedisKeyStore implements ManagedKeyStore {
       );
       this.cache.clear();
       if (done === 1) return after;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * CHANGE_BACKOFF_MS * (attempt + 1)));
     }
     throw new Error(`RedisKeyStore: the key ${id} kept changing under this change; try again`);
   }
