@@ -29,37 +29,55 @@ export interface PostgresRequestLogOptions extends PostgresConnectionOptions {
 /** A column of `infergate_requests`: its SQL type, and the row's value for it. */
 type Column = readonly [name: string, type: string, value: (row: RequestLogRow) => unknown];
 
+/** Longest text kept in a column (an index entry must stay under PostgreSQL's 2,704 bytes). */
+const MAX_TEXT = 256;
+
+/**
+ * Values PostgreSQL takes whatever the row holds: one it refuses would fail its whole batch. Text
+ * without NUL (refused in `text`) and cut; integers rounded; a number that is not finite as 0.
+ */
+function text(value: string): string;
+function text(value: string | null): string | null;
+function text(value: string | null): string | null {
+  if (value === null) return null;
+  const clean = value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+  return clean.length > MAX_TEXT ? clean.slice(0, MAX_TEXT) : clean;
+}
+const whole = (value: number): number => (Number.isFinite(value) ? Math.round(value) : 0);
+const finite = (value: number): number => (Number.isFinite(value) ? value : 0);
+
 const COLUMNS: readonly Column[] = [
-  ['request_id', 'text', (row) => row.requestId],
+  ['request_id', 'text', (row) => text(row.requestId)],
   ['started_at', 'timestamptz', (row) => new Date(row.startedAt).toISOString()],
-  ['key_id', 'text', (row) => row.keyId],
-  ['key_group', 'text', (row) => row.keyGroup],
-  ['endpoint', 'text', (row) => row.endpoint],
-  ['kind', 'text', (row) => row.kind],
+  ['key_id', 'text', (row) => text(row.keyId)],
+  ['key_group', 'text', (row) => text(row.keyGroup)],
+  ['endpoint', 'text', (row) => text(row.endpoint)],
+  ['kind', 'text', (row) => text(row.kind)],
   ['stream', 'boolean', (row) => row.stream],
-  ['model', 'text', (row) => row.model],
-  ['deployment', 'text', (row) => row.deployment],
-  ['provider', 'text', (row) => row.provider],
-  ['upstream_model', 'text', (row) => row.upstreamModel],
-  ['route_reason', 'text', (row) => row.routeReason],
-  ['status', 'text', (row) => row.status],
-  ['http_status', 'smallint', (row) => row.httpStatus],
-  ['error_code', 'text', (row) => row.errorCode],
-  ['error_message', 'text', (row) => row.errorMessage],
+  ['model', 'text', (row) => text(row.model)],
+  ['deployment', 'text', (row) => text(row.deployment)],
+  ['provider', 'text', (row) => text(row.provider)],
+  ['upstream_model', 'text', (row) => text(row.upstreamModel)],
+  ['route_reason', 'text', (row) => text(row.routeReason)],
+  ['status', 'text', (row) => text(row.status)],
+  ['http_status', 'smallint', (row) => whole(row.httpStatus)],
+  ['error_code', 'text', (row) => text(row.errorCode)],
+  // rowOf already cut it to 500 characters.
+  ['error_message', 'text', (row) => (row.errorMessage === null ? null : row.errorMessage.replaceAll('\u0000', ''))],
   ['cancelled', 'boolean', (row) => row.cancelled],
   ['cached', 'boolean', (row) => row.cached],
-  ['finish_reason', 'text', (row) => row.finishReason],
-  ['response_id', 'text', (row) => row.responseId],
-  ['input_tokens', 'bigint', (row) => row.inputTokens],
-  ['output_tokens', 'bigint', (row) => row.outputTokens],
-  ['cached_input_tokens', 'bigint', (row) => row.cachedInputTokens],
-  ['cache_write_tokens', 'bigint', (row) => row.cacheWriteTokens],
-  ['reasoning_tokens', 'bigint', (row) => row.reasoningTokens],
-  ['cost_usd', 'numeric', (row) => String(row.costUsd)],
-  ['latency_ms', 'integer', (row) => Math.round(row.latencyMs)],
-  ['ttft_ms', 'integer', (row) => (row.ttftMs === null ? null : Math.round(row.ttftMs))],
-  ['overhead_ms', 'double precision', (row) => row.overheadMs],
-  ['attempts', 'smallint', (row) => row.attempts],
+  ['finish_reason', 'text', (row) => text(row.finishReason)],
+  ['response_id', 'text', (row) => text(row.responseId)],
+  ['input_tokens', 'bigint', (row) => whole(row.inputTokens)],
+  ['output_tokens', 'bigint', (row) => whole(row.outputTokens)],
+  ['cached_input_tokens', 'bigint', (row) => whole(row.cachedInputTokens)],
+  ['cache_write_tokens', 'bigint', (row) => whole(row.cacheWriteTokens)],
+  ['reasoning_tokens', 'bigint', (row) => whole(row.reasoningTokens)],
+  ['cost_usd', 'numeric', (row) => String(finite(row.costUsd))],
+  ['latency_ms', 'integer', (row) => whole(row.latencyMs)],
+  ['ttft_ms', 'integer', (row) => (row.ttftMs === null ? null : whole(row.ttftMs))],
+  ['overhead_ms', 'double precision', (row) => (row.overheadMs === null ? null : finite(row.overheadMs))],
+  ['attempts', 'smallint', (row) => whole(row.attempts)],
 ];
 
 const NULLABLE = new Set(['route_reason', 'error_code', 'error_message', 'finish_reason', 'response_id', 'ttft_ms', 'overhead_ms']);

@@ -93,6 +93,32 @@ describe('PostgresRequestLog', () => {
     expect(log.sinkStats()).toEqual({ written: 2, queued: 0, dropped: 0, failedBatches: 0, failedRows: 0 });
   });
 
+  it('a row PostgreSQL would refuse as it is (NUL, a huge model id, fractions, NaN) is written, and so is the rest of its batch', async () => {
+    const log = openLog();
+    const odd = errorRow({
+      model: `x\u0000${'m'.repeat(5000)}`,
+      errorMessage: 'bad \u0000 byte',
+      inputTokens: 1.5,
+      costUsd: Number.NaN,
+      latencyMs: 12.7,
+      overheadMs: Number.POSITIVE_INFINITY,
+    });
+    const plain = logRow();
+    log.write(odd);
+    log.write(plain);
+    await log.flush();
+    expect(log.sinkStats()).toMatchObject({ written: 2, failedBatches: 0 });
+    expect(await log.get(plain.requestId)).toEqual(plain);
+    expect(await log.get(odd.requestId)).toMatchObject({
+      model: `x${'m'.repeat(255)}`,
+      errorMessage: 'bad  byte',
+      inputTokens: 2,
+      costUsd: 0,
+      latencyMs: 13,
+      overheadMs: 0,
+    });
+  });
+
   it('a batch retried after its statement committed (the answer lost) writes its rows and rollups once', async () => {
     const pool = new pg.Pool({ connectionString: db.url, max: 2 });
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
