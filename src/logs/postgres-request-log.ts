@@ -113,6 +113,7 @@ export class PostgresRequestLog implements RequestLog {
   /** Day partitions this instance made or saw (start of the day, ms). */
   private readonly partitions = new Set<number>();
   private lastRetention = Number.NEGATIVE_INFINITY;
+  private closing: Promise<void> | undefined;
 
   constructor(options: PostgresRequestLogOptions) {
     this.connection = new PostgresConnection(options, 'PostgresRequestLog');
@@ -140,9 +141,10 @@ export class PostgresRequestLog implements RequestLog {
     return this.queue.flush();
   }
 
-  async close(): Promise<void> {
-    await this.queue.close();
-    await this.connection.close();
+  /** Writes what is queued, then closes the pool it opened; once, however often it is called. */
+  close(): Promise<void> {
+    this.closing ??= this.queue.close().then(() => this.connection.close());
+    return this.closing;
   }
 
   sinkStats(): SinkStats {

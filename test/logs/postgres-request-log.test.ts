@@ -91,6 +91,8 @@ describe('PostgresRequestLog', () => {
     expect(await log.get(failed.requestId)).toEqual(failed);
     expect(await log.get('req_missing')).toBeUndefined();
     expect(log.sinkStats()).toEqual({ written: 2, queued: 0, dropped: 0, failedBatches: 0, failedRows: 0 });
+    await Promise.all([log.close(), log.close()]);
+    await log.close();
   });
 
   it('a row PostgreSQL would refuse as it is (NUL, a huge model id, fractions, NaN) is written, and so is the rest of its batch', async () => {
