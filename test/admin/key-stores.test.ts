@@ -448,6 +448,9 @@ for (const target of targets) {
         expect(ttl).toBeGreaterThan(50_000);
         expect(ttl).toBeLessThanOrEqual(60_000);
         expect(await redisValues(target, keyPrefix)).not.toContain(secret);
+        const audit = await redis.zrange(`${keyPrefix}{managed-keys}:audit`, '0', '-1');
+        expect(audit).toHaveLength(2);
+        expect(audit.join('\n')).not.toContain(hashKeySecret(secret));
       } finally {
         await store.close();
         await dropPrefix(target, keyPrefix);

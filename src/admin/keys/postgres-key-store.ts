@@ -232,7 +232,8 @@ export class PostgresKeyStore implements ManagedKeyStore {
   /** The tables, made once (again after a failure: the server may be back), and the notification listener started. */
   private ready(): Promise<void> {
     this.migrated ??= this.connection.migrate(this.tables()).then(
-      () => this.listen(),
+      // Not awaited: a listener slow to connect must not hold lookups (the TTL bounds what it misses).
+      () => void this.listen(),
       (error: unknown) => {
         this.migrated = undefined;
         throw error;
