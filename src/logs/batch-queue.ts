@@ -51,6 +51,8 @@ export class BatchQueue<T> {
   private flushes = 0;
   private pumping: Promise<void> | undefined;
   private closed = false;
+  /** A batch failed all its tries while closing: the rest are not tried. */
+  private givenUpWhileClosing = false;
   /** Items ever admitted, and items written or given up: a flush waits for the second to reach the first. */
   private admitted = 0;
   private handled = 0;
@@ -106,7 +108,10 @@ export class BatchQueue<T> {
     }
   }
 
-  /** Drops what is pushed from now on, and writes what is held. */
+  /**
+   * Drops what is pushed from now on, and writes what is held; once a batch fails all its tries,
+   * what is left is given up (counted in `failedRows`) so a shutdown does not wait on a dead storage.
+   */
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
@@ -159,7 +164,8 @@ export class BatchQueue<T> {
       const batch = this.pending.splice(0, this.options.batchSize);
       if (this.pending.length === 0) this.timeIsUp = false;
       this.inFlight = batch.length;
-      await this.writeWithRetries(batch);
+      if (this.givenUpWhileClosing) this.giveUp(batch);
+      else await this.writeWithRetries(batch);
       this.inFlight = 0;
       this.handled += batch.length;
       while (this.waiters.length > 0 && this.size < this.options.capacity) this.waiters.shift()!();
@@ -179,6 +185,12 @@ export class BatchQueue<T> {
     return Promise.race([write, timeout]).finally(() => clearTimeout(timer));
   }
 
+  /** Counts a batch as failed without trying it. */
+  private giveUp(batch: T[]): void {
+    this.counts.failedRows += batch.length;
+    this.options.logger.error(`${this.options.name}: closing after a failed batch, rows given up unwritten`, { rows: batch.length });
+  }
+
   private async writeWithRetries(batch: T[]): Promise<void> {
     const { retries, retryDelayMs, logger, name } = this.options;
     for (let attempt = 0; ; attempt++) {
@@ -192,6 +204,8 @@ export class BatchQueue<T> {
         if (attempt >= retries) {
           this.counts.failedRows += batch.length;
           logger.error(`${name}: a batch failed ${attempt + 1} times, its rows are given up`, { rows: batch.length, message });
+          // Closing with the storage down: the rest is given up at once rather than holding the shutdown.
+          if (this.closed) this.givenUpWhileClosing = true;
           return;
         }
         logger.warn(`${name}: a batch failed, retrying`, { rows: batch.length, attempt: attempt + 1, message });

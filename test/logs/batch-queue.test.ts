@@ -213,6 +213,23 @@ describe('BatchQueue', () => {
     expect(q.stats()).toMatchObject({ written: 3, dropped: 1 });
   });
 
+  it('close: once a batch fails all its tries, the rest are given up without being tried', async () => {
+    let calls = 0;
+    const { queue: q, lines } = queue({
+      retries: 1,
+      batchSize: 2,
+      write: async () => {
+        calls++;
+        throw new Error('database down');
+      },
+    });
+    for (let n = 1; n <= 10; n++) q.push(n);
+    await q.close();
+    expect(calls).toBe(2);
+    expect(q.stats()).toEqual({ written: 0, queued: 0, dropped: 0, failedBatches: 1, failedRows: 10 });
+    expect(lines.filter((line) => line.message === 'TestLog: closing after a failed batch, rows given up unwritten')).toHaveLength(4);
+  });
+
   it('validates its settings', () => {
     const write = async () => {};
     expect(() => queue({ write, capacity: 2, batchSize: 3 })).toThrow('TestLog: batchSize must be at most queueSize');
