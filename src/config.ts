@@ -63,7 +63,11 @@ export interface LoadedConfig extends GatewayOptions {
   redisCacheStore?: RedisStoreConfig | undefined;
   /** `usageStore` of type `redis`: the CLI opens a `RedisUsageStore` (`GET /v1/usage` across restarts and instances). */
   redisUsageStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
-  /** `admin.key`: the operator's credential for `/metrics` (`INFERGATE_ADMIN_KEY` wins). */
+  /** `keyStore`: where the admin API keeps keys made at run time (the CLI opens it). */
+  keyStoreConfig?: KeyStoreConfig | undefined;
+  /** `requestLog`: where each request's row goes (the CLI opens it; `content` became `captureContent`). */
+  requestLogConfig?: RequestLogConfig | undefined;
+  /** `admin.key`: the operator's credential for `/metrics` and `/admin` (`INFERGATE_ADMIN_KEY` wins). */
   adminKey?: string | undefined;
   /** `metrics`: serve `/metrics` to the admin key. Default: on when there is an admin key. */
   metrics?: boolean | undefined;
@@ -105,6 +109,9 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
   const firstLocal = providerNames.find((name) => providerConfigs[name]!.type === 'local');
   const models: ModelConfig[] = config.models ?? (firstLocal ? localModels(firstLocal) : []);
   const problems = [...crossCheckKeys(config.keys), ...crossCheckModels(models, providerNames)];
+  if (config.requestLog?.type === 'postgres' && config.usageStore) {
+    problems.push('usageStore: not used with a requestLog on PostgreSQL (GET /v1/usage reads its daily rollups); remove one of them');
+  }
   if (!config.models && !firstLocal) problems.push('models: required when no provider of type "local" is configured');
   if (problems.length > 0) throw new ConfigError(`Invalid ${source}:`, problems);
 
@@ -134,6 +141,9 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
     videoPoller: config.videoPoller,
     port: config.port,
     host: config.host,
+    keyStoreConfig: config.keyStore,
+    requestLogConfig: config.requestLog,
+    captureContent: config.requestLog?.content,
     adminKey: config.admin?.key,
     metrics: config.metrics,
   };
@@ -237,29 +247,79 @@ const RedisSentinelSchema = strictObject({
   tls: v.optional(flag),
 });
 
-/**
- * Where a store lives: `{ "type": "memory" }` (default) or `{ "type": "redis", … }` with one of
- * `url`, `cluster` or `sentinel` (src/redis/connection.ts), `keyPrefix`?, and the store's own fields.
- */
-function memoryOrRedis<const E extends v.ObjectEntries>(redisFields: E) {
-  const redis = strictObject({
+/** A Redis store from the file: one of `url`, `cluster` or `sentinel` (src/redis/connection.ts), `keyPrefix`?, and the store's own fields. */
+function redisStore<const E extends v.ObjectEntries>(fields: E) {
+  return strictObject({
     type: v.literal('redis'),
     url: v.optional(text),
     cluster: v.optional(RedisClusterSchema),
     sentinel: v.optional(RedisSentinelSchema),
     keyPrefix: v.optional(text),
-    ...redisFields,
+    ...fields,
   });
+}
+
+/** A PostgreSQL store from the file: its database URL, the schema of its tables, and the store's own fields. */
+function postgresStore<const E extends v.ObjectEntries>(fields: E) {
+  return strictObject({
+    type: v.literal('postgres'),
+    url: v.pipe(v.string('expected a postgres:// URL'), v.regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')),
+    schema: v.optional(v.pipe(text, v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'expected a plain SQL identifier (letters, digits and _)'))),
+    ...fields,
+  });
+}
+
+const memoryStore = strictObject({ type: v.literal('memory') });
+
+/** One of a store's kinds, told apart by `type`; a Redis one needs exactly one location. */
+function storeOf<const O extends v.VariantOptions<'type'>>(kinds: O, expected: string) {
   return v.optional(
     v.pipe(
-      v.variant('type', [strictObject({ type: v.literal('memory') }), redis], 'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }'),
+      v.variant('type', kinds, expected),
       v.check(
-        (store) => store.type === 'memory' || oneRedisLocation(store as RedisStoreConfig),
+        (store) => (store as { type: string }).type !== 'redis' || oneRedisLocation(store as RedisStoreConfig),
         'a redis store needs exactly one of "url", "cluster" ({ "nodes": ["host:port", …] }) or "sentinel" ({ "sentinels": ["host:port", …], "name" })',
       ),
     ),
   );
 }
+
+/** Where a store lives: `{ "type": "memory" }` (default) or `{ "type": "redis", … }` with the store's own fields. */
+function memoryOrRedis<const E extends v.ObjectEntries>(redisFields: E) {
+  return storeOf([memoryStore, redisStore(redisFields)], 'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }');
+}
+
+/** Prompts and answers in the request log (`captureContent`): `true`, or `{ "maxBytes" }` of each. */
+const ContentSchema = v.union(
+  [flag, strictObject({ maxBytes: v.optional(v.pipe(positiveInteger, v.minValue(64, 'expected a number >= 64'))) })],
+  'expected true, false or { "maxBytes": … }',
+);
+
+/** Where the admin API keeps the keys it makes: memory (default), PostgreSQL or Redis. */
+const KeyStoreSchema = storeOf(
+  [memoryStore, postgresStore({}), redisStore({})],
+  'expected { "type": "memory" }, { "type": "postgres", "url": "postgres://…" } or { "type": "redis", "url": "redis://…" }',
+);
+
+/** Where each request's row goes: a ring in memory (default) or PostgreSQL. */
+const RequestLogSchema = storeOf(
+  [
+    strictObject({
+      type: v.literal('memory'),
+      size: v.optional(v.pipe(positiveInteger, v.maxValue(1_000_000, 'expected at most 1000000'))),
+      content: v.optional(ContentSchema),
+    }),
+    postgresStore({
+      batchSize: v.optional(v.pipe(positiveInteger, v.maxValue(10_000, 'expected at most 10000'))),
+      flushMs: v.optional(positiveInteger),
+      queueSize: v.optional(positiveInteger),
+      overflow: v.optional(v.picklist(['drop', 'wait'], 'expected "drop" or "wait"')),
+      retentionDays: v.optional(positiveInteger),
+      content: v.optional(ContentSchema),
+    }),
+  ],
+  'expected { "type": "memory" } or { "type": "postgres", "url": "postgres://…" }',
+);
 
 function oneRedisLocation({ url, cluster, sentinel }: RedisStoreConfig): boolean {
   return [url, cluster, sentinel].filter((where) => where !== undefined).length === 1;
@@ -376,13 +436,21 @@ const ConfigSchema = strictObject({
   ),
   port: v.optional(v.pipe(nonNegativeInteger, v.maxValue(65535, 'expected a port number 0-65535'))),
   host: v.optional(text),
-  /** The operator's credential for the server's own routes (`/metrics`); `INFERGATE_ADMIN_KEY` wins. */
+  /** Where keys made at run time through the admin API live (docs/admin.md, "Standalone server"). */
+  keyStore: KeyStoreSchema,
+  /** One row per request, read by the admin API and the dashboard: memory (default with an admin key) or PostgreSQL. */
+  requestLog: RequestLogSchema,
+  /** The operator's credential for the server's own routes (`/metrics`, `/admin`); `INFERGATE_ADMIN_KEY` wins. */
   admin: v.optional(strictObject({ key: v.optional(v.pipe(text, v.minLength(ADMIN_KEY_MIN_LENGTH, `expected at least ${ADMIN_KEY_MIN_LENGTH} characters`))) })),
   /** Metrics at `/metrics`, for the admin key (docs/metrics.md). Default: on when there is an admin key. */
   metrics: v.optional(flag),
 });
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
+/** The file's `keyStore`. */
+export type KeyStoreConfig = NonNullable<ConfigFile['keyStore']>;
+/** The file's `requestLog`. */
+export type RequestLogConfig = NonNullable<ConfigFile['requestLog']>;
 
 /** `providers.oai.baseURL: expected a URL string, got "x"`. */
 function describeIssue(issue: v.BaseIssue<unknown>): string {

@@ -178,7 +178,7 @@ describe('parseConfig', () => {
       'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs, videoRenderMs)',
       'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, chat, translateVia, headers, timeouts)',
       'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, upstreamConversations, reasoning, strictParams, firstByteTimeoutMs, cache, price)',
-      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, usageStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host, admin, metrics)',
+      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, usageStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host, keyStore, requestLog, admin, metrics)',
     ]);
   });
 
@@ -277,6 +277,60 @@ describe('parseConfig', () => {
     });
     const issues = issuesOf({ keys: [{ key: 'sk-a' }], admin: { key: 'admin-short' } });
     expect(issues).toEqual(['admin.key: expected at least 16 characters']);
+  });
+
+  it('takes where run-time keys and the request log live: memory, PostgreSQL or Redis', () => {
+    const keyStore = { type: 'postgres', url: 'postgres://gw:secret@db:5432/infergate', schema: 'gateway' } as const;
+    const requestLog = {
+      type: 'postgres',
+      url: 'postgres://gw@db/infergate',
+      batchSize: 200,
+      flushMs: 500,
+      queueSize: 10_000,
+      overflow: 'wait',
+      retentionDays: 7,
+      content: { maxBytes: 4096 },
+    } as const;
+    const config = parseConfig({ ...minimal, keyStore, requestLog });
+    expect(config).toMatchObject({ keyStoreConfig: keyStore, requestLogConfig: requestLog, captureContent: { maxBytes: 4096 } });
+    const redis = { type: 'redis', cluster: { nodes: ['10.0.0.1:6379'] }, keyPrefix: 'gw:' } as const;
+    expect(parseConfig({ ...minimal, keyStore: redis, requestLog: { type: 'memory', size: 500, content: true } })).toMatchObject({
+      keyStoreConfig: redis,
+      requestLogConfig: { type: 'memory', size: 500 },
+      captureContent: true,
+    });
+    expect(parseConfig(minimal)).toMatchObject({ keyStoreConfig: undefined, requestLogConfig: undefined });
+  });
+
+  it('names a bad keyStore or requestLog field, never printing a database password', () => {
+    const issues = issuesOf({
+      ...minimal,
+      keyStore: { type: 'mysql', url: 'mysql://u:hunter2@db' },
+      requestLog: { type: 'postgres', url: 'http://u:hunter2@db', schema: 'drop table', overflow: 'block', batchSize: 0, size: 10 },
+    });
+    expect(issues).toEqual([
+      'keyStore.type: expected { "type": "memory" }, { "type": "postgres", "url": "postgres://…" } or { "type": "redis", "url": "redis://…" }, got "mysql"',
+      'requestLog.url: expected a postgres:// URL, got "http://***@db"',
+      'requestLog.schema: expected a plain SQL identifier (letters, digits and _), got "drop table"',
+      'requestLog.batchSize: expected a number >= 1, got 0',
+      'requestLog.overflow: expected "drop" or "wait", got "block"',
+      'requestLog.size: unknown field (allowed: type, url, schema, batchSize, flushMs, queueSize, overflow, retentionDays, content)',
+    ]);
+    expect(issues.join('\n')).not.toContain('hunter2');
+    expect(issuesOf({ ...minimal, keyStore: { type: 'redis', url: 'redis://r', sentinel: { sentinels: ['s:1'], name: 'm' } } })).toEqual([
+      'keyStore: a redis store needs exactly one of "url", "cluster" ({ "nodes": ["host:port", …] }) or "sentinel" ({ "sentinels": ["host:port", …], "name" })',
+    ]);
+    expect(issuesOf({ ...minimal, requestLog: { type: 'memory', size: 0, content: 'yes' } })).toEqual([
+      'requestLog.size: expected a number >= 1, got 0',
+      'requestLog.content: expected true, false or { "maxBytes": … }, got "yes"',
+    ]);
+    expect(issuesOf({ ...minimal, requestLog: { type: 'postgres', url: 'postgres://db/x' }, usageStore: { type: 'memory' } })).toEqual([
+      'usageStore: not used with a requestLog on PostgreSQL (GET /v1/usage reads its daily rollups); remove one of them',
+    ]);
+  });
+
+  it("refuses a key's metadata that is not an object", () => {
+    expect(issuesOf({ keys: [{ key: 'sk-a', metadata: ['x'] }] })).toEqual(['keys[0].metadata: expected an object, got Array']);
   });
 
   it('builds each configured provider with its type and native protocols', () => {
