@@ -5,9 +5,14 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createServerAdapter } from '@whatwg-node/server';
 import { AdminCredential } from './admin/admin-credential.js';
+import { ADMIN_PATH, createAdminHandler, isAdminTarget } from './admin/admin-handler.js';
 import { adminMetricsRoute, isMetricsTarget, METRICS_PATH } from './admin/metrics-route.js';
+import { openTeamStores } from './admin/team-stores.js';
+import { ChainedKeyStore } from './auth/chained-key-store.js';
+import { StaticKeyStore } from './auth/key-store.js';
 import { ConfigError, loadConfigFile, type LoadedConfig } from './config.js';
 import { createGateway } from './gateway.js';
+import { importRedis } from './optional-imports.js';
 import { createLocalProvider, localModels } from './providers/local/local-provider.js';
 
 /**
@@ -28,7 +33,8 @@ Options:
 Environment:
   INFERGATE_API_KEY    The key to accept when no config file is given (default: a generated sk-local-… key).
   INFERGATE_ADMIN_KEY  The admin key (at least 16 characters; wins over the config's admin.key): it
-                       opens GET /metrics (Authorization: Bearer <admin key>), served when it is set.
+                       opens GET /metrics and the admin API and dashboard at /admin/
+                       (Authorization: Bearer <admin key>), served only when it is set.
 `;
 
 const DEFAULT_PORT = 8787;
@@ -64,11 +70,15 @@ async function main(): Promise<void> {
     redisResponseStore,
     redisCacheStore,
     redisUsageStore,
-    adminKey,
+    adminKey: configAdminKey,
     metrics: metricsWanted,
+    keyStoreConfig,
+    requestLogConfig,
     ...options
   } = setup.config;
-  const admin = adminCredentialOf(nonEmpty(process.env.INFERGATE_ADMIN_KEY) ?? adminKey);
+  const adminKey = nonEmpty(process.env.INFERGATE_ADMIN_KEY) ?? configAdminKey;
+  const admin = adminCredentialOf(adminKey);
+  const team = await openTeamStores(keyStoreConfig, requestLogConfig, admin !== undefined);
   // Metrics are scraped with the admin key: without one nobody could read them, so none are kept.
   const metrics = admin && metricsWanted !== false ? (await import('./metrics.js')).metricsHandler() : undefined;
   const redis =
@@ -83,15 +93,27 @@ async function main(): Promise<void> {
     // Standalone, one line per request is what an operator expects to see.
     accessLog: true,
     ...options,
+    // The config file's keys first, then those made at run time.
+    keys: team.keys ? new ChainedKeyStore([new StaticKeyStore(options.keys), team.keys]) : options.keys,
+    requestLog: team.log,
     taskStore,
     policies: limitEngine || healthBus ? { ...options.policies, limitEngine, healthBus } : options.policies,
     responseStore,
-    ...(usageStore ? { usageStore } : {}),
+    ...(usageStore ? { usageStore } : team.usageStore ? { usageStore: team.usageStore } : {}),
     responseCache: cacheStore ? { ...(typeof options.responseCache === 'object' ? options.responseCache : {}), store: cacheStore } : options.responseCache,
     metrics: metrics ? { meterProvider: metrics.meterProvider } : false,
   });
   const metricsRoute = admin && metrics ? createServerAdapter(adminMetricsRoute(admin, metrics)) : undefined;
-  const server = createServer(metricsRoute ? (req, res) => (isMetricsTarget(req.url) ? metricsRoute(req, res) : gateway(req, res)) : gateway);
+  const adminHandler =
+    adminKey !== undefined && team.keys
+      ? createAdminHandler({ key: adminKey, keys: team.keys, log: team.log, health: () => gateway.options.policies.health.snapshot() })
+      : undefined;
+  // /metrics and /admin are outside the gateway's basePath, where operators' tools look.
+  const server = createServer((req, res) => {
+    if (metricsRoute && isMetricsTarget(req.url)) return metricsRoute(req, res);
+    if (adminHandler && isAdminTarget(req.url)) return adminHandler(req, res);
+    return gateway(req, res);
+  });
   await listen(server, port, host);
 
   // The printed URL includes the base path, so `url + '/v1'` is always the OpenAI SDK's baseURL.
@@ -102,6 +124,10 @@ async function main(): Promise<void> {
   const { startKey } = setup;
   if (startKey) lines.push(startKey.fromEnvironment ? `API key: ${masked(startKey.key)} (from INFERGATE_API_KEY)` : `API key: ${startKey.key}`);
   lines.push(metricsLine(admin !== undefined, metricsWanted, url));
+  lines.push(
+    adminHandler ? `Dashboard: ${new URL(url).origin}${ADMIN_PATH}/ (sign in with the admin key; the API is below it)` : 'Dashboard: not served (no admin key)',
+  );
+  lines.push(...team.lines);
   lines.push(`Models: ${models.join(', ') || '(none)'}`);
   const textModel = options.models.find((model) => (model.kind ?? 'text') === 'text');
   if (textModel) {
@@ -129,6 +155,9 @@ async function main(): Promise<void> {
         cacheStore?.close(),
         usageStore?.close(),
         metrics?.shutdown(),
+        // Flushes the rows still queued.
+        team.log?.close(),
+        team.keys?.close?.(),
       ]);
     }).then(
       () => process.exit(0),
@@ -191,15 +220,6 @@ function metricsLine(hasAdminKey: boolean, wanted: boolean | undefined, url: str
 /** `sk-…9f8e`: enough to tell which key it is, not enough to use it (a short key shows nothing). */
 function masked(key: string): string {
   return key.length >= 16 ? `${key.slice(0, 3)}…${key.slice(-4)}` : '…';
-}
-
-/** The Redis stores are imported only when configured: `ioredis` is an optional dependency. */
-async function importRedis(): Promise<typeof import('./redis.js')> {
-  try {
-    return await import('./redis.js');
-  } catch (error) {
-    throw new ConfigError(`Redis stores need the ioredis package (npm install ioredis): ${(error as Error).message}`);
-  }
 }
 
 function parsePort(value: string | undefined, source: string): number | undefined {

@@ -281,6 +281,49 @@ describe('GET /metrics on the standalone server', () => {
   });
 });
 
+describe('the admin API and dashboard on the standalone server', () => {
+  const ADMIN_KEY = 'admin-key-0123456789abcdef';
+  afterEach(killChildren);
+
+  it('is served at /admin with INFERGATE_ADMIN_KEY: a key made there works with the openai SDK, is logged, and is refused once revoked', async () => {
+    const running = await startCli(['--port', '0'], { INFERGATE_ADMIN_KEY: ADMIN_KEY, INFERGATE_API_KEY: 'sk-test-env-key-9f8e7d' });
+    const origin = new URL(running.url).origin;
+    expect(running.stdout).toContain(`Dashboard: ${origin}/admin/ (sign in with the admin key`);
+    expect(running.stdout).toContain('Keys made at run time: in memory (lost on restart');
+    expect(running.stdout).toContain('Request log: in memory (the last 10000 requests');
+    const admin = (path: string, init: RequestInit = {}, key = ADMIN_KEY) =>
+      fetch(`${origin}/admin${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+
+    expect((await fetch(`${origin}/admin/`)).status).toBe(200);
+    // The gateway's own key opens the gateway, not the admin API.
+    expect((await admin('/keys', {}, 'sk-test-env-key-9f8e7d')).status).toBe(401);
+    expect(await (await admin('/status')).json()).toMatchObject({ keyStore: 'memory', requestLog: 'memory' });
+
+    const created = (await (await admin('/keys', { method: 'POST', body: '{"name":"cli"}' })).json()) as { id: string; key: string };
+    const client = new OpenAI({ baseURL: running.url + '/v1', apiKey: created.key, maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: 'local-chat', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(completion.choices[0]!.message.content).toBeTruthy();
+    const logs = (await (await admin(`/logs?keyId=${created.id}`)).json()) as { data: { model: string }[] };
+    expect(logs.data).toEqual([expect.objectContaining({ model: 'local-chat' })]);
+    // The configured (here: environment) key still works beside the managed ones.
+    expect(await modelIds(running.url + '/v1', 'sk-test-env-key-9f8e7d')).toContain('local-chat');
+
+    expect((await admin(`/keys/${created.id}`, { method: 'DELETE' })).status).toBe(200);
+    await expect(client.chat.completions.create({ model: 'local-chat', messages: [{ role: 'user', content: 'Hi' }] })).rejects.toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
+    expect(await stop(running)).toMatchObject({ code: 0 });
+  });
+
+  it('is not served without an admin key, and the start-up says so', async () => {
+    const running = await startCli(['--port', '0'], { INFERGATE_API_KEY: 'sk-test-env-key-9f8e7d' });
+    expect(running.stdout).toContain('Dashboard: not served (no admin key)');
+    expect(running.stdout).not.toContain('Keys made at run time');
+    expect((await fetch(new URL(running.url).origin + '/admin/status', { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).status).toBe(404);
+    await stop(running);
+  });
+});
+
 /** Every sample of a Prometheus text exposition, each line checked against the format. */
 function parsePrometheus(text: string): { name: string; labels: Record<string, string>; value: number }[] {
   const samples = [];

@@ -35,7 +35,8 @@ export interface AdminHandlerOptions {
 /** The admin API as one object: a Fetch handler (`admin.fetch`, `admin.handle`) and a Node request listener. */
 export type AdminHandler = ServerAdapter<Record<string, unknown>, AdminCore>;
 
-const DEFAULT_BASE_PATH = '/admin';
+/** Where the standalone server mounts the admin API, and the default `basePath`. */
+export const ADMIN_PATH = '/admin';
 
 /** Answers one admin request: the dashboard's files to anyone, every JSON route to the admin only. */
 export class AdminCore {
@@ -49,7 +50,7 @@ export class AdminCore {
     if (typeof options.keys?.create !== 'function' || typeof options.keys.lookup !== 'function') {
       throw new TypeError('createAdminHandler: keys must be a ManagedKeyStore (MemoryKeyStore, PostgresKeyStore, RedisKeyStore)');
     }
-    const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
+    const basePath = (options.basePath ?? ADMIN_PATH).replace(/\/+$/, '');
     if (!/^(\/[^/?#]+)*$/.test(basePath)) throw new TypeError(`createAdminHandler: basePath must be a path like "/admin", got "${options.basePath}"`);
     this.basePath = basePath;
     this.logger = options.logger === false ? silentLogger : (options.logger ?? jsonLogger);
@@ -119,4 +120,9 @@ export function createAdminHandler(options: AdminHandlerOptions): AdminHandler {
 
 function notFound(path: string): GatewayError {
   return new GatewayError({ status: 404, message: `Unknown path ${path}.`, code: 'not_found' });
+}
+
+/** Whether a Node request target (`/admin`, `/admin/keys?x`) is below the standalone server's admin path. */
+export function isAdminTarget(target: string | undefined): boolean {
+  return target !== undefined && (target === ADMIN_PATH || /^\/admin[/?]/.test(target));
 }
