@@ -1,6 +1,10 @@
 import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { createAdminHandler } from '../../src/admin/admin-handler.js';
 import { dashboardResponse } from '../../src/admin/dashboard-route.js';
+import { MemoryKeyStore } from '../../src/admin/keys/memory-key-store.js';
+import { serve } from '../helpers/serve.js';
 
 // dist/dashboard comes from test/global-setup.ts (the second tsup config).
 
@@ -77,5 +81,43 @@ describe('dashboardResponse', () => {
     const built = await readFile(new URL('../../dist/dashboard/assets/app.js', import.meta.url));
     const served = Buffer.from(await (await dashboardResponse('/assets/app.js'))!.arrayBuffer());
     expect(served.equals(built)).toBe(true);
+  });
+});
+
+describe('the dashboard through the admin handler', () => {
+  /** A GET with the target sent as written (Node's client does not normalise it, a browser would). */
+  function rawGet(url: string, target: string): Promise<{ status: number; type: string | undefined; body: string }> {
+    return new Promise((resolve, reject) => {
+      const sent = request(url + target, { method: 'GET' }, (response) => {
+        let body = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, type: response.headers['content-type'], body }));
+      });
+      sent.path = target;
+      sent.on('error', reject).end();
+    });
+  }
+
+  it('serves the page without the admin key and never a file outside dist/dashboard', async () => {
+    const handler = createAdminHandler({ key: 'admin-key-0123456789abcdef', keys: new MemoryKeyStore(), logger: false });
+    const served = await serve(handler);
+    try {
+      const page = await rawGet(served.url, '/admin/');
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('assets/app.js');
+      expect((await rawGet(served.url, '/admin/assets/app.css')).type).toBe('text/css; charset=utf-8');
+      for (const target of [
+        '/admin/assets/../../package.json',
+        '/admin/assets/..%2f..%2fpackage.json',
+        '/admin/assets/%2e%2e/%2e%2e/package.json',
+        '/admin/assets/%00',
+      ]) {
+        const answer = await rawGet(served.url, target);
+        expect(answer.body, target).not.toContain('"devDependencies"');
+        expect(answer.status, target).not.toBe(200);
+      }
+    } finally {
+      await served.close();
+    }
   });
 });
