@@ -32,7 +32,9 @@ function openLog(options: Partial<PostgresRequestLogOptions> = {}, schema = `${d
 }
 
 const schemaOf = (log: PostgresRequestLog) => (log as unknown as { connection: { schema: string } }).connection.schema;
-const today = () => Date.now() - (Date.now() % DAY_MS);
+/** The start of the UTC day the suite started: one day for every test, even one running across midnight. */
+const startDay = Date.now() - (Date.now() % DAY_MS);
+const today = () => startDay;
 
 async function count(log: PostgresRequestLog): Promise<number> {
   return Number((await db.pool.query(`SELECT count(*) FROM "${schemaOf(log)}".infergate_requests`)).rows[0].count);
