@@ -1,4 +1,5 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { KeyRecord } from '../../src/auth/key-store.js';
 import { hashKeySecret, MANAGED_KEY_PREFIX } from '../../src/admin/keys/key-secret.js';
 import { InvalidCursorError, KeyRevokedError, type ManagedKeyStore } from '../../src/admin/keys/managed-key-store.js';
@@ -325,6 +326,24 @@ describe('PostgresKeyStore', () => {
     }
   });
 
+  it('answers a burst of lookups of one key with a query or two, not one each', async () => {
+    const schema = `${database.schema}_${schemas++}`;
+    const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    const store = new PostgresKeyStore({ pool, schema });
+    try {
+      const { key, secret } = await store.create({}, alice);
+      const queries = vi.spyOn(pool, 'query');
+      const burst = await Promise.all(Array.from({ length: 50 }, () => store.lookup(secret)));
+      for (let index = 0; index < 20; index++) burst.push(await store.lookup(secret));
+      expect(new Set(burst.map((record) => record?.id))).toEqual(new Set([key.id]));
+      // One, or two when the notification of the create (its own) empties the cache during the burst.
+      expect(queries.mock.calls.filter(([text]) => String(text).includes('infergate_key_hashes')).length).toBeLessThanOrEqual(2);
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
+
   it('listens again when its notification connection is lost', async () => {
     const schema = `${database.schema}_${schemas++}`;
     const { logger, lines } = recordingLogger();
@@ -433,6 +452,24 @@ for (const target of targets) {
       } finally {
         listening.disconnect();
         await Promise.all([here.close(), there.close()]);
+        await dropPrefix(target, keyPrefix);
+      }
+    });
+
+    it('answers a burst of lookups of one key with a read or two of each, not one each', async () => {
+      const keyPrefix = newPrefix();
+      const client = target.client();
+      const store = new RedisKeyStore({ client, keyPrefix });
+      try {
+        const { key, secret } = await store.create({}, alice);
+        const reads = vi.spyOn(client, 'get');
+        const burst = await Promise.all(Array.from({ length: 50 }, () => store.lookup(secret)));
+        for (let index = 0; index < 20; index++) burst.push(await store.lookup(secret));
+        expect(new Set(burst.map((record) => record?.id))).toEqual(new Set([key.id]));
+        // The hash, then the key: once, or twice when the create's own message empties the cache during the burst.
+        expect(reads.mock.calls.length).toBeLessThanOrEqual(4);
+      } finally {
+        await store.close();
         await dropPrefix(target, keyPrefix);
       }
     });

@@ -20,33 +20,58 @@ interface Cached extends LookupAnswer {
  * The answers of a shared store's lookups for a short while, so a burst of requests with one key
  * costs one database round trip, not one each. Changes on any instance empty it (`clear`, on the
  * store's notification), and nothing is kept longer than `ttlMs` (≤ 500 ms) in case a
- * notification is lost. A lookup that started before a `clear` does not store its (maybe stale)
- * answer.
+ * notification is lost. Lookups of one hash at the same time share one question; one asked
+ * before a `clear` is not shared or kept after it (its answer may be from before the change).
  */
 export class LookupCache {
   private readonly entries = new Map<string, Cached>();
-  private generation = 0;
+  /** The questions on their way, by hash. */
+  private readonly asking = new Map<string, Promise<LookupAnswer>>();
 
   constructor(
     private readonly ttlMs: number,
     private readonly size: number,
   ) {}
 
-  /** The answer for `hash` (found or not), or `miss` when it must be asked for. */
+  /** The answer for `hash` (found or not): from memory, from a question already on its way, or from `ask`. */
   async get(hash: string, ask: () => Promise<LookupAnswer>): Promise<KeyRecord | undefined> {
     const cached = this.entries.get(hash);
     if (cached && cached.until > performance.now()) return usable(cached);
     if (cached) this.entries.delete(hash);
-    const generation = this.generation;
-    const answer = await ask();
-    if (this.ttlMs > 0 && generation === this.generation) setBounded(this.entries, hash, { ...answer, until: performance.now() + this.ttlMs }, this.size);
-    return usable(answer);
+    // Requests that arrive together with one key share one question.
+    let asking = this.asking.get(hash);
+    if (!asking) {
+      const question: Promise<LookupAnswer> = Promise.resolve()
+        .then(ask)
+        .then(
+          (answer) => this.keep(hash, answer, question),
+          (error: unknown) => {
+            this.done(hash, question);
+            throw error;
+          },
+        );
+      asking = question;
+      this.asking.set(hash, question);
+    }
+    return usable(await asking);
   }
 
   /** Forgets every answer (a key changed somewhere, or the notifications may have been missed). */
   clear(): void {
-    this.generation += 1;
     this.entries.clear();
+    // A question asked before the change may bring the old answer: later lookups ask again.
+    this.asking.clear();
+  }
+
+  /** Keeps the answer unless the cache was emptied while it was asked (it may be from before a change). */
+  private keep(hash: string, answer: LookupAnswer, question: Promise<LookupAnswer>): LookupAnswer {
+    if (this.ttlMs > 0 && this.asking.get(hash) === question) setBounded(this.entries, hash, { ...answer, until: performance.now() + this.ttlMs }, this.size);
+    this.done(hash, question);
+    return answer;
+  }
+
+  private done(hash: string, question: Promise<LookupAnswer>): void {
+    if (this.asking.get(hash) === question) this.asking.delete(hash);
   }
 }
 
