@@ -20,7 +20,12 @@ export type Query = Record<string, string | number | boolean | undefined>;
 export interface Api {
   get<T>(path: string, query?: Query): Promise<T>;
   send<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T>;
+  /** The gateway's clock (ms since epoch), from its last answer's `date`: the charts' ranges and key expiries are its time, not this computer's. */
+  now(): number;
 }
+
+/** How far the gateway's clock is ahead of this computer's (to the second: `date` has no finer); the sign-in's answer sets it. */
+let clockOffset = 0;
 
 export function createApi(adminKey: string, root: URL = new URL('./', location.href)): Api {
   async function call<T>(method: string, path: string, query: Query | undefined, body: unknown): Promise<T> {
@@ -36,6 +41,8 @@ export function createApi(adminKey: string, root: URL = new URL('./', location.h
     } catch (error) {
       throw new ApiError(0, `The gateway did not answer (${(error as Error).message}).`);
     }
+    const serverTime = Date.parse(response.headers.get('date') ?? '');
+    if (!Number.isNaN(serverTime)) clockOffset = serverTime - Date.now();
     const payload = (await response.json().catch(() => undefined)) as { error?: { message?: string; code?: string | null } } | undefined;
     if (!response.ok) {
       throw new ApiError(response.status, payload?.error?.message ?? `The gateway answered ${response.status}.`, payload?.error?.code ?? null);
@@ -45,6 +52,7 @@ export function createApi(adminKey: string, root: URL = new URL('./', location.h
   return {
     get: (path, query) => call('GET', path, query, undefined),
     send: (method, path, body) => call(method, path, undefined, body),
+    now: () => Date.now() + clockOffset,
   };
 }
 

@@ -104,7 +104,7 @@ function refusing(api: Api, onRefused: () => void): Api {
       if (error instanceof ApiError && error.status === 401) onRefused();
       throw error;
     });
-  return { get: (path, query) => watch(api.get(path, query)), send: (method, path, body) => watch(api.send(method, path, body)) };
+  return { get: (path, query) => watch(api.get(path, query)), send: (method, path, body) => watch(api.send(method, path, body)), now: api.now };
 }
 
 render(html`<${App} />`, document.getElementById('app')!);

@@ -89,12 +89,12 @@ export function Keys({ api }: { api: Api }): View {
       />`
     }
     ${keys.error && html`<p role="alert" class="error">${keys.error}</p>`}
-    ${keys.rows && html`<${KeyTable} keys=${keys.rows} open=${setPanel} />`}
+    ${keys.rows && html`<${KeyTable} keys=${keys.rows} now=${api.now()} open=${setPanel} />`}
     ${keys.hasMore && html`<button type="button" onClick=${keys.loadMore}>Load more</button>`}
   </section>`;
 }
 
-function KeyTable({ keys, open }: { keys: ManagedKey[]; open: (panel: Panel) => void }): View {
+function KeyTable({ keys, now, open }: { keys: ManagedKey[]; now: number; open: (panel: Panel) => void }): View {
   return html`<table>
     <caption>Managed keys, newest first</caption>
     <thead><tr>
@@ -111,7 +111,7 @@ function KeyTable({ keys, open }: { keys: ManagedKey[]; open: (panel: Panel) => 
           <td>${key.group}</td>
           <td>${describeLimits(key)}</td>
           <td>${key.budget === undefined ? 'default' : key.budget === false ? 'none' : `${formatUsd(key.budget.usd)}${key.budget.period ? ` per ${key.budget.period}` : ''}`}</td>
-          <td>${stateOf(key)}</td>
+          <td>${stateOf(key, now)}</td>
           <td>${formatTime(key.createdAt)}</td>
           <td class="actions">
             ${
@@ -208,9 +208,9 @@ function describeLimits(key: ManagedKey): string {
   return parts.length === 0 ? 'default' : parts.join(', ');
 }
 
-function stateOf(key: ManagedKey): string {
+function stateOf(key: ManagedKey, now: number): string {
   if (key.revokedAt !== undefined) return `revoked ${formatTime(key.revokedAt)}`;
   if (key.disabled) return 'disabled';
-  if (key.previousExpiresAt !== undefined && key.previousExpiresAt > Date.now()) return `active (previous secret until ${formatTime(key.previousExpiresAt)})`;
+  if (key.previousExpiresAt !== undefined && key.previousExpiresAt > now) return `active (previous secret until ${formatTime(key.previousExpiresAt)})`;
   return 'active';
 }

@@ -31,7 +31,7 @@ export function Overview({ api }: { api: Api }): View {
   const [by, setBy] = useState<By>('model');
   const stats = useLoaded(async (): Promise<LoadedStats> => {
     const { span, bucket } = RANGES[range];
-    const to = Date.now();
+    const to = api.now();
     const from = to - span;
     return { stats: await api.get<Stats>('stats', { from, to, bucket, by }), from, to, bucketMs: bucket === 'hour' ? HOUR : DAY };
   }, `${range}|${by}`);
