@@ -302,6 +302,11 @@ describe('parseConfig', () => {
     expect(parseConfig(minimal)).toMatchObject({ keyStoreConfig: undefined, requestLogConfig: undefined });
   });
 
+  it("accepts the README's team example (examples/team/config.json): keys and the request log on PostgreSQL", async () => {
+    const config = await loadConfigFile(new URL('../examples/team/config.json', import.meta.url).pathname);
+    expect(config).toMatchObject({ keyStoreConfig: { type: 'postgres' }, requestLogConfig: { type: 'postgres' } });
+  });
+
   it('names a bad keyStore or requestLog field, never printing a database password', () => {
     const issues = issuesOf({
       ...minimal,
