@@ -5,6 +5,11 @@ import { bucketOf, bucketRange, buildSeries, percentiles, type StatsCell } from 
 export interface MemoryRequestLogOptions {
   /** Most rows kept; the oldest written is forgotten first. Default 10,000. */
   size?: number | undefined;
+  /**
+   * Most bytes of captured prompts and answers (`captureContent`) held across the ring: past it the
+   * oldest rows lose their texts (the rows stay). Default 64 MiB.
+   */
+  contentBytes?: number | undefined;
 }
 
 /**
@@ -20,10 +25,16 @@ export class MemoryRequestLog implements RequestLog {
   private next = 0;
   private readonly byId = new Map<string, RequestLogRow>();
   private written = 0;
+  /** Rows holding texts, oldest first, with their sizes: what to strip when over `contentBytes`. */
+  private readonly withContent: { row: RequestLogRow; bytes: number }[] = [];
+  private contentHeld = 0;
+  private readonly contentBytes: number;
 
   constructor(options: MemoryRequestLogOptions = {}) {
     const size = options.size ?? 10_000;
     if (!Number.isInteger(size) || size < 1) throw new TypeError('MemoryRequestLog: size must be a positive integer');
+    this.contentBytes = options.contentBytes ?? 64 * 1024 * 1024;
+    if (!Number.isInteger(this.contentBytes) || this.contentBytes < 0) throw new TypeError('MemoryRequestLog: contentBytes must be an integer >= 0');
     this.ring = new Array(size).fill(undefined);
   }
 
@@ -31,10 +42,35 @@ export class MemoryRequestLog implements RequestLog {
     if (this.byId.has(row.requestId)) return;
     const evicted = this.ring[this.next];
     if (evicted) this.byId.delete(evicted.requestId);
-    this.ring[this.next] = row;
-    this.byId.set(row.requestId, row);
+    // The log keeps its own copy: stripping a row's texts later must not touch the caller's object.
+    const kept = row.content ? { ...row } : row;
+    this.ring[this.next] = kept;
+    this.byId.set(row.requestId, kept);
     this.next = (this.next + 1) % this.ring.length;
     this.written++;
+    if (kept.content) this.holdContent(kept);
+  }
+
+  /** Counts a row's texts (UTF-16: 2 bytes a character) and strips the oldest ones past the budget. */
+  private holdContent(row: RequestLogRow): void {
+    const bytes = 2 * ((row.content?.request?.length ?? 0) + (row.content?.response?.length ?? 0));
+    this.withContent.push({ row, bytes });
+    this.contentHeld += bytes;
+    let stripped = 0;
+    while (this.contentHeld > this.contentBytes && stripped < this.withContent.length) {
+      const oldest = this.withContent[stripped++]!;
+      delete oldest.row.content;
+      this.contentHeld -= oldest.bytes;
+    }
+    if (stripped > 0) this.withContent.splice(0, stripped);
+    // Rows the ring forgot still count here until stripped: bounded by the ring's size all the same.
+    if (this.withContent.length > 2 * this.ring.length) this.forgetEvicted();
+  }
+
+  private forgetEvicted(): void {
+    const live = this.withContent.filter((entry) => this.byId.get(entry.row.requestId) === entry.row);
+    this.contentHeld = live.reduce((sum, entry) => sum + entry.bytes, 0);
+    this.withContent.splice(0, this.withContent.length, ...live);
   }
 
   async flush(): Promise<void> {}

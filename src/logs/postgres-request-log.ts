@@ -43,6 +43,8 @@ function text(value: string | null): string | null {
   const clean = value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
   return clean.length > MAX_TEXT ? clean.slice(0, MAX_TEXT) : clean;
 }
+/** A captured text as PostgreSQL takes it (no NUL), or null; capped by the capture already. */
+const contentText = (value: string | undefined): string | null => (value === undefined ? null : value.replaceAll('\u0000', ''));
 const whole = (value: number): number => (Number.isFinite(value) ? Math.round(value) : 0);
 const finite = (value: number): number => (Number.isFinite(value) ? value : 0);
 
@@ -78,20 +80,30 @@ const COLUMNS: readonly Column[] = [
   ['ttft_ms', 'integer', (row) => (row.ttftMs === null ? null : whole(row.ttftMs))],
   ['overhead_ms', 'double precision', (row) => (row.overheadMs === null ? null : finite(row.overheadMs))],
   ['attempts', 'smallint', (row) => whole(row.attempts)],
+  // Only with `captureContent` on (already scrubbed and capped); read back by `get` alone.
+  ['request_content', 'text', (row) => contentText(row.content?.request)],
+  ['response_content', 'text', (row) => contentText(row.content?.response)],
 ];
 
-const NULLABLE = new Set(['route_reason', 'error_code', 'error_message', 'finish_reason', 'response_id', 'ttft_ms', 'overhead_ms']);
+const CONTENT_COLUMNS = new Set(['request_content', 'response_content']);
 
-/** The columns read back, as a row's fields (numbers as numbers, the time as ms). */
-const SELECT_ROW = COLUMNS.map(([name, type]) =>
-  name === 'started_at'
-    ? '(extract(epoch from started_at) * 1000)::float8 AS started_at'
-    : type === 'bigint' || type === 'numeric'
-      ? `${name}::float8 AS ${name}`
-      : name,
-).join(', ');
+const NULLABLE = new Set(['route_reason', 'error_code', 'error_message', 'finish_reason', 'response_id', 'ttft_ms', 'overhead_ms', ...CONTENT_COLUMNS]);
+
+/** The columns read back, as a row's fields (numbers as numbers, the time as ms); a list leaves the texts out. */
+const SELECT_ROW = COLUMNS.filter(([name]) => !CONTENT_COLUMNS.has(name))
+  .map(([name, type]) =>
+    name === 'started_at'
+      ? '(extract(epoch from started_at) * 1000)::float8 AS started_at'
+      : type === 'bigint' || type === 'numeric'
+        ? `${name}::float8 AS ${name}`
+        : name,
+  )
+  .join(', ');
+const SELECT_ROW_WITH_CONTENT = `${SELECT_ROW}, request_content, response_content`;
 
 const REQUESTS = 'infergate_requests';
+/** Most rows the latency percentiles of `stats` are computed over (the range's most recent ones). */
+const PERCENTILE_ROWS = 100_000;
 const DAILY = 'infergate_usage_daily';
 /** How often an instance drops what is past retention (and at its first write). */
 const RETENTION_EVERY_MS = 3_600_000;
@@ -189,7 +201,9 @@ export class PostgresRequestLog implements RequestLog {
 
   async get(requestId: string): Promise<RequestLogRow | undefined> {
     await this.ready();
-    const result = await this.connection.pool.query(`SELECT ${SELECT_ROW} FROM ${this.connection.table(REQUESTS)} WHERE request_id = $1 LIMIT 1`, [requestId]);
+    const result = await this.connection.pool.query(`SELECT ${SELECT_ROW_WITH_CONTENT} FROM ${this.connection.table(REQUESTS)} WHERE request_id = $1 LIMIT 1`, [
+      requestId,
+    ]);
     return result.rows[0] === undefined ? undefined : rowOfRecord(result.rows[0]);
   }
 
@@ -230,9 +244,11 @@ export class PostgresRequestLog implements RequestLog {
     const [cells, spread] = await Promise.all([
       this.connection.pool.query(cellsQuery.text, cellsQuery.values),
       this.connection.pool.query(
+        // Over the range's most recent rows only: a sort of every row of a month would take the
+        // database seconds on a busy gateway, for a number the last 100,000 requests tell as well.
         `SELECT percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY latency_ms) AS latency,
            percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY ttft_ms) AS ttft
-         FROM ${requests} WHERE ${rows.sql}`,
+         FROM (SELECT latency_ms, ttft_ms FROM ${requests} WHERE ${rows.sql} ORDER BY started_at DESC LIMIT ${PERCENTILE_ROWS}) AS recent`,
         rows.values,
       ),
     ]);
@@ -408,7 +424,14 @@ export function logQuerySql(
 
 function rowOfRecord(record: Record<string, unknown>): RequestLogRow {
   const row: Record<string, unknown> = {};
-  for (const [name] of COLUMNS) row[name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())] = record[name];
+  for (const [name] of COLUMNS) {
+    if (!CONTENT_COLUMNS.has(name)) row[name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())] = record[name];
+  }
+  const request = record.request_content;
+  const response = record.response_content;
+  if (typeof request === 'string' || typeof response === 'string') {
+    row.content = { ...(typeof request === 'string' ? { request } : {}), ...(typeof response === 'string' ? { response } : {}) };
+  }
   return row as unknown as RequestLogRow;
 }
 

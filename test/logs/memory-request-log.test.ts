@@ -30,6 +30,19 @@ describe('MemoryRequestLog', () => {
     expect(log.sinkStats()).toEqual({ written: 5, queued: 0, dropped: 0, failedBatches: 0, failedRows: 0 });
   });
 
+  it('holds captured texts up to contentBytes: past it the oldest rows lose their texts, never the rows', async () => {
+    // 100 characters of texts a row: 200 bytes counted; a budget of 500 holds two rows' texts.
+    const log = new MemoryRequestLog({ contentBytes: 500 });
+    const rows = [1, 2, 3].map((n) => logRow({ startedAt: 1_000 * n, content: { request: 'q'.repeat(50), response: 'a'.repeat(50) } }));
+    for (const row of rows) log.write(row);
+    expect((await log.get(rows[0]!.requestId))?.content).toBeUndefined();
+    expect((await log.get(rows[1]!.requestId))?.content).toEqual({ request: 'q'.repeat(50), response: 'a'.repeat(50) });
+    expect((await log.get(rows[2]!.requestId))?.content).toEqual({ request: 'q'.repeat(50), response: 'a'.repeat(50) });
+    expect((await log.query({ limit: 10 })).data).toHaveLength(3);
+    // The caller's row is not touched: the log strips its own copy.
+    expect(rows[0]!.content).toBeDefined();
+  });
+
   it('writes a request id once', async () => {
     const log = new MemoryRequestLog();
     const row = logRow();

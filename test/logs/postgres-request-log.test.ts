@@ -97,6 +97,23 @@ describe('PostgresRequestLog', () => {
     await log.close();
   });
 
+  it('keeps captured prompts and answers: read back by get, left out of lists', async () => {
+    const log = openLog();
+    const content = { request: '{"messages":[{"role":"user","content":"hi \u0000there"}]}', response: 'Hello back' };
+    const withContent = logRow({ startedAt: today() + 10, content });
+    const onlyPrompt = logRow({ startedAt: today() + 20, content: { request: 'just the prompt' } });
+    const without = logRow({ startedAt: today() + 30 });
+    for (const row of [withContent, onlyPrompt, without]) log.write(row);
+    await log.flush();
+    // PostgreSQL's text takes no NUL: dropped, the rest kept.
+    expect(await log.get(withContent.requestId)).toEqual({ ...withContent, content: { ...content, request: content.request.replace('\u0000', '') } });
+    expect(await log.get(onlyPrompt.requestId)).toEqual(onlyPrompt);
+    expect(await log.get(without.requestId)).toEqual(without);
+    const listed = (await log.query({ limit: 10 })).data;
+    expect(listed).toHaveLength(3);
+    for (const row of listed) expect(row).not.toHaveProperty('content');
+  });
+
   it('a row PostgreSQL would refuse as it is (NUL, a huge model id, fractions, NaN) is written, and so is the rest of its batch', async () => {
     const log = openLog();
     const odd = errorRow({
