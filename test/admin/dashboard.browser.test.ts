@@ -138,6 +138,14 @@ describe('the admin dashboard in Chromium', () => {
     expect(cells).toContain('200 ok');
     const cost = cells.find((cell) => cell.startsWith('$'))!;
     expect(cost).not.toBe('$0');
+    // The filters go to the API: errors only hides it, this key's requests show it.
+    await page.getByLabel('Status').selectOption('error');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'No requests match.' }).count(), SETTLE).toBe(1);
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Key id').fill(keyId);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => logRow.count(), SETTLE).toBe(1);
     await logRow.getByRole('link', { name: requestId }).click();
     await page.getByRole('heading', { name: `Request ${requestId}` }).waitFor();
     expect(await detail('Model')).toBe('local-chat');
@@ -159,8 +167,15 @@ describe('the admin dashboard in Chromium', () => {
     ).toBe(cost);
     expect(await page.getByRole('img', { name: 'Spend by model (USD) chart' }).locator('canvas').count()).toBeGreaterThan(0);
 
-    // Rotation: a new secret shown once; the old one keeps working during the grace period.
+    // An edit: a limit of its own, shown in the list.
     await page.getByRole('link', { name: 'Keys' }).click();
+    await keyRow.getByRole('button', { name: 'Edit' }).click();
+    expect(await page.getByLabel('Models').inputValue()).toBe('local-chat');
+    await page.getByLabel('Requests per minute').fill('100');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => keyRow.getByRole('cell').allTextContents(), SETTLE).toContain('100 req/min');
+
+    // Rotation: a new secret shown once; the old one keeps working during the grace period.
     await keyRow.getByRole('button', { name: 'Rotate' }).click();
     const rotate = page.getByRole('dialog', { name: /Rotate/ });
     // The dialog takes the focus: typed from the keyboard.
