@@ -28,7 +28,7 @@ export interface AdminHandlerOptions {
   health?: (() => DeploymentHealthEntry[]) | undefined;
   /** Where the admin API is mounted. Default `/admin`. */
   basePath?: string | undefined;
-  /** Where unexpected errors are written (masked to the client). Default: JSON lines on stderr; `false`: nowhere. */
+  /** Where a store's failure is written (the client gets a 503). Default: JSON lines on stderr; `false`: nowhere. */
   logger?: Logger | false | undefined;
 }
 
@@ -105,11 +105,19 @@ export class AdminCore {
     if (error instanceof InvalidCursorError) {
       return errorResponse(new GatewayError({ status: 400, message: error.message, param: 'cursor', code: 'invalid_cursor' }), openaiStyle, '');
     }
-    if (!isGatewayError(error))
-      this.logger.error('admin API: unexpected error', {
-        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-      });
-    return errorResponse(error, openaiStyle, '');
+    if (isGatewayError(error)) return errorResponse(error, openaiStyle, '');
+    // Past validation, a route only calls its stores: what else throws is one of them failing (its
+    // database away). The operator gets the cause in the log, the client a 503 to retry.
+    this.logger.error('admin API: a store failed', {
+      error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+    });
+    const unavailable = new GatewayError({
+      status: 503,
+      message: 'The key store or request log did not answer; try again shortly.',
+      code: 'store_unavailable',
+      headers: { 'retry-after': '1' },
+    });
+    return errorResponse(unavailable, openaiStyle, '');
   }
 }
 

@@ -384,6 +384,21 @@ describe('admin API: the request log, status and health', () => {
     expect(await (await get('/health')).json()).toEqual({ deployments: [] });
   });
 
+  it('answers 503 store_unavailable when a store fails, and logs the cause, not a masked 500', async () => {
+    const errors: unknown[] = [];
+    const keys = new MemoryKeyStore();
+    keys.create = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    const handler = createAdminHandler({ key: ADMIN_KEY, keys, logger: { info() {}, warn() {}, error: (_message, fields) => errors.push(fields) } });
+    const response = await handler.fetch('http://host.test/admin/keys', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.headers.get('retry-after')).toBe('1');
+    expect(await errorOf(response)).toMatchObject({ status: 503, code: 'store_unavailable' });
+    expect(JSON.stringify(errors)).toContain('ECONNREFUSED');
+  });
+
   it('mounts at another basePath', async () => {
     const handler = createAdminHandler({ key: ADMIN_KEY, keys: new MemoryKeyStore(), basePath: '/ops/admin/' });
     const headers = { authorization: `Bearer ${ADMIN_KEY}` };
