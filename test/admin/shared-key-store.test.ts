@@ -105,6 +105,12 @@ describe('two standalone servers sharing a PostgreSQL key store and request log'
       const logs = (await (await admin(b, `/logs?keyId=${id}`)).json()) as { data: { httpStatus: number }[] };
       return logs.data.length === 3;
     });
+    // GET /v1/usage on either reads the log's daily rollups: the config key's requests served by A and B.
+    await within(5000, async () => {
+      const usage = await fetch(`${a.url}/v1/usage`, { headers: { authorization: 'Bearer sk-static-config-key' } });
+      const rows = ((await usage.json()) as { data: { model: string; requests: number }[] }).data;
+      return rows.length === 1 && rows[0]!.model === 'gpt' && rows[0]!.requests === 2;
+    });
     const audit = (await (await admin(b, `/audit?keyId=${id}`)).json()) as { data: { action: string; actor: string; address?: string }[] };
     expect(audit.data.map((entry) => [entry.action, entry.actor])).toEqual([
       ['revoke', 'admin'],
