@@ -3,6 +3,8 @@
 // Usage: node bench/gateway-server.mjs <mock origin> [--soak] [--task-ttl-ms N] [--response-cache] [--metrics]
 //   (--response-cache: the response cache on, in memory, for the model `bench-chat-cache`; bench/cache-hit.mjs)
 //   (--metrics: metrics on, into infergate/metrics' metricsHandler, collected as a scrape would every second)
+//   (--request-log memory|postgres: the request log on, bench/request-log.mjs; Postgres at REQUEST_LOG_URL in the
+//   schema REQUEST_LOG_SCHEMA; the `requestLog` IPC command flushes it and says its sink's counts)
 //   (started by bench/run.mjs, bench/profile.mjs, or bench/soak.mjs with --soak: the gateway then
 //   logs into a counting logger and the `sample` IPC command reports its health, lib/health-probe.mjs)
 import http from 'node:http';
@@ -11,6 +13,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { healthProbe } from './lib/health-probe.mjs';
 import { announce, serveIpc } from './lib/ipc.mjs';
+import { openRequestLog } from './lib/request-log-sink.mjs';
 import { gatewayStores, inventory } from './lib/store-inventory.mjs';
 
 // INFERGATE_DIST=<folder> runs another build (e.g. a copy of dist/ from another commit) for A/B runs.
@@ -40,6 +43,16 @@ const metrics = process.argv.includes('--metrics')
   ? /** @type {typeof import('infergate/metrics')} */ (await import(dist.replace(/index\.js$/, 'metrics.js'))).metricsHandler()
   : undefined;
 if (metrics) setInterval(() => void metrics.text(), 1000).unref();
+const requestLogArg = process.argv.indexOf('--request-log');
+const requestLog =
+  requestLogArg > 0
+    ? await openRequestLog({
+        kind: /** @type {'memory' | 'postgres'} */ (process.argv[requestLogArg + 1]),
+        url: process.env.REQUEST_LOG_URL,
+        schema: process.env.REQUEST_LOG_SCHEMA,
+        distIndex: new URL(dist, import.meta.url).href,
+      })
+    : undefined;
 
 export const BENCH_KEY = 'sk-bench';
 
@@ -68,6 +81,7 @@ const gateway = createGateway({
   ...(responseCache ? { responseCache: { ttlSeconds: 3600, maxEntries: 100_000 } } : {}),
   taskStore,
   ...(metrics ? { metrics: { meterProvider: metrics.meterProvider } } : {}),
+  ...(requestLog ? { requestLog } : {}),
   logger: probe?.logger ?? false,
 });
 
@@ -102,6 +116,12 @@ serveIpc({
     return { ...probe.sample(args), videoTasks: taskStore.held() };
   },
   summary: () => probe?.summary(),
+  /** Writes what the request log holds, then its sink's counts (`written`, `dropped`…). */
+  async requestLog() {
+    if (!requestLog) throw new Error('start the gateway server with --request-log');
+    await requestLog.flush();
+    return requestLog.sinkStats();
+  },
   /** What each store and cache holds, entries and live heap; empties them (soak only, after the load). */
   stores() {
     if (!probe) throw new Error('start the gateway server with --soak to take its inventory');

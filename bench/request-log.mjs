@@ -1,0 +1,341 @@
+#!/usr/bin/env node
+// What the request log costs and holds: `npm run bench:request-log` (builds first). See
+// "Request log" in docs/benchmark.md.
+//
+//   node bench/request-log.mjs [--sink postgres|memory] [--rounds N] [--window MS] [--sink-seconds S]
+//   node bench/request-log.mjs --soak SECONDS [--rate N]
+//
+// Default run, two parts:
+// (a) The gateway with the request log on vs off, paired: two gateway processes (bench/gateway-server.mjs,
+//     one with --request-log) on core 1, loaded one at a time in interleaved rounds, the mock upstream and
+//     this runner on core 0; Chat passthrough JSON (closed loop, 16 connections: req/s and CPU µs per
+//     request) and streams of 20 chunks (16 connections: CPU µs per chunk).
+// (b) The Postgres sink alone, fed rows in this process as fast as it takes them (`overflow: 'wait'`, its
+//     default batch size, flush interval and queue): rows/s written; then, with `overflow: 'drop'`, offered
+//     rates in steps until it drops: the rate at which its queue starts to overflow.
+// --soak S: the gateway (request log on Postgres) under a steady load for S seconds, its RSS sampled every
+//     10 s; at the end every answered request must have its row in Postgres, exactly once (exit 1 otherwise).
+//
+// POSTGRES_URL names the server (else one is started with .ci/postgres); each run uses a schema of its own,
+// dropped at the end.
+import os from 'node:os';
+import { GATEWAY_CORE, LOAD_CORE, pinSelf, startChild, stopAll } from './lib/children.mjs';
+import { Connection } from './lib/http-client.mjs';
+import { closedLoop, exchange, streamLoop } from './lib/load.mjs';
+import { target } from './lib/payloads.mjs';
+import { benchDatabase } from './lib/postgres-server.mjs';
+import { cpuMicros, rssBytes, withCpu } from './lib/proc.mjs';
+import { openRequestLog } from './lib/request-log-sink.mjs';
+import { acrossRounds, shuffle } from './lib/stats.mjs';
+
+const argv = process.argv.slice(2);
+const value = (/** @type {string} */ name, /** @type {string} */ fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? /** @type {string} */ (argv[i + 1]) : fallback;
+};
+if (argv.includes('--help') || argv.includes('-h')) {
+  console.log(`node bench/request-log.mjs [options]   (npm run bench:request-log -- [options] builds dist/ first)
+  --sink K           postgres (default) or memory (MemoryRequestLog: checks the harness without a database)
+  --rounds N         interleaved rounds of the paired gateways (default 5)
+  --window MS        measurement window of each arm in a round (default 4000)
+  --sink-seconds S   how long the sink is fed at full speed (default 10)
+  --soak S           instead: the soak, S seconds of steady load with the request log on
+  --rate N           the soak's requests per second (default 100)`);
+  process.exit(0);
+}
+const opts = {
+  sink: /** @type {'postgres' | 'memory'} */ (value('--sink', 'postgres')),
+  rounds: Number(value('--rounds', '5')),
+  windowMs: Number(value('--window', '4000')),
+  sinkSeconds: Number(value('--sink-seconds', '10')),
+  soakSeconds: Number(value('--soak', '0')),
+  rate: Number(value('--rate', '100')),
+};
+if (opts.sink !== 'postgres' && opts.sink !== 'memory') throw new Error('--sink must be postgres or memory');
+
+const CHUNKS = 20;
+const CONCURRENCY = 16;
+const SAMPLE_EVERY_MS = 10_000;
+
+pinSelf();
+const database = opts.sink === 'postgres' ? await benchDatabase() : undefined;
+const mock = await startChild('mock', new URL('./mock-upstream.mjs', import.meta.url).pathname, [], LOAD_CORE);
+await mock.ipc('config', { chunks: CHUNKS, intervalMs: 0, ttfbMs: 0 });
+const mockOrigin = `http://127.0.0.1:${mock.port}`;
+const gatewayScript = new URL('./gateway-server.mjs', import.meta.url).pathname;
+const logEnv = { ...process.env, REQUEST_LOG_URL: database?.url ?? '', REQUEST_LOG_SCHEMA: database?.schema ?? '' };
+
+let failed = false;
+try {
+  console.log(`machine: ${os.cpus()[0]?.model}, ${os.cpus().length} cores; node ${process.version}`);
+  console.log(`sink: ${opts.sink}${database ? ` (${database.started ? 'started here' : 'POSTGRES_URL'}, schema ${database.schema})` : ''}`);
+  if (opts.soakSeconds > 0) failed = !(await soak());
+  else {
+    await paired();
+    if (database) await sinkAlone();
+  }
+} finally {
+  stopAll();
+  await database?.close();
+}
+process.exit(failed ? 1 : 0);
+
+// ---------------------------------------------------------------------------------------------
+// (a) the gateway, request log off vs on
+
+async function paired() {
+  const arms = {
+    off: await startChild('gateway-off', gatewayScript, [mockOrigin], GATEWAY_CORE),
+    on: await startChild('gateway-on', gatewayScript, [mockOrigin, '--request-log', opts.sink], GATEWAY_CORE, { env: logEnv }),
+  };
+  /** @type {Record<'off' | 'on', { rps: number[], cpuPerRequest: number[], cpuPerChunk: number[], chunksPerSec: number[] }>} */
+  const results = {
+    off: { rps: [], cpuPerRequest: [], cpuPerChunk: [], chunksPerSec: [] },
+    on: { rps: [], cpuPerRequest: [], cpuPerChunk: [], chunksPerSec: [] },
+  };
+  let answered = 0;
+  let problems = 0;
+  for (let round = -1; round < opts.rounds; round++) {
+    // Round -1 warms both up (JIT, connection pools, the log's table) and is not counted.
+    for (const arm of shuffle(/** @type {('off' | 'on')[]} */ (['off', 'on']))) {
+      const { port, pid } = arms[arm];
+      const json = target({ arm: 'infergate', cell: 'chat-pass', stream: false, port, mockOrigin });
+      const stream = target({ arm: 'infergate', cell: 'chat-pass', stream: true, port, mockOrigin });
+      const windowMs = round < 0 ? 1000 : opts.windowMs;
+      const jsonRun = await withCpu({ arm: pid }, () => closedLoop({ port, request: json.request, concurrency: CONCURRENCY, durationMs: windowMs }));
+      const streamRun = await withCpu({ arm: pid }, () =>
+        streamLoop({ port, request: stream.request, concurrency: CONCURRENCY, durationMs: windowMs, check: { terminal: stream.terminal }, keepGaps: false }),
+      );
+      problems += jsonRun.result.errors + jsonRun.result.non2xx + streamRun.result.lost;
+      if (arm === 'on') answered += jsonRun.result.requests + streamRun.result.streams - streamRun.result.lost;
+      if (round < 0) continue;
+      results[arm].rps.push(jsonRun.result.rps);
+      results[arm].cpuPerRequest.push((jsonRun.cpu.arm ?? NaN) / jsonRun.result.requests);
+      const chunks = streamRun.result.streams * CHUNKS;
+      results[arm].cpuPerChunk.push((streamRun.cpu.arm ?? NaN) / chunks);
+      results[arm].chunksPerSec.push((chunks * 1000) / streamRun.elapsedMs);
+    }
+  }
+  const sink = await arms.on.ipc('requestLog', undefined);
+  const median = (/** @type {'off' | 'on'} */ arm, /** @type {'rps' | 'cpuPerRequest' | 'cpuPerChunk' | 'chunksPerSec'} */ metric) =>
+    acrossRounds(results[arm][metric]);
+  const line = (/** @type {string} */ label, /** @type {'rps' | 'cpuPerRequest' | 'cpuPerChunk' | 'chunksPerSec'} */ metric, digits = 1) => {
+    const off = median('off', metric);
+    const on = median('on', metric);
+    const change = ((on.median - off.median) / off.median) * 100;
+    console.log(
+      `  ${label.padEnd(34)} off ${off.median.toFixed(digits).padStart(9)} (spread ${(off.spread * 100).toFixed(0)}%)   ` +
+        `on ${on.median.toFixed(digits).padStart(9)} (spread ${(on.spread * 100).toFixed(0)}%)   ${change >= 0 ? '+' : ''}${change.toFixed(1)}%`,
+    );
+  };
+  console.log(`\n(a) gateway, request log off vs on (${opts.sink}), chat passthrough, ${opts.rounds} rounds of ${opts.windowMs} ms, medians:`);
+  line('JSON req/s (16 connections)', 'rps', 0);
+  line('JSON CPU µs per request', 'cpuPerRequest');
+  line(`stream chunks/s (${CHUNKS}-chunk streams)`, 'chunksPerSec', 0);
+  line('stream CPU µs per chunk', 'cpuPerChunk', 2);
+  console.log(`  answered by the 'on' gateway: ${answered}; its sink: ${JSON.stringify(sink)}; errors/lost: ${problems}`);
+  if (problems > 0 || sink.written !== answered || sink.dropped > 0) {
+    console.log('  FAIL: the log did not get one row per answered request');
+    failed = true;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (b) the Postgres sink alone
+
+/** A row like the gateway's, each with its own request id. @param {number} n @returns {import('infergate').RequestLogRow} */
+function row(n) {
+  return {
+    requestId: `req_bench_${process.pid}_${n}`,
+    startedAt: Date.now(),
+    keyId: `key_${n % 50}`,
+    keyGroup: n % 3 === 0 ? 'team-a' : 'default',
+    endpoint: '/v1/chat/completions',
+    kind: 'text',
+    stream: n % 2 === 0,
+    model: n % 4 === 0 ? 'gpt-4.1-mini' : 'claude-sonnet-4-5',
+    deployment: n % 4 === 0 ? 'openai' : 'anthropic',
+    provider: n % 4 === 0 ? 'openai' : 'anthropic',
+    upstreamModel: n % 4 === 0 ? 'gpt-4.1-mini' : 'claude-sonnet-4-5',
+    routeReason: 'p2c',
+    status: n % 50 === 0 ? 'error' : 'ok',
+    httpStatus: n % 50 === 0 ? 429 : 200,
+    errorCode: n % 50 === 0 ? 'rate_limit_exceeded' : null,
+    errorMessage: n % 50 === 0 ? 'Rate limit reached for requests' : null,
+    cancelled: false,
+    cached: false,
+    finishReason: 'stop',
+    responseId: `chatcmpl-${n}`,
+    inputTokens: 1200 + (n % 300),
+    outputTokens: 150 + (n % 100),
+    cachedInputTokens: n % 5 === 0 ? 1024 : 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    costUsd: 0.0021,
+    latencyMs: 800 + (n % 400),
+    ttftMs: n % 2 === 0 ? 240 : null,
+    overheadMs: 0.4,
+    attempts: 1,
+  };
+}
+
+async function sinkAlone() {
+  let rowsMade = 0;
+  // Sustained: back-pressure, so nothing is dropped and the writer goes as fast as the sink takes rows.
+  const waiting = await openRequestLog({ kind: 'postgres', url: database?.url, schema: database?.schema, overflow: 'wait' });
+  for (let i = 0; i < 2000; i++) await waiting.write(row(rowsMade++));
+  await waiting.flush();
+  const before = waiting.sinkStats().written;
+  const started = performance.now();
+  const deadline = started + opts.sinkSeconds * 1000;
+  let fed = 0;
+  while (performance.now() < deadline) {
+    for (let i = 0; i < 100; i++) {
+      const written = waiting.write(row(rowsMade++));
+      if (written) await written;
+      fed++;
+    }
+    // Now and then a turn of the event loop, so that pg's socket is read even when no write waits.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await waiting.flush();
+  const elapsed = (performance.now() - started) / 1000;
+  const stats = waiting.sinkStats();
+  const sustained = (stats.written - before) / elapsed;
+  await waiting.close();
+  console.log(
+    `\n(b) PostgresRequestLog alone, defaults but overflow 'wait': ${fed} rows in ${elapsed.toFixed(1)} s, flushed: ${sustained.toFixed(0)} rows/s written`,
+  );
+  console.log(`  sink counts: ${JSON.stringify(stats)}`);
+
+  // Overflow: the default policy (drop), offered rates in steps of 4 s, each step starting empty.
+  const dropping = await openRequestLog({ kind: 'postgres', url: database?.url, schema: database?.schema });
+  console.log(`  offered rate → dropped (default overflow policy and queue):`);
+  let onset = NaN;
+  for (const rate of [1000, 2000, 5000, 10_000, 20_000, 40_000, 80_000, 160_000]) {
+    const start = dropping.sinkStats();
+    const stepStarted = performance.now();
+    let offered = 0;
+    while (performance.now() - stepStarted < 4000) {
+      // Paced in 10 ms ticks: what is due by now is written, then the loop sleeps.
+      const due = Math.floor(((performance.now() - stepStarted) / 1000) * rate);
+      while (offered < due) {
+        void dropping.write(row(rowsMade++));
+        offered++;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await dropping.flush();
+    const end = dropping.sinkStats();
+    const dropped = end.dropped - start.dropped;
+    console.log(`    ${String(rate).padStart(7)} rows/s offered: ${offered} rows, ${dropped} dropped (${((dropped / offered) * 100).toFixed(1)}%)`);
+    if (dropped > 0 && Number.isNaN(onset)) onset = rate;
+    if (dropped > offered / 2) break;
+  }
+  await dropping.close();
+  console.log(`  drops start at: ${Number.isNaN(onset) ? 'none up to the highest rate' : `${onset} rows/s offered`}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// (c) the soak
+
+async function soak() {
+  const gateway = await startChild('gateway', gatewayScript, [mockOrigin, '--request-log', opts.sink], GATEWAY_CORE, { env: logEnv });
+  const port = gateway.port;
+  // Mostly JSON, every fourth a stream (slowed to 20 ms between chunks, as a model writes).
+  await mock.ipc('config', { chunks: CHUNKS, intervalMs: 20, ttfbMs: 0 });
+  const json = target({ arm: 'infergate', cell: 'chat-pass', stream: false, port, mockOrigin });
+  const stream = target({ arm: 'infergate', cell: 'chat-pass', stream: true, port, mockOrigin });
+  /** @type {Set<string>} */
+  const ids = new Set();
+  let sent = 0;
+  let failures = 0;
+  const rss = [{ at: 0, bytes: rssBytes(gateway.pid) }];
+  const cpuStart = cpuMicros(gateway.pid);
+  const started = performance.now();
+  const deadline = started + opts.soakSeconds * 1000;
+  const sampler = setInterval(() => {
+    const at = Math.round((performance.now() - started) / 1000);
+    const bytes = rssBytes(gateway.pid);
+    rss.push({ at, bytes });
+    console.log(`  ${String(at).padStart(4)} s: ${sent} sent, RSS ${mib(bytes)} MiB`);
+  }, SAMPLE_EVERY_MS);
+  console.log(`\n(c) soak: ${opts.soakSeconds} s at ${opts.rate} req/s (a stream every 4th), request log on ${opts.sink}`);
+  // Workers each paced to their share of the rate (one request a second each, so that a slow stream
+  // does not hold the others back): a steady load, not a burst.
+  const workers = Math.max(16, Math.ceil(opts.rate));
+  const gapMs = (1000 * workers) / opts.rate;
+  await Promise.all(
+    Array.from({ length: workers }, async (_, worker) => {
+      const conn = new Connection(port);
+      let next = started + (worker * gapMs) / workers;
+      for (let n = worker; ; n += workers) {
+        const wait = next - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (performance.now() >= deadline) break;
+        next += gapMs;
+        /** @type {string | undefined} */
+        let id;
+        sent++;
+        const result = await exchange(conn, n % 4 === 3 ? stream.request : json.request, {
+          onHead: (_status, headers) => void (id = headers['x-request-id']),
+        });
+        if (result.error || result.status !== 200 || id === undefined) failures++;
+        else ids.add(id);
+      }
+      conn.close();
+    }),
+  );
+  clearInterval(sampler);
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = cpuMicros(gateway.pid) - cpuStart;
+  rss.push({ at: Math.round(elapsed), bytes: rssBytes(gateway.pid) });
+  const sink = await gateway.ipc('requestLog', undefined);
+  const rows = await storedRows(sink.written);
+  const missing = rows.ids ? [...ids].filter((id) => !rows.ids?.has(id)).length : 0;
+  const extra = rows.ids ? [...rows.ids].filter((id) => !ids.has(id)).length : 0;
+  const max = Math.max(...rss.map((sample) => sample.bytes));
+  console.log(`  ${sent} requests sent in ${elapsed.toFixed(0)} s (${(sent / elapsed).toFixed(1)} req/s), ${failures} failed, ${ids.size} answered with an id`);
+  console.log(`  gateway CPU: ${(cpu / 1e6).toFixed(1)} s (${((cpu / 1e4 / elapsed) * 1).toFixed(1)}% of a core)`);
+  console.log(`  RSS: first ${mib(rss[0]?.bytes ?? NaN)} MiB, last ${mib(rss.at(-1)?.bytes ?? NaN)} MiB, max ${mib(max)} MiB (${rss.length} samples)`);
+  console.log(`  sink: ${JSON.stringify(sink)}`);
+  console.log(
+    rows.ids
+      ? `  rows in Postgres: ${rows.count} (${rows.ids.size} distinct request ids); missing ${missing}, unexpected ${extra}`
+      : `  rows written to memory: ${rows.count} (ids not compared)`,
+  );
+  const exact = failures === 0 && rows.count === sent && (rows.ids?.size ?? sent) === sent && missing === 0 && extra === 0;
+  console.log(exact ? '  OK: rows = requests sent, each exactly once' : '  FAIL: the rows do not match the requests sent');
+  return exact;
+}
+
+/** @param {number} bytes */
+function mib(bytes) {
+  return (bytes / 2 ** 20).toFixed(1);
+}
+
+/**
+ * The rows the log holds: in Postgres, every one read back through a reader on the run's schema
+ * (newest first, page by page), with its request id; in memory, only the sink's count of rows written.
+ * @param {number} written
+ * @returns {Promise<{ count: number, ids?: Set<string> }>}
+ */
+async function storedRows(written) {
+  if (!database) return { count: written };
+  const reader = await openRequestLog({ kind: 'postgres', url: database.url, schema: database.schema });
+  /** @type {Set<string>} */
+  const ids = new Set();
+  let count = 0;
+  /** @type {string | undefined} */
+  let cursor;
+  do {
+    const page = await reader.query({ limit: 500, ...(cursor ? { cursor } : {}) });
+    for (const stored of page.data) {
+      count++;
+      ids.add(stored.requestId);
+    }
+    cursor = page.next;
+  } while (cursor);
+  await reader.close();
+  return { count, ids };
+}
