@@ -4,7 +4,8 @@
 //   (--response-cache: the response cache on, in memory, for the model `bench-chat-cache`; bench/cache-hit.mjs)
 //   (--metrics: metrics on, into infergate/metrics' metricsHandler, collected as a scrape would every second)
 //   (--request-log memory|postgres: the request log on, bench/request-log.mjs; Postgres at REQUEST_LOG_URL in the
-//   schema REQUEST_LOG_SCHEMA; the `requestLog` IPC command flushes it and says its sink's counts)
+//   schema REQUEST_LOG_SCHEMA; the `requestLog` IPC command flushes it and says its sink's counts;
+//   --capture-content: prompts and answers kept too, `captureContent`)
 //   (started by bench/run.mjs, bench/profile.mjs, or bench/soak.mjs with --soak: the gateway then
 //   logs into a counting logger and the `sample` IPC command reports its health, lib/health-probe.mjs)
 import http from 'node:http';
@@ -82,6 +83,7 @@ const gateway = createGateway({
   taskStore,
   ...(metrics ? { metrics: { meterProvider: metrics.meterProvider } } : {}),
   ...(requestLog ? { requestLog } : {}),
+  ...(process.argv.includes('--capture-content') ? { captureContent: true } : {}),
   logger: probe?.logger ?? false,
 });
 

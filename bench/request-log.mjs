@@ -2,7 +2,7 @@
 // What the request log costs and holds: `npm run bench:request-log` (builds first). See
 // "Request log" in docs/benchmark.md.
 //
-//   node bench/request-log.mjs [--sink postgres|memory] [--rounds N] [--window MS] [--sink-seconds S]
+//   node bench/request-log.mjs [--sink postgres|memory] [--content] [--rounds N] [--window MS] [--sink-seconds S]
 //   node bench/request-log.mjs --soak SECONDS [--rate N]
 //
 // Default run, two parts:
@@ -36,6 +36,7 @@ const value = (/** @type {string} */ name, /** @type {string} */ fallback) => {
 if (argv.includes('--help') || argv.includes('-h')) {
   console.log(`node bench/request-log.mjs [options]   (npm run bench:request-log -- [options] builds dist/ first)
   --sink K           postgres (default) or memory (MemoryRequestLog: checks the harness without a database)
+  --content          the 'on' gateway also keeps prompts and answers (captureContent)
   --rounds N         interleaved rounds of the paired gateways (default 5)
   --window MS        measurement window of each arm in a round (default 4000)
   --sink-seconds S   how long the sink is fed at full speed (default 10)
@@ -45,6 +46,7 @@ if (argv.includes('--help') || argv.includes('-h')) {
 }
 const opts = {
   sink: /** @type {'postgres' | 'memory'} */ (value('--sink', 'postgres')),
+  content: argv.includes('--content'),
   rounds: Number(value('--rounds', '5')),
   windowMs: Number(value('--window', '4000')),
   sinkSeconds: Number(value('--sink-seconds', '10')),
@@ -67,13 +69,14 @@ const logEnv = { ...process.env, REQUEST_LOG_URL: database?.url ?? '', REQUEST_L
 
 let failed = false;
 try {
-  console.log(`machine: ${os.cpus()[0]?.model}, ${os.cpus().length} cores; node ${process.version}`);
+  console.log(`machine: ${os.cpus()[0]?.model}, ${os.cpus().length} cores; node ${process.version}; load average ${loadAverage()}`);
   console.log(`sink: ${opts.sink}${database ? ` (${database.started ? 'started here' : 'POSTGRES_URL'}, schema ${database.schema})` : ''}`);
   if (opts.soakSeconds > 0) failed = !(await soak());
   else {
     await paired();
     if (database) await sinkAlone();
   }
+  console.log(`\nload average at the end: ${loadAverage()}`);
 } finally {
   stopAll();
   await database?.close();
@@ -86,7 +89,9 @@ process.exit(failed ? 1 : 0);
 async function paired() {
   const arms = {
     off: await startChild('gateway-off', gatewayScript, [mockOrigin], GATEWAY_CORE),
-    on: await startChild('gateway-on', gatewayScript, [mockOrigin, '--request-log', opts.sink], GATEWAY_CORE, { env: logEnv }),
+    on: await startChild('gateway-on', gatewayScript, [mockOrigin, '--request-log', opts.sink, ...(opts.content ? ['--capture-content'] : [])], GATEWAY_CORE, {
+      env: logEnv,
+    }),
   };
   /** @type {Record<'off' | 'on', { rps: number[], cpuPerRequest: number[], cpuPerChunk: number[], chunksPerSec: number[] }>} */
   const results = {
@@ -102,9 +107,13 @@ async function paired() {
       const json = target({ arm: 'infergate', cell: 'chat-pass', stream: false, port, mockOrigin });
       const stream = target({ arm: 'infergate', cell: 'chat-pass', stream: true, port, mockOrigin });
       const windowMs = round < 0 ? 1000 : opts.windowMs;
-      const jsonRun = await withCpu({ arm: pid }, () => closedLoop({ port, request: json.request, concurrency: CONCURRENCY, durationMs: windowMs }));
+      const jsonRun = await withCpu({ arm: pid }, () =>
+        thenFlushed(arm === 'on' ? arms.on : undefined, () => closedLoop({ port, request: json.request, concurrency: CONCURRENCY, durationMs: windowMs })),
+      );
       const streamRun = await withCpu({ arm: pid }, () =>
-        streamLoop({ port, request: stream.request, concurrency: CONCURRENCY, durationMs: windowMs, check: { terminal: stream.terminal }, keepGaps: false }),
+        thenFlushed(arm === 'on' ? arms.on : undefined, () =>
+          streamLoop({ port, request: stream.request, concurrency: CONCURRENCY, durationMs: windowMs, check: { terminal: stream.terminal }, keepGaps: false }),
+        ),
       );
       problems += jsonRun.result.errors + jsonRun.result.non2xx + streamRun.result.lost;
       if (arm === 'on') answered += jsonRun.result.requests + streamRun.result.streams - streamRun.result.lost;
@@ -128,7 +137,9 @@ async function paired() {
         `on ${on.median.toFixed(digits).padStart(9)} (spread ${(on.spread * 100).toFixed(0)}%)   ${change >= 0 ? '+' : ''}${change.toFixed(1)}%`,
     );
   };
-  console.log(`\n(a) gateway, request log off vs on (${opts.sink}), chat passthrough, ${opts.rounds} rounds of ${opts.windowMs} ms, medians:`);
+  console.log(
+    `\n(a) gateway, request log off vs on (${opts.sink}${opts.content ? ', with content' : ''}), chat passthrough, ${opts.rounds} rounds of ${opts.windowMs} ms, medians:`,
+  );
   line('JSON req/s (16 connections)', 'rps', 0);
   line('JSON CPU µs per request', 'cpuPerRequest');
   line(`stream chunks/s (${CHUNKS}-chunk streams)`, 'chunksPerSec', 0);
@@ -138,6 +149,20 @@ async function paired() {
     console.log('  FAIL: the log did not get one row per answered request');
     failed = true;
   }
+}
+
+/**
+ * `work`, then the gateway's request log flushed: the rows of a window are written inside it, so
+ * that their writing counts for the arm.
+ * @template T
+ * @param {{ ipc: (cmd: string, args: unknown) => Promise<any> } | undefined} gateway
+ * @param {() => Promise<T>} work
+ * @returns {Promise<T>}
+ */
+async function thenFlushed(gateway, work) {
+  const result = await work();
+  await gateway?.ipc('requestLog', undefined);
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,6 +332,13 @@ async function soak() {
   const exact = failures === 0 && rows.count === sent && (rows.ids?.size ?? sent) === sent && missing === 0 && extra === 0;
   console.log(exact ? '  OK: rows = requests sent, each exactly once' : '  FAIL: the rows do not match the requests sent');
   return exact;
+}
+
+function loadAverage() {
+  return os
+    .loadavg()
+    .map((load) => load.toFixed(1))
+    .join(' ');
 }
 
 /** @param {number} bytes */
