@@ -12,7 +12,7 @@
 //     request) and streams of 20 chunks (16 connections: CPU µs per chunk).
 // (b) The Postgres sink alone, fed rows in this process as fast as it takes them (`overflow: 'wait'`, its
 //     default batch size, flush interval and queue): rows/s written; then, with `overflow: 'drop'`, offered
-//     rates in steps until it drops: the rate at which its queue starts to overflow.
+//     rates from half to three times that, 10 s each: where drops start, and how long the queue lasts.
 // --soak S: the gateway (request log on Postgres) under a steady load for S seconds, its RSS sampled every
 //     10 s; at the end every answered request must have its row in Postgres, exactly once (exit 1 otherwise).
 //
@@ -233,29 +233,34 @@ async function sinkAlone() {
   );
   console.log(`  sink counts: ${JSON.stringify(stats)}`);
 
-  // Overflow: the default policy (drop), offered rates in steps of 4 s, each step starting empty.
+  // Overflow: the default policy (drop) and queue, offered rates around the sustained one, each for up
+  // to 10 s from an empty queue: whether it drops, and how long the queue took to fill.
   const dropping = await openRequestLog({ kind: 'postgres', url: database?.url, schema: database?.schema });
-  console.log(`  offered rate → dropped (default overflow policy and queue):`);
+  console.log('  offered rate → dropped (default overflow policy and queue; steps of 10 s, each from an empty queue):');
   let onset = NaN;
-  for (const rate of [1000, 2000, 5000, 10_000, 20_000, 40_000, 80_000, 160_000]) {
+  for (const share of [0.5, 0.8, 1, 1.25, 1.5, 2, 3]) {
+    const rate = Math.round((share * sustained) / 100) * 100;
     const start = dropping.sinkStats();
     const stepStarted = performance.now();
     let offered = 0;
-    while (performance.now() - stepStarted < 4000) {
+    let firstDropMs = NaN;
+    while (performance.now() - stepStarted < 10_000) {
       // Paced in 10 ms ticks: what is due by now is written, then the loop sleeps.
       const due = Math.floor(((performance.now() - stepStarted) / 1000) * rate);
       while (offered < due) {
         void dropping.write(row(rowsMade++));
         offered++;
       }
+      if (Number.isNaN(firstDropMs) && dropping.sinkStats().dropped > start.dropped) firstDropMs = performance.now() - stepStarted;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     await dropping.flush();
-    const end = dropping.sinkStats();
-    const dropped = end.dropped - start.dropped;
-    console.log(`    ${String(rate).padStart(7)} rows/s offered: ${offered} rows, ${dropped} dropped (${((dropped / offered) * 100).toFixed(1)}%)`);
+    const dropped = dropping.sinkStats().dropped - start.dropped;
+    const when = Number.isNaN(firstDropMs) ? '' : `, the first after ${(firstDropMs / 1000).toFixed(1)} s`;
+    console.log(
+      `    ${(share * 100).toFixed(0).padStart(3)}% of it, ${String(rate).padStart(6)} rows/s: ${offered} rows, ${dropped} dropped (${((dropped / offered) * 100).toFixed(1)}%)${when}`,
+    );
     if (dropped > 0 && Number.isNaN(onset)) onset = rate;
-    if (dropped > offered / 2) break;
   }
   await dropping.close();
   console.log(`  drops start at: ${Number.isNaN(onset) ? 'none up to the highest rate' : `${onset} rows/s offered`}`);

@@ -2,26 +2,14 @@
 // .ci/postgres on a free loopback port (stopped and removed when the run ends). Each run works in a
 // schema of its own, dropped at the end, so repeated runs and other users of the server do not mix.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync } from 'node:fs';
-import net from 'node:net';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.mjs';
 import pg from 'pg';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** @returns {Promise<number>} */
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {net.AddressInfo} */ (server.address());
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 /**
  * A Postgres URL and a fresh schema on it; `close()` drops the schema (and stops a server started here).
@@ -48,7 +36,10 @@ export async function benchDatabase() {
     async close() {
       await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
       await pool.end();
-      if (dir) execFileSync(join(root, '.ci/postgres'), ['stop', join(dir, 'pg')]);
+      if (dir) {
+        execFileSync(join(root, '.ci/postgres'), ['stop', join(dir, 'pg')]);
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -3,10 +3,10 @@
 // the pids of its server processes (for their CPU time), and the removal of the run's keys.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.mjs';
 import { Cluster, Redis } from 'ioredis';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -26,18 +26,6 @@ const stops = new Set();
 process.on('exit', () => {
   for (const stop of stops) stop();
 });
-
-/** A free loopback port. @returns {Promise<number>} */
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {net.AddressInfo} */ (server.address());
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 /** @param {() => void} stop */
 function registerStop(stop) {
