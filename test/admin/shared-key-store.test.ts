@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { chat, startCliProcess, stopGatewayProcesses, type GatewayProcess } from '../policy/gateway-processes.js';
@@ -125,5 +127,40 @@ describe('two standalone servers sharing a Redis key store', () => {
     const pair = await startPair({ keyStore: { type: 'redis', url: REDIS_URL, keyPrefix: `test-${process.pid}-${Date.now()}:` } });
     expect(await (await admin(pair[0], '/status')).json()).toMatchObject({ keyStore: 'redis', requestLog: 'memory' });
     await revokedEverywhereWithinASecond(pair);
+  });
+});
+
+describe('the start-up of a standalone server on PostgreSQL', () => {
+  it('says where keys and rows go, without the database password', async () => {
+    const url = new URL(database.url);
+    url.password = 'hunter2-not-printed';
+    const path = join(dir, 'startup.json');
+    const stores = { url: url.href, schema: database.schema };
+    await writeFile(
+      path,
+      JSON.stringify({
+        keys: [{ key: 'sk-static-config-key' }],
+        admin: { key: ADMIN_KEY },
+        keyStore: { type: 'postgres', ...stores },
+        requestLog: { type: 'postgres', ...stores },
+      }),
+    );
+    const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+    const child = spawn(process.execPath, [cli, '--config', path, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        if (/^Models: /m.test(stdout)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${stdout}`)));
+    });
+    child.kill('SIGTERM');
+    const where = `${url.host}${url.pathname}, schema ${database.schema}`;
+    expect(stdout).toMatch(/^Dashboard: http:\/\/127\.0\.0\.1:\d+\/admin\/ /m);
+    expect(stdout).toContain(`Keys made at run time: in PostgreSQL (${where})`);
+    expect(stdout).toContain(`Request log: in PostgreSQL (${where}; GET /v1/usage reads its daily totals)`);
+    expect(stdout).not.toContain('hunter2');
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
   });
 });
