@@ -70,20 +70,47 @@ function hasNoBody(request: Request): boolean {
   return !headers.has('content-type') && !headers.has('transfer-encoding') && (headers.get('content-length') ?? '0').trim() === '0';
 }
 
-/** The output, or a 400 naming the first field at fault (an unknown one first: likely a typo). */
+/** Most unknown fields one message names. */
+const MAX_UNKNOWN_NAMED = 20;
+
+/** The output, or a 400: every unknown field named (likely typos), else the first problem. */
 function validate<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, body);
   if (result.success) return result.output;
-  const unknown = result.issues.find((issue) => issue.type === 'strict_object' && issue.expected === 'never');
-  if (unknown) {
-    const param = formatPath(unknown.path)!;
+  const unknown = unknownFields(schema, body, result.issues);
+  if (unknown.length > 0) {
+    // In name order: valibot finds nested ones first.
+    const params = unknown.map((issue) => formatPath(issue.path)!).sort();
     // The schema's message lists the fields allowed there (`config-fields.ts` strictObject).
-    return fail(`Unknown field '${param}': ${unknown.message}.`, param, 'unknown_parameter');
+    const allowed = unknown.length === 1 ? `: ${unknown[0]!.message}` : '';
+    return fail(`Unknown field${params.length === 1 ? '' : 's'} ${params.map((name) => `'${name}'`).join(', ')}${allowed}.`, params[0]!, 'unknown_parameter');
   }
   const [issue] = result.issues;
   const param = formatPath(issue.path);
   if (issue.received === 'undefined') return fail(`Missing required parameter: '${param}'.`, param, 'missing_required_parameter');
   return fail(`Invalid value for '${param ?? 'body'}': ${issue.message}, received ${describeValue(issue.input)}.`, param, 'invalid_value');
+}
+
+/**
+ * The unknown-field issues of a body. valibot reports one per object, so each found is taken out
+ * of a copy and the copy checked again (a bounded number of times).
+ */
+function unknownFields(schema: v.GenericSchema, body: unknown, issues: readonly v.BaseIssue<unknown>[]): v.BaseIssue<unknown>[] {
+  const isUnknown = (issue: v.BaseIssue<unknown>) => issue.type === 'strict_object' && issue.expected === 'never';
+  const found: v.BaseIssue<unknown>[] = [];
+  let copy: unknown;
+  let next = issues.find(isUnknown);
+  while (next && found.length < MAX_UNKNOWN_NAMED) {
+    found.push(next);
+    copy ??= structuredClone(body);
+    const keys = next.path!.map((item) => item.key as string | number);
+    let parent = copy as Record<string | number, unknown>;
+    for (const key of keys.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
+    delete parent[keys.at(-1)!];
+    const again = v.safeParse(schema, copy);
+    next = again.success ? undefined : again.issues.find(isUnknown);
+  }
+  return found;
 }
 
 function fail(message: string, param: string | null, code: string): never {

@@ -262,6 +262,12 @@ describe('admin API: bad bodies and parameters are 400s naming the field', () =>
     });
   }
 
+  it('names every unknown field at once, at any depth', async () => {
+    const error = await errorOf(await setup.admin('/keys', { method: 'POST', json: { colour: 1, limits: { perDay: 2, perHour: 3 }, size: 2 } }));
+    expect(error).toMatchObject({ status: 400, param: 'colour', code: 'unknown_parameter' });
+    expect(error.message).toBe("Unknown fields 'colour', 'limits.perDay', 'limits.perHour', 'size'.");
+  });
+
   it('names the unknown field and the fields allowed there', async () => {
     const error = await errorOf(await setup.admin('/keys', { method: 'POST', json: { limits: { perDay: 2 } } }));
     expect(error).toMatchObject({ status: 400, param: 'limits.perDay', code: 'unknown_parameter' });
