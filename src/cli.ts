@@ -78,6 +78,13 @@ async function main(): Promise<void> {
   } = setup.config;
   const adminKey = nonEmpty(process.env.INFERGATE_ADMIN_KEY) ?? configAdminKey;
   const admin = adminCredentialOf(adminKey);
+  // No key in the file, and none can be made here nor by another instance: nobody could call.
+  if (options.keys.length === 0 && !admin && (keyStoreConfig?.type ?? 'memory') === 'memory') {
+    throw new UsageError('the config lists no keys and its keyStore is in memory: set INFERGATE_ADMIN_KEY (or admin.key) to make keys at run time');
+  }
+  if (admin && /^\/admin(\/|$)/.test(options.basePath ?? '')) {
+    throw new UsageError(`basePath "${options.basePath}" is where the admin API is served (/admin): choose another basePath`);
+  }
   const team = await openTeamStores(keyStoreConfig, requestLogConfig, admin !== undefined);
   // Metrics are scraped with the admin key: without one nobody could read them, so none are kept.
   const metrics = admin && metricsWanted !== false ? (await import('./metrics.js')).metricsHandler() : undefined;

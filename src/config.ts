@@ -109,6 +109,7 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
   const firstLocal = providerNames.find((name) => providerConfigs[name]!.type === 'local');
   const models: ModelConfig[] = config.models ?? (firstLocal ? localModels(firstLocal) : []);
   const problems = [...crossCheckKeys(config.keys), ...crossCheckModels(models, providerNames)];
+  if (config.keys.length === 0 && !config.keyStore) problems.push('keys: expected at least one key (or a "keyStore", whose keys the admin API makes)');
   if (config.requestLog?.type === 'postgres' && config.usageStore) {
     problems.push('usageStore: not used with a requestLog on PostgreSQL (GET /v1/usage reads its daily rollups); remove one of them');
   }
@@ -352,7 +353,8 @@ const ModelSchema = strictObject({
 const ConfigSchema = strictObject({
   /** Lets editors find a JSON schema; ignored. */
   $schema: v.optional(v.string('expected a string')),
-  keys: v.pipe(v.array(KeySchema, 'expected an array of keys'), v.minLength(1, 'expected at least one key')),
+  // May be empty with a `keyStore`: its keys are made at run time through the admin API.
+  keys: v.optional(v.array(KeySchema, 'expected an array of keys'), []),
   providers: v.optional(v.record(text, ProviderConfigSchema, 'expected an object of provider names to provider configs')),
   models: v.optional(v.array(ModelSchema, 'expected an array of models')),
   basePath: v.optional(v.pipe(v.string('expected a string'), v.regex(/^(\/.*)?$/, 'expected a path starting with "/"'))),

@@ -315,6 +315,38 @@ describe('the admin API and dashboard on the standalone server', () => {
     expect(await stop(running)).toMatchObject({ code: 0 });
   });
 
+  it('a config without keys serves the keys made at run time; without an admin key it refuses to start, and /admin cannot be the basePath', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'infergate-keyless-'));
+    try {
+      const keyless = join(dir, 'keyless.json');
+      await writeFile(keyless, JSON.stringify({ keyStore: { type: 'memory' } }));
+      const underAdmin = join(dir, 'under-admin.json');
+      await writeFile(underAdmin, JSON.stringify({ keys: [{ key: 'sk-a' }], basePath: '/admin/gw' }));
+      const [noAdmin, clash] = await Promise.all([
+        runCli(['--config', keyless, '--port', '0']).exit,
+        runCli(['--config', underAdmin, '--port', '0'], { INFERGATE_ADMIN_KEY: ADMIN_KEY }).exit,
+      ]);
+      expect(noAdmin.code).toBe(1);
+      expect(noAdmin.stderr).toContain('the config lists no keys and its keyStore is in memory');
+      expect(clash.code).toBe(1);
+      expect(clash.stderr).toContain('basePath "/admin/gw" is where the admin API is served');
+
+      const running = await startCli(['--config', keyless, '--port', '0'], { INFERGATE_ADMIN_KEY: ADMIN_KEY });
+      expect(running.stdout).toContain('API keys: from the config file (0)');
+      const origin = new URL(running.url).origin;
+      const made = await fetch(`${origin}/admin/keys`, {
+        method: 'POST',
+        body: '{}',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+      });
+      const { key } = (await made.json()) as { key: string };
+      expect(await modelIds(running.url + '/v1', key)).toContain('local-chat');
+      expect(await stop(running)).toMatchObject({ code: 0 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('is not served without an admin key, and the start-up says so', async () => {
     const running = await startCli(['--port', '0'], { INFERGATE_API_KEY: 'sk-test-env-key-9f8e7d' });
     expect(running.stdout).toContain('Dashboard: not served (no admin key)');

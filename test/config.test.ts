@@ -257,8 +257,11 @@ describe('parseConfig', () => {
       'models[1].id: "m" is listed twice',
     ]);
     expect(issuesOf({ ...minimal, providers: { oai: { type: 'openai' } } })).toEqual(['models: required when no provider of type "local" is configured']);
-    expect(issuesOf({})).toEqual(['keys: required field is missing']);
-    expect(issuesOf({ keys: [] })).toEqual(['keys: expected at least one key']);
+    const noKeys = 'keys: expected at least one key (or a "keyStore", whose keys the admin API makes)';
+    expect(issuesOf({})).toEqual([noKeys]);
+    expect(issuesOf({ keys: [] })).toEqual([noKeys]);
+    // With a key store, keys are made at run time: none in the file is fine.
+    expect(parseConfig({ keyStore: { type: 'memory' } }).keys).toEqual([]);
     expect(issuesOf([])).toEqual(['config: expected a JSON object, got an array']);
     expect(issuesOf('keys')).toEqual(['config: expected a JSON object, got string']);
   });
@@ -304,7 +307,8 @@ describe('parseConfig', () => {
 
   it("accepts the README's team example (examples/team/config.json): keys and the request log on PostgreSQL", async () => {
     const config = await loadConfigFile(new URL('../examples/team/config.json', import.meta.url).pathname);
-    expect(config).toMatchObject({ keyStoreConfig: { type: 'postgres' }, requestLogConfig: { type: 'postgres' } });
+    // No key in the file: every key is made through the admin API (no well-known key ships).
+    expect(config).toMatchObject({ keys: [], keyStoreConfig: { type: 'postgres' }, requestLogConfig: { type: 'postgres' } });
   });
 
   it('names a bad keyStore or requestLog field, never printing a database password', () => {
