@@ -13,16 +13,22 @@
 // (b) The Postgres sink alone, fed rows in this process as fast as it takes them (`overflow: 'wait'`, its
 //     default batch size, flush interval and queue): rows/s written; then, with `overflow: 'drop'`, offered
 //     rates from half to three times that, 10 s each: where drops start, and how long the queue lasts.
-// --soak S: the gateway (request log on Postgres) under a steady load for S seconds, its RSS sampled every
-//     10 s; at the end every answered request must have its row in Postgres, exactly once (exit 1 otherwise).
+// --soak S: the standalone server (dist/cli.js, a config file with the request log on Postgres) under a
+//     steady load for S seconds, its RSS sampled every 10 s; at the end every answered request must have its
+//     row in Postgres, exactly once (exit 1 otherwise).
 //
 // POSTGRES_URL names the server (else one is started with .ci/postgres); each run uses a schema of its own,
 // dropped at the end.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { GATEWAY_CORE, LOAD_CORE, pinSelf, startChild, stopAll } from './lib/children.mjs';
+import { join } from 'node:path';
+import { children, GATEWAY_CORE, LOAD_CORE, nodeCommand, pinSelf, startChild, stopAll } from './lib/children.mjs';
+import { freePort } from './lib/free-port.mjs';
 import { Connection } from './lib/http-client.mjs';
 import { closedLoop, exchange, streamLoop } from './lib/load.mjs';
-import { target } from './lib/payloads.mjs';
+import { BENCH_KEY, target } from './lib/payloads.mjs';
 import { benchDatabase } from './lib/postgres-server.mjs';
 import { cpuMicros, rssBytes, withCpu } from './lib/proc.mjs';
 import { openRequestLog } from './lib/request-log-sink.mjs';
@@ -270,7 +276,7 @@ async function sinkAlone() {
 // (c) the soak
 
 async function soak() {
-  const gateway = await startChild('gateway', gatewayScript, [mockOrigin, '--request-log', opts.sink], GATEWAY_CORE, { env: logEnv });
+  const gateway = await startStandalone();
   const port = gateway.port;
   // Mostly JSON, every fourth a stream (slowed to 20 ms between chunks, as a model writes).
   await mock.ipc('config', { chunks: CHUNKS, intervalMs: 20, ttfbMs: 0 });
@@ -290,7 +296,7 @@ async function soak() {
     rss.push({ at, bytes });
     console.log(`  ${String(at).padStart(4)} s: ${sent} sent, RSS ${mib(bytes)} MiB`);
   }, SAMPLE_EVERY_MS);
-  console.log(`\n(c) soak: ${opts.soakSeconds} s at ${opts.rate} req/s (a stream every 4th), request log on ${opts.sink}`);
+  console.log(`\n(c) soak: the standalone server, ${opts.soakSeconds} s at ${opts.rate} req/s (a stream every 4th), request log on ${opts.sink}`);
   // Workers each paced to their share of the rate (one request a second each, so that a slow stream
   // does not hold the others back): a steady load, not a burst.
   const workers = Math.max(16, Math.ceil(opts.rate));
@@ -320,8 +326,8 @@ async function soak() {
   const elapsed = (performance.now() - started) / 1000;
   const cpu = cpuMicros(gateway.pid) - cpuStart;
   rss.push({ at: Math.round(elapsed), bytes: rssBytes(gateway.pid) });
-  const sink = await gateway.ipc('requestLog', undefined);
-  const rows = await storedRows(sink.written);
+  const sink = await drained(gateway, sent);
+  const rows = await storedRows(sink?.written ?? 0);
   const missing = rows.ids ? [...ids].filter((id) => !rows.ids?.has(id)).length : 0;
   const extra = rows.ids ? [...rows.ids].filter((id) => !ids.has(id)).length : 0;
   const max = Math.max(...rss.map((sample) => sample.bytes));
@@ -349,6 +355,66 @@ function loadAverage() {
 /** @param {number} bytes */
 function mib(bytes) {
   return (bytes / 2 ** 20).toFixed(1);
+}
+
+/**
+ * The standalone server (dist/cli.js) on the gateway core, with a config file of the mock's chat
+ * model, the bench key and the request log; an admin key, so that `/admin/status` tells the sink's counts.
+ */
+async function startStandalone() {
+  const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
+  const configPath = join(os.tmpdir(), `infergate-bench-request-log-${process.pid}.json`);
+  const config = {
+    keys: [{ key: BENCH_KEY, id: 'bench' }],
+    providers: { oai: { type: 'openai', baseURL: `${mockOrigin}/v1`, apiKey: 'sk-mock', responses: false } },
+    models: [{ id: 'bench-chat', provider: 'oai', upstreamModel: 'mock-model' }],
+    requestLog: database ? { type: 'postgres', url: database.url, schema: database.schema } : { type: 'memory' },
+  };
+  writeFileSync(configPath, JSON.stringify(config));
+  process.on('exit', () => rmSync(configPath, { force: true }));
+  const port = await freePort();
+  const cli = new URL('../dist/cli.js', import.meta.url).pathname;
+  const { command, args } = nodeCommand(cli, ['--config', configPath, '--port', String(port)], GATEWAY_CORE);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, INFERGATE_ADMIN_KEY: adminKey } });
+  children.push(child);
+  // Its access log (a line a request) is read and dropped; the last lines are kept to say why it stopped.
+  let said = '';
+  const keep = (/** @type {Buffer} */ chunk) => void (said = (said + chunk.toString()).slice(-4000));
+  child.stderr?.on('data', keep);
+  await new Promise((resolveUp, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the standalone server did not start in 30 s:\n${said}`)), 30_000);
+    child.stdout?.on('data', (/** @type {Buffer} */ chunk) => {
+      keep(chunk);
+      if (said.includes('infergate listening on')) {
+        clearTimeout(timer);
+        resolveUp(undefined);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the standalone server exited (${code}):\n${said}`));
+    });
+  });
+  child.stdout?.resume();
+  return { pid: /** @type {number} */ (child.pid), port, adminKey };
+}
+
+/**
+ * The sink's counts once it has written every request sent (or after 60 s), from `/admin/status`.
+ * @param {{ port: number, adminKey: string }} gateway @param {number} sent
+ * @returns {Promise<import('infergate').SinkStats | undefined>}
+ */
+async function drained(gateway, sent) {
+  /** @type {import('infergate').SinkStats | undefined} */
+  let sink;
+  const deadline = Date.now() + 60_000;
+  do {
+    const status = await fetch(`http://127.0.0.1:${gateway.port}/admin/status`, { headers: { authorization: `Bearer ${gateway.adminKey}` } });
+    sink = status.ok ? (await status.json()).sink : undefined;
+    if (sink && sink.queued === 0 && sink.written + sink.dropped + sink.failedRows >= sent) return sink;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  } while (Date.now() < deadline);
+  return sink;
 }
 
 /**
