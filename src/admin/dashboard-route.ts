@@ -95,8 +95,11 @@ function notFound(message = 'No such dashboard file.'): Response {
  */
 async function dashboardRoot(): Promise<string | undefined> {
   if (foundRoot !== undefined) return foundRoot;
+  // Through a variable: a bundler that sees `new URL('…', import.meta.url)` takes it for an asset
+  // to bundle, and Next.js (Turbopack) fails the whole route on a folder it cannot bundle.
+  const here = import.meta.url;
   for (const candidate of ['./dashboard/', '../../dist/dashboard/']) {
-    const dir = fileURLToPath(new URL(candidate, import.meta.url));
+    const dir = fileURLToPath(new URL(candidate, here));
     const index = await stat(dir + 'index.html').catch(() => undefined);
     if (index?.isFile()) return (foundRoot = dir);
   }
