@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -95,11 +96,11 @@ function notFound(message = 'No such dashboard file.'): Response {
  */
 async function dashboardRoot(): Promise<string | undefined> {
   if (foundRoot !== undefined) return foundRoot;
-  // Through a variable: a bundler that sees `new URL('…', import.meta.url)` takes it for an asset
-  // to bundle, and Next.js (Turbopack) fails the whole route on a folder it cannot bundle.
-  const here = import.meta.url;
-  for (const candidate of ['./dashboard/', '../../dist/dashboard/']) {
-    const dir = fileURLToPath(new URL(candidate, here));
+  // A path, not `new URL('…', import.meta.url)`: bundlers take that for an asset to bundle, and
+  // Next.js (Turbopack) fails every route of the module on a folder it cannot bundle.
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const candidate of ['dashboard', '../../dist/dashboard']) {
+    const dir = join(here, candidate) + sep;
     const index = await stat(dir + 'index.html').catch(() => undefined);
     if (index?.isFile()) return (foundRoot = dir);
   }
