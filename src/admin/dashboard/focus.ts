@@ -11,9 +11,25 @@ export function useFocusOnMount<T extends HTMLElement>(): RefObject<T | null> {
   return ref;
 }
 
-/** Escape cancels a dialog, as it does a native modal one. */
+/** Escape cancels a form while the focus is in it. */
 export function cancelOnEscape(cancel: () => void): (event: KeyboardEvent) => void {
   return (event) => {
     if (event.key === 'Escape') cancel();
   };
+}
+
+/**
+ * Escape cancels an open dialog wherever the focus is, as it does a native modal one: a key pressed
+ * before the dialog took the focus (or after a click outside it) still closes it.
+ */
+export function useEscapeToCancel(cancel: () => void): void {
+  const latest = useRef(cancel);
+  latest.current = cancel;
+  useEffect(() => {
+    const listener = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') latest.current();
+    };
+    document.addEventListener('keydown', listener);
+    return () => document.removeEventListener('keydown', listener);
+  }, []);
 }

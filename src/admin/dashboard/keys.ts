@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { KeyPatch, KeySettings, ManagedKey, Page } from '../keys/managed-key-store.js';
 import { type Api, messageOf } from './api.js';
-import { cancelOnEscape, useFocusOnMount } from './focus.js';
+import { useEscapeToCancel, useFocusOnMount } from './focus.js';
 import { formatTime, formatUsd } from './format.js';
 import { html, type View } from './html.js';
 import { usePaged } from './use-loaded.js';
@@ -163,7 +163,8 @@ function RotateDialog({
   const [grace, setGrace] = useState('86400');
   const [error, setError] = useState<string>();
   const focus = useFocusOnMount<HTMLInputElement>();
-  return html`<dialog open aria-labelledby="rotate-title" onKeyDown=${cancelOnEscape(onCancel)}>
+  useEscapeToCancel(onCancel);
+  return html`<dialog open aria-labelledby="rotate-title">
     <form
       onSubmit=${async (event: Event) => {
         event.preventDefault();
@@ -183,7 +184,8 @@ function RotateDialog({
 function RevokeDialog({ keyLabel, onRevoke, onCancel }: { keyLabel: string; onRevoke: () => Promise<string | undefined>; onCancel: () => void }): View {
   const [error, setError] = useState<string>();
   const focus = useFocusOnMount<HTMLButtonElement>();
-  return html`<dialog open aria-labelledby="revoke-title" onKeyDown=${cancelOnEscape(onCancel)}>
+  useEscapeToCancel(onCancel);
+  return html`<dialog open aria-labelledby="revoke-title">
     <h3 id="revoke-title">Revoke ${keyLabel}?</h3>
     <p>Every request with this key is refused from now on, on every instance. This cannot be undone.</p>
     ${error && html`<p role="alert" class="error">${error}</p>`}
