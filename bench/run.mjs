@@ -13,6 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './lib/free-port.mjs';
 import { children, GATEWAY_CORE, gitInfo, LOAD_CORE, nodeCommand, pinned, pinSelf, startChild, stopAll } from './lib/children.mjs';
 import { Connection } from './lib/http-client.mjs';
 import { closedLoop, exchange, holdStreams, openLoop, StreamTracker, streamLoop } from './lib/load.mjs';
@@ -105,18 +106,6 @@ process.on('SIGINT', () => {
   stopAll();
   process.exit(130);
 });
-
-/** A free loopback port (for the peers, which take their port from the command line or config). */
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {net.AddressInfo} */ (server.address());
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 /** Waits until something accepts connections on a port. @param {number} port @param {number} timeoutMs */
 async function waitForPort(port, timeoutMs) {
