@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { KeyRecord } from '../../src/auth/key-store.js';
-import { hashKeySecret, MANAGED_KEY_PREFIX } from '../../src/admin/keys/key-secret.js';
+import { hashKeySecret, MANAGED_KEY_PREFIX, newKeySecret } from '../../src/admin/keys/key-secret.js';
 import { InvalidCursorError, KeyRevokedError, type ManagedKeyStore } from '../../src/admin/keys/managed-key-store.js';
 import { MemoryKeyStore } from '../../src/admin/keys/memory-key-store.js';
 import { PostgresKeyStore } from '../../src/admin/keys/postgres-key-store.js';
@@ -369,15 +369,19 @@ describe('PostgresKeyStore', () => {
 
   it('fails closed: a lookup throws when the database cannot be reached, and the gateway answers 503', async () => {
     const store = new PostgresKeyStore({ url: `postgres://postgres@127.0.0.1:${await freePort()}/infergate`, timeoutMs: 500 });
+    const managedShape = newKeySecret();
     try {
-      await expect(store.lookup('sk-ig-whatever')).rejects.toThrow();
+      await expect(store.lookup(managedShape)).rejects.toThrow();
+      // A key no store could have made is unknown without a database round trip.
+      expect(await store.lookup('sk-config-key-0123456789')).toBeUndefined();
+      expect(await store.lookup(`${managedShape}x`)).toBeUndefined();
       const gateway = createGateway({
         keys: store,
         providers: { local: createLocalProvider({ chunkDelayMs: 0 }) },
         models: [{ id: 'text', provider: 'local', upstreamModel: 'local-chat' }],
         logger: false,
       });
-      const response = await gateway.fetch('http://gateway.test/v1/models', { headers: { authorization: 'Bearer sk-ig-whatever' } });
+      const response = await gateway.fetch('http://gateway.test/v1/models', { headers: { authorization: `Bearer ${managedShape}` } });
       expect(response.status).toBe(503);
       expect(await response.json()).toMatchObject({ error: { code: 'key_store_unavailable' } });
     } finally {
@@ -497,7 +501,9 @@ for (const target of targets) {
     it('fails closed: a lookup throws when Redis cannot be reached', async () => {
       const store = new RedisKeyStore({ ...target.unreachable(await freePort()), timeoutMs: 300, logger: { info() {}, warn() {}, error() {} } });
       try {
-        await expect(store.lookup('sk-ig-whatever')).rejects.toThrow();
+        await expect(store.lookup(newKeySecret())).rejects.toThrow();
+        // A key no store could have made is unknown without asking Redis.
+        expect(await store.lookup('sk-config-key-0123456789')).toBeUndefined();
       } finally {
         await store.close();
       }

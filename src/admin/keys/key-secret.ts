@@ -3,6 +3,17 @@ import { createHash, randomBytes } from 'node:crypto';
 /** Every managed key starts so: scanners (GitHub's, trufflehog) and people can tell it is an infergate key. */
 export const MANAGED_KEY_PREFIX = 'sk-ig-';
 
+/** The shape of every key `newKeySecret` makes. */
+const MANAGED_KEY_SHAPE = /^sk-ig-[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Whether a key a client sent could be a managed one: any other is unknown without asking the
+ * store, so keys of another kind (the config file's, junk) never cost a database round trip.
+ */
+export function couldBeManagedKey(secret: string): boolean {
+  return secret.length === MANAGED_KEY_PREFIX.length + 43 && MANAGED_KEY_SHAPE.test(secret);
+}
+
 /** A new key: the prefix and 32 random bytes (256 bits) in base64url. */
 export function newKeySecret(): string {
   return MANAGED_KEY_PREFIX + randomBytes(32).toString('base64url');

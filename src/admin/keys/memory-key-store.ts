@@ -1,5 +1,5 @@
 import type { KeyRecord } from '../../auth/key-store.js';
-import { hashKeySecret, newKeySecret } from './key-secret.js';
+import { couldBeManagedKey, hashKeySecret, newKeySecret } from './key-secret.js';
 import { auditEntry, decodeSequenceCursor, encodeCursor, newManagedKey, patchedKey, revokedKey, rotatedKey, shownKey } from './managed-key.js';
 import {
   type Actor,
@@ -53,6 +53,7 @@ export class MemoryKeyStore implements ManagedKeyStore {
   }
 
   lookup(secret: string): KeyRecord | undefined {
+    if (!couldBeManagedKey(secret)) return undefined;
     const entry = this.hashes.get(hashKeySecret(secret));
     if (!entry || (entry.expiresAt !== undefined && entry.expiresAt <= Date.now())) return undefined;
     const key = this.keys.get(entry.keyId);

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { KeyRecord } from '../../auth/key-store.js';
 import { jsonLogger, type Logger } from '../../logger.js';
 import { PostgresConnection, type PostgresConnectionOptions } from '../../postgres/connection.js';
-import { hashKeySecret, newKeySecret } from './key-secret.js';
+import { couldBeManagedKey, hashKeySecret, newKeySecret } from './key-secret.js';
 import { cacheOptions, type LookupAnswer, LookupCache } from './lookup-cache.js';
 import {
   auditEntry,
@@ -105,6 +105,7 @@ export class PostgresKeyStore implements ManagedKeyStore {
   }
 
   async lookup(secret: string): Promise<KeyRecord | undefined> {
+    if (!couldBeManagedKey(secret)) return undefined;
     await this.ready();
     const hash = hashKeySecret(secret);
     return this.cache.get(hash, () => this.find(hash));

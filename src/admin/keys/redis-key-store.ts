@@ -3,7 +3,7 @@ import type { KeyRecord } from '../../auth/key-store.js';
 import { jsonLogger, type Logger } from '../../logger.js';
 import type { RedisClient, RedisConnectionOptions } from '../../redis/connection.js';
 import { FailFastRedis } from '../../redis/fail-fast-redis.js';
-import { hashKeySecret, newKeySecret } from './key-secret.js';
+import { couldBeManagedKey, hashKeySecret, newKeySecret } from './key-secret.js';
 import { cacheOptions, type LookupAnswer, LookupCache } from './lookup-cache.js';
 import { auditEntry, decodeSequenceCursor, encodeCursor, newManagedKey, patchedKey, revokedKey, rotatedKey, shownKey } from './managed-key.js';
 import {
@@ -99,6 +99,7 @@ export class RedisKeyStore implements ManagedKeyStore {
   }
 
   async lookup(secret: string): Promise<KeyRecord | undefined> {
+    if (!couldBeManagedKey(secret)) return undefined;
     const hash = hashKeySecret(secret);
     return this.cache.get(hash, () => this.find(hash));
   }
