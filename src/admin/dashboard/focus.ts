@@ -1,5 +1,5 @@
 import type { RefObject } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 
 /**
  * A ref whose element takes the focus when it appears: a form or dialog opened by a button puts
@@ -25,7 +25,9 @@ export function cancelOnEscape(cancel: () => void): (event: KeyboardEvent) => vo
 export function useEscapeToCancel(cancel: () => void): void {
   const latest = useRef(cancel);
   latest.current = cancel;
-  useEffect(() => {
+  // A layout effect runs in the same task as the render that shows the dialog: a plain effect
+  // runs a frame later, and an Escape pressed in between was lost.
+  useLayoutEffect(() => {
     const listener = (event: KeyboardEvent) => {
       if (event.key === 'Escape') latest.current();
     };
