@@ -1,11 +1,12 @@
 import type { ServerAdapterPlugin } from '@whatwg-node/server';
 import type { KeyRecord } from '../auth/key-store.js';
 import type { RequestObserver } from '../policy/events.js';
+import type { TextStage } from './text-stage.js';
 
 /**
  * A plugin: a whatwg-node server plugin (`onRequest`/`onResponse` around the whole handler,
  * `instrumentation`, dispose), plus the gateway's own stages, in the order a request meets them:
- * `onGatewayRequest` → `onAuthenticated` → `onAttempt` (each upstream attempt) → `onUsage` (the
+ * `onGatewayRequest` → `onAuthenticated` → `wrapText` (text generations) → `onAttempt` (each upstream attempt) → `onUsage` (the
  * request's end; after the answer for a stream) → `onGatewayResponse`. The hooks, the access log
  * and OpenTelemetry are plugins too.
  *
@@ -19,6 +20,12 @@ export interface GatewayPlugin extends ServerAdapterPlugin<Record<string, unknow
   onGatewayRequest?(payload: RequestHookPayload): void | Promise<void>;
   /** The key is known (the request passed authentication); awaited before the route's handler runs. A throw refuses the request. */
   onAuthenticated?(payload: AuthenticatedPayload): void | Promise<void>;
+  /**
+   * Around each text generation (Chat, Responses, Messages, Gemini), after admission and
+   * conversation state, before the response cache and the deployments, in plugin order
+   * (`text-stage.ts`). Guardrails are such stages.
+   */
+  wrapText?: TextStage;
   /** The answer is built, with the gateway's headers, before it is sent; `setResponse` replaces it. */
   onGatewayResponse?(payload: ResponseHookPayload): void | Promise<void>;
 }

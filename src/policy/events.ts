@@ -1,3 +1,4 @@
+import type { GuardrailOutcome } from '../guardrails/checker.js';
 import type { CapturedContent } from '../logs/content-capture.js';
 import type { IRUsage } from '../protocols/ir.js';
 import type { RouteReason } from '../routing/deployments.js';
@@ -54,6 +55,8 @@ export interface UsageEvent {
    * one failed); unset when no upstream was tried (a cache hit, a refusal before routing).
    */
   routeReason?: RouteReason | 'fallback' | undefined;
+  /** Each guardrail's result on this request (docs/policies.md, "Guardrails"); unset when none ran. */
+  guardrails?: readonly GuardrailOutcome[] | undefined;
   /** ms since epoch when the request reached the pipeline. */
   startedAt: number;
   latencyMs: number;
