@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withinOneMinute } from './helpers/rate-window.js';
+import { parsePrometheus, sample } from './helpers/prometheus.js';
 
 /** The built `bin` (test/global-setup.ts builds `dist/` before the suite). */
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -355,27 +356,6 @@ describe('the admin API and dashboard on the standalone server', () => {
     await stop(running);
   });
 });
-
-/** Every sample of a Prometheus text exposition, each line checked against the format. */
-function parsePrometheus(text: string): { name: string; labels: Record<string, string>; value: number }[] {
-  const samples = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    expect(match, line).not.toBeNull();
-    const labels: Record<string, string> = {};
-    for (const [, name, value] of match![2]?.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g) ?? []) labels[name!] = value!;
-    samples.push({ name: match![1]!, labels, value: Number(match![3]!.replace('+Inf', 'Infinity')) });
-  }
-  return samples;
-}
-
-/** The sum of a metric's samples whose labels include `labels`. */
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  return parsePrometheus(text)
-    .filter((line) => line.name === name && Object.entries(labels).every(([label, value]) => line.labels[label] === value))
-    .reduce((sum, line) => sum + line.value, 0);
-}
 
 /** What a user of `npm start` does next: a whole tool loop in each protocol with the official SDKs. */
 describe('tool loops against the running CLI', () => {

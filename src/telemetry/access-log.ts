@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { AttemptEvent, UsageEvent } from '../policy/events.js';
 import type { GatewayPlugin } from '../plugins/plugin.js';
+import { guardrailSummaries } from './guardrail-summary.js';
 
 /**
  * One structured line per request when it ends, and one warning per failed upstream attempt
@@ -19,6 +20,7 @@ export function accessLogObserver(logger: Logger): GatewayPlugin {
 }
 
 function requestFields(event: UsageEvent): Record<string, unknown> {
+  const guardrails = guardrailSummaries(event.guardrails);
   return {
     requestId: event.requestId,
     keyId: event.keyId,
@@ -40,6 +42,7 @@ function requestFields(event: UsageEvent): Record<string, unknown> {
     ...(event.cancelled ? { cancelled: true } : {}),
     ...(event.cached ? { cached: true } : {}),
     ...(event.error ? { error: event.error } : {}),
+    ...(guardrails ? { guardrails } : {}),
   };
 }
 

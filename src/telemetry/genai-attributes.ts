@@ -1,6 +1,8 @@
 import type { Attributes } from '@opentelemetry/api';
+import type { GuardrailOutcome } from '../guardrails/checker.js';
 import type { AttemptEvent, EventError, UsageEvent } from '../policy/events.js';
 import type { ModelKind } from '../routing/model.js';
+import { guardrailSummaries } from './guardrail-summary.js';
 import { scrubSecrets } from './redact.js';
 
 /*
@@ -78,7 +80,30 @@ export function requestAttributes(event: UsageEvent, providerName: string, metho
   setCount(attributes, 'infergate.units.audio_seconds', event.units?.audioSeconds);
   if (event.cancelled) attributes['infergate.cancelled'] = true;
   if (event.status === 'error') attributes['error.type'] = errorType(event.error, event.cancelled);
+  // One string per guardrail, so a trace search can find the requests a guardrail masked or blocked.
+  const guardrails = guardrailSummaries(event.guardrails);
+  if (guardrails) attributes['infergate.guardrails'] = guardrails;
   return attributes;
+}
+
+/** The name of the request span's event for one guardrail outcome. */
+export const GUARDRAIL_EVENT = 'infergate.guardrail';
+
+/**
+ * One guardrail outcome as a span event's attributes. The GenAI conventions have no guardrail
+ * signal yet (proposals are open), so these are `infergate.guardrail.*`. Categories, counts and
+ * time only: never the text found.
+ */
+export function guardrailEventAttributes(outcome: GuardrailOutcome): Attributes {
+  return {
+    'infergate.guardrail.name': outcome.guardrail,
+    'infergate.guardrail.phase': outcome.phase,
+    'infergate.guardrail.action': outcome.action,
+    'infergate.guardrail.outcome': outcome.outcome,
+    'infergate.guardrail.categories': [...outcome.categories],
+    'infergate.guardrail.findings': outcome.findings,
+    'infergate.guardrail.duration_ms': outcome.durationMs,
+  };
 }
 
 /** An attempt span: one upstream call, as the gateway (the GenAI client here) made it. */

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { AttemptEvent, UsageEvent } from '../policy/events.js';
 import type { GatewayPlugin } from '../plugins/plugin.js';
 import { AttemptBuffer } from './attempt-buffer.js';
-import { attemptAttributes, operationName, requestAttributes, statusMessage } from './genai-attributes.js';
+import { GUARDRAIL_EVENT, attemptAttributes, guardrailEventAttributes, operationName, requestAttributes, statusMessage } from './genai-attributes.js';
 import { INFERGATE_VERSION } from './version.js';
 
 type OpenTelemetryApi = typeof import('@opentelemetry/api');
@@ -85,6 +85,11 @@ function emitSpans(
     parent,
   );
   if (event.status === 'error') setError(otel, requestSpan, statusMessage(event.error, event.cancelled));
+  // Input checks run before any upstream call, output checks through the answer: stamped at the start and the end.
+  const end = event.startedAt + event.latencyMs;
+  for (const outcome of event.guardrails ?? []) {
+    requestSpan.addEvent(GUARDRAIL_EVENT, guardrailEventAttributes(outcome), outcome.phase === 'input' ? event.startedAt : end);
+  }
 
   const requestContext = otel.trace.setSpan(parent, requestSpan);
   for (const attempt of requestAttempts) {
@@ -96,7 +101,7 @@ function emitSpans(
     if (attempt.status === 'error') setError(otel, attemptSpan, statusMessage(attempt.error));
     attemptSpan.end(attempt.startedAt + attempt.latencyMs);
   }
-  requestSpan.end(event.startedAt + event.latencyMs);
+  requestSpan.end(end);
 }
 
 /**

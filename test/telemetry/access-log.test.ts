@@ -44,6 +44,23 @@ describe('accessLogObserver', () => {
     expect(lines[0]!.fields).toMatchObject({ status: 'error', httpStatus: 502, error: { status: 502, code: 'upstream_error', message: 'bad gateway' } });
   });
 
+  it("lists each guardrail's outcome as name:phase:outcome[:categories], and nothing when none ran", async () => {
+    const { logger, lines } = recording();
+    const observer = accessLogObserver(logger);
+    await observer.onUsage!(
+      usageEvent({
+        guardrails: [
+          { guardrail: 'pii', phase: 'input', action: 'mask', outcome: 'masked', categories: ['email', 'phone'], findings: 3, durationMs: 0.2 },
+          { guardrail: 'moderation', phase: 'output', action: 'block', outcome: 'passed', categories: [], findings: 0, durationMs: 85 },
+        ],
+      }),
+      clientRequest(),
+    );
+    await observer.onUsage!(usageEvent({ guardrails: [] }), clientRequest());
+    expect(lines[0]!.fields).toMatchObject({ guardrails: ['pii:input:masked:email,phone', 'moderation:output:passed'] });
+    expect(lines[1]!.fields).not.toHaveProperty('guardrails');
+  });
+
   it('warns once per failed attempt that will be retried, and only then', async () => {
     const { logger, lines } = recording();
     const observer = accessLogObserver(logger);

@@ -171,6 +171,53 @@ describe('openTelemetryObserver', () => {
     expect(request.attributes).toMatchObject({ 'error.type': 'cancelled', 'infergate.cancelled': true });
   });
 
+  it('puts each guardrail outcome on the request span: a summary attribute and an event with its facts', async () => {
+    const observer = openTelemetryObserver({ tracer });
+    await observer.onUsage!(
+      usageEvent({
+        status: 'error',
+        httpStatus: 200,
+        error: { status: 400, code: 'guardrail_blocked', message: "The answer was blocked by guardrail 'secrets' (api_key)." },
+        guardrails: [
+          { guardrail: 'pii', phase: 'input', action: 'mask', outcome: 'masked', categories: ['email'], findings: 2, durationMs: 0.25 },
+          { guardrail: 'secrets', phase: 'output', action: 'block', outcome: 'blocked', categories: ['api_key'], findings: 1, durationMs: 1.5 },
+        ],
+      }),
+      clientRequest(),
+    );
+    const [request] = spans() as [ReadableSpan];
+    expect(request.attributes['infergate.guardrails']).toEqual(['pii:input:masked:email', 'secrets:output:blocked:api_key']);
+    expect(request.attributes['error.type']).toBe('guardrail_blocked');
+    expect(request.events.map((event) => ({ name: event.name, at: millis(event.time), attributes: event.attributes }))).toEqual([
+      {
+        name: 'infergate.guardrail',
+        at: T0,
+        attributes: {
+          'infergate.guardrail.name': 'pii',
+          'infergate.guardrail.phase': 'input',
+          'infergate.guardrail.action': 'mask',
+          'infergate.guardrail.outcome': 'masked',
+          'infergate.guardrail.categories': ['email'],
+          'infergate.guardrail.findings': 2,
+          'infergate.guardrail.duration_ms': 0.25,
+        },
+      },
+      {
+        name: 'infergate.guardrail',
+        at: T0 + 1500,
+        attributes: {
+          'infergate.guardrail.name': 'secrets',
+          'infergate.guardrail.phase': 'output',
+          'infergate.guardrail.action': 'block',
+          'infergate.guardrail.outcome': 'blocked',
+          'infergate.guardrail.categories': ['api_key'],
+          'infergate.guardrail.findings': 1,
+          'infergate.guardrail.duration_ms': 1.5,
+        },
+      },
+    ]);
+  });
+
   it('names media requests generate_content, with the output type where the conventions have one', async () => {
     const observer = openTelemetryObserver({ tracer });
     const media = { stream: false, ttftMs: undefined, finishReason: undefined, usage: {}, attempts: 1 };

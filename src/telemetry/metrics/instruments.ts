@@ -15,6 +15,8 @@ const FIRST_TOKEN_SECONDS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.
 const PER_OUTPUT_TOKEN_SECONDS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5];
 /** The gateway's own time is sub-millisecond when all is well: fine buckets from 50 µs. */
 const OVERHEAD_SECONDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+/** A local detector takes microseconds, a remote check tens of ms to seconds: both ends covered. */
+const GUARDRAIL_SECONDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export interface Instruments {
   tokenUsage: Histogram;
@@ -27,6 +29,8 @@ export interface Instruments {
   refusals: CumulativeCounter;
   cacheLookups: CumulativeCounter;
   cost: CumulativeCounter;
+  guardrailChecks: CumulativeCounter;
+  guardrailDuration: Histogram;
   deploymentState: ObservableGauge;
 }
 
@@ -68,6 +72,16 @@ export function createInstruments(meter: Meter): Instruments {
       description: 'Answers with the response cache on, by hit or miss.',
     }),
     cost: new CumulativeCounter(meter, 'infergate.cost', { unit: '{USD}', description: 'Dollars spent upstream, from the model price or the price catalog.' }),
+    guardrailChecks: new CumulativeCounter(meter, 'infergate.guardrail.checks', {
+      unit: '{check}',
+      description: 'Guardrail checks, one per guardrail and phase of a request, by outcome (passed, masked, blocked, flagged, failed_open, failed_closed).',
+    }),
+    guardrailDuration: histogram(
+      'infergate.guardrail.duration',
+      's',
+      "Time one guardrail spent checking one phase of a request (a stream's output: all its windows).",
+      GUARDRAIL_SECONDS,
+    ),
     deploymentState: meter.createObservableGauge('infergate.deployment.state', {
       unit: '1',
       description: "Each deployment's health state: 1 for the state it is in, 0 for the others.",

@@ -1,4 +1,5 @@
 import type { Meter, MeterProvider, ObservableResult } from '@opentelemetry/api';
+import type { GuardrailOutcome } from '../../guardrails/checker.js';
 import type { Logger } from '../../logger.js';
 import type { DeploymentHealthEntry } from '../../policy/deployment-health.js';
 import type { AttemptEvent, RefusalEvent, UsageEvent } from '../../policy/events.js';
@@ -103,6 +104,7 @@ class Recorder {
       if (output !== undefined) instruments.tokenUsage.record(output, labels.output.attributes);
       if (event.costUsd > 0) instruments.cost.add(event.costUsd, labels.priced(event.priceSource));
     }
+    if (event.guardrails) this.guardrails(instruments, event.guardrails);
     if (failed || event.ttftMs === undefined || !event.stream) return;
     instruments.timeToFirstToken.record(event.ttftMs / 1000, base.attributes);
     const output = event.usage.output;
@@ -142,6 +144,18 @@ class Recorder {
       'infergate.attempt.outcome': event.status,
       ...(error !== undefined ? { 'error.type': error } : {}),
     }));
+  }
+
+  /** Guardrail names come from the configuration, phases and outcomes are enums: bounded labels. */
+  private guardrails(instruments: Instruments, outcomes: readonly GuardrailOutcome[]): void {
+    for (const { guardrail, phase, outcome, durationMs } of outcomes) {
+      const checked = this.labels.of(`guardrail\0${guardrail}\0${phase}`, () => ({
+        'infergate.guardrail.name': guardrail,
+        'infergate.guardrail.phase': phase,
+      }));
+      instruments.guardrailChecks.add(1, this.variant(checked, 'infergate.guardrail.outcome', outcome));
+      instruments.guardrailDuration.record(durationMs / 1000, checked.attributes);
+    }
   }
 
   refusal(instruments: Instruments, event: RefusalEvent): void {
