@@ -12,7 +12,7 @@ import type { CallContext, Provider } from '../providers/provider.js';
 import type { Deployment } from '../routing/deployments.js';
 import { takesReasoning } from '../routing/reasoning-support.js';
 import { looseObj } from '../schemas/common.js';
-import { generate } from './text.js';
+import { generate } from './text/text-route.js';
 import { readTextRequest } from './text-request.js';
 import { checkStateReferences } from './model-rules.js';
 import { expandedConversation } from './conversation-state.js';

@@ -1,7 +1,8 @@
 import type { RouteContext } from '../http/route.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import type { ModelEntry } from '../routing/model.js';
-import type { Deployment } from '../routing/deployments.js';
+import { modelOnDeployment, type Deployment } from '../routing/deployments.js';
+import { speaksNatively } from '../providers/speaks-natively.js';
 import { itemReferenceRefused } from '../protocols/responses/index.js';
 import { checkReferencesOwned, continueConversation, isItemReference, recordResponses, storedItemsOf, type CompletedResponse } from '../state/conversation.js';
 import type { StoredResponse } from '../state/response-store.js';
@@ -40,7 +41,8 @@ export async function conversationOf(context: RouteContext, model: ModelEntry, b
         const deployment = ledger.answeredBy;
         // A JSON answer's id is known already: it waits here for the write; a stream's is held
         // at its terminal frame until the write is done (`identifiedWrites`).
-        if (storesUpstream(context, deployment)) await ledger.whenIdentified((id, itemIds) => put(context, locatorOf(context, model, deployment, id, itemIds)));
+        if (storesUpstream(context, model, deployment))
+          await ledger.whenIdentified((id, itemIds) => put(context, locatorOf(context, model, deployment, id, itemIds)));
         return response;
       },
     };
@@ -96,15 +98,15 @@ async function checkReferences(context: RouteContext, model: ModelEntry, body: R
   const first = input.findIndex(isItemReference);
   if (first < 0) return;
   const store = context.options.responseStore;
-  const stores = context.options.catalog.deployments(model).some((deployment) => storesUpstream(context, deployment));
+  const stores = context.options.catalog.deployments(model).some((deployment) => storesUpstream(context, model, deployment));
   if (!store || !stores) throw itemReferenceRefused(`input[${first}]`);
   await checkReferencesOwned(store, context.key.id, input);
 }
 
 /** Whether the deployment answers Responses on passthrough, so the upstream keeps what it answered. */
-function storesUpstream(context: RouteContext, deployment: Deployment): boolean {
+function storesUpstream(context: RouteContext, model: ModelEntry, deployment: Deployment): boolean {
   const provider = context.options.providers[deployment.provider];
-  return Boolean(provider?.text?.passthrough && provider.text.nativeProtocols?.includes('responses') && provider.text.storedResponse);
+  return Boolean(provider?.text?.storedResponse) && speaksNatively(provider, modelOnDeployment(model, deployment), 'responses');
 }
 
 /**

@@ -16,7 +16,7 @@ import { countInputTokens } from './input-tokens.js';
 import { listModels, modelsStyle, retrieveModel } from './models.js';
 import { createSpeech } from './speech.js';
 import { deleteResponse, listInputItems, retrieveResponse } from './stored-responses.js';
-import { textRoute } from './text.js';
+import { textRoute } from './text/text-route.js';
 import { getUsage } from './usage.js';
 import { createTranscription } from './transcriptions.js';
 import { createVideo, getVideo, getVideoContent } from './video.js';

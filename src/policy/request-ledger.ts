@@ -1,4 +1,6 @@
 import { isGatewayError, toPublicError } from '../errors.js';
+import { mergeOutcomes } from '../guardrails/outcome.js';
+import type { GuardrailOutcome } from '../guardrails/checker.js';
 import type { RouteContext } from '../http/route.js';
 import type { IRUsage } from '../protocols/ir.js';
 import type { ModelEntry, ModelKind } from '../routing/model.js';
@@ -59,6 +61,8 @@ export class RequestLedger {
   private route: (Pick<RoutePlan, 'order' | 'reason'> & { first: string }) | undefined;
   /** The request's prompt and answer, kept for the usage event when `captureContent` is on. */
   content: ContentCapture | undefined;
+  /** The guardrails' outcomes, one per guardrail and phase (a stream's windows merged). */
+  private guardrails: GuardrailOutcome[] | undefined;
 
   constructor(
     private readonly context: RouteContext,
@@ -199,6 +203,14 @@ export class RequestLedger {
     else this.finishedListeners.push(listener);
   }
 
+  /** A guardrail's outcome; a later one of the same guardrail and phase (a stream's next window) is merged into it. */
+  guardrailChecked(outcome: GuardrailOutcome): void {
+    const outcomes = (this.guardrails ??= []);
+    const index = outcomes.findIndex((known) => known.guardrail === outcome.guardrail && known.phase === outcome.phase);
+    if (index === -1) outcomes.push(outcome);
+    else outcomes[index] = mergeOutcomes(outcomes[index]!, outcome);
+  }
+
   /** The first byte of a streamed answer left (time to first token). */
   firstByte(): void {
     this.firstByteAt ??= Date.now();
@@ -253,6 +265,7 @@ export class RequestLedger {
       // A cache hit spent nothing upstream: $0 whatever the price (the usage is the original call's).
       ...(this.servedFromCache ? { cached: true, costUsd: 0 } : {}),
       ...(this.content ? { content: this.content.content(end.answerText) } : {}),
+      ...(this.guardrails ? { guardrails: this.guardrails } : {}),
     };
     let cost = 0;
     try {
