@@ -80,6 +80,8 @@ const COLUMNS: readonly Column[] = [
   ['ttft_ms', 'integer', (row) => (row.ttftMs === null ? null : whole(row.ttftMs))],
   ['overhead_ms', 'double precision', (row) => (row.overheadMs === null ? null : finite(row.overheadMs))],
   ['attempts', 'smallint', (row) => whole(row.attempts)],
+  // A JSON array of short strings, null when no guardrail ran.
+  ['guardrails', 'jsonb', (row) => (row.guardrails ? JSON.stringify(row.guardrails.map((summary) => text(summary))) : null)],
   // Only with `captureContent` on (already scrubbed and capped); read back by `get` alone.
   ['request_content', 'text', (row) => contentText(row.content?.request)],
   ['response_content', 'text', (row) => contentText(row.content?.response)],
@@ -87,7 +89,17 @@ const COLUMNS: readonly Column[] = [
 
 const CONTENT_COLUMNS = new Set(['request_content', 'response_content']);
 
-const NULLABLE = new Set(['route_reason', 'error_code', 'error_message', 'finish_reason', 'response_id', 'ttft_ms', 'overhead_ms', ...CONTENT_COLUMNS]);
+const NULLABLE = new Set([
+  'route_reason',
+  'error_code',
+  'error_message',
+  'finish_reason',
+  'response_id',
+  'ttft_ms',
+  'overhead_ms',
+  'guardrails',
+  ...CONTENT_COLUMNS,
+]);
 
 /** The columns read back, as a row's fields (numbers as numbers, the time as ms); a list leaves the texts out. */
 const SELECT_ROW = COLUMNS.filter(([name]) => !CONTENT_COLUMNS.has(name))
@@ -280,6 +292,8 @@ export class PostgresRequestLog implements RequestLog {
     const columns = COLUMNS.map(([name, type]) => `${name} ${type}${NULLABLE.has(name) ? '' : ' NOT NULL'}`).join(', ');
     return [
       `CREATE TABLE IF NOT EXISTS ${requests} (${columns}, PRIMARY KEY (request_id, started_at)) PARTITION BY RANGE (started_at)`,
+      // A table made before guardrails existed has no such column.
+      `ALTER TABLE ${requests} ADD COLUMN IF NOT EXISTS guardrails jsonb`,
       `CREATE TABLE IF NOT EXISTS ${this.connection.table(`${REQUESTS}_default`)} PARTITION OF ${requests} DEFAULT`,
       `CREATE INDEX IF NOT EXISTS ${REQUESTS}_key_time ON ${requests} (key_id, started_at DESC)`,
       `CREATE INDEX IF NOT EXISTS ${REQUESTS}_model_time ON ${requests} (model, started_at DESC)`,
@@ -425,8 +439,9 @@ export function logQuerySql(
 function rowOfRecord(record: Record<string, unknown>): RequestLogRow {
   const row: Record<string, unknown> = {};
   for (const [name] of COLUMNS) {
-    if (!CONTENT_COLUMNS.has(name)) row[name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())] = record[name];
+    if (!CONTENT_COLUMNS.has(name) && name !== 'guardrails') row[name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())] = record[name];
   }
+  if (Array.isArray(record.guardrails)) row.guardrails = record.guardrails;
   const request = record.request_content;
   const response = record.response_content;
   if (typeof request === 'string' || typeof response === 'string') {

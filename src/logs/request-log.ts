@@ -1,5 +1,6 @@
 import type { UsageEvent } from '../policy/events.js';
 import type { ModelKind } from '../routing/model.js';
+import { guardrailSummaries } from '../telemetry/guardrail-summary.js';
 
 /**
  * The durable request log (docs/admin.md, "Request log"): one row per request that reached an
@@ -47,6 +48,8 @@ export interface RequestLogRow {
   ttftMs: number | null;
   overheadMs: number | null;
   attempts: number;
+  /** Each guardrail's outcome as `name:phase:outcome[:categories]` (docs/policies.md, "Guardrails"); unset when none ran. */
+  guardrails?: string[] | undefined;
   /** The request and answer texts, only when the operator opts in (`content: true`), after redaction. */
   content?: { request?: string | undefined; response?: string | undefined } | undefined;
 }
@@ -140,6 +143,7 @@ const MAX_ERROR_MESSAGE = 500;
 /** The row of a usage event. */
 export function rowOf(event: UsageEvent): RequestLogRow {
   const message = event.error?.message;
+  const guardrails = guardrailSummaries(event.guardrails);
   return {
     requestId: event.requestId,
     startedAt: event.startedAt,
@@ -171,6 +175,7 @@ export function rowOf(event: UsageEvent): RequestLogRow {
     ttftMs: event.ttftMs ?? null,
     overheadMs: event.overheadMs ?? null,
     attempts: event.attempts,
+    ...(guardrails ? { guardrails } : {}),
     ...(event.content ? { content: event.content } : {}),
   };
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidCursorError } from '../../src/logs/log-cursor.js';
 import { MemoryRequestLog } from '../../src/logs/memory-request-log.js';
-import type { RequestLogRow } from '../../src/logs/request-log.js';
+import { type RequestLogRow, rowOf } from '../../src/logs/request-log.js';
 import { DAY_MS, HOUR_MS, MAX_STATS_BUCKETS } from '../../src/logs/stats-series.js';
+import { usageEvent } from '../telemetry/events.js';
 import { errorRow, logRow } from './log-rows.js';
 
 /** The start of the current UTC hour, so rows placed relative to it fall in known buckets. */
@@ -20,6 +21,24 @@ async function allPages(log: MemoryRequestLog, limit: number, filters: Record<st
 }
 
 describe('MemoryRequestLog', () => {
+  it("keeps each guardrail's outcome of a usage event as name:phase:outcome[:categories], and nothing when none ran", async () => {
+    const log = new MemoryRequestLog();
+    const guarded = rowOf(
+      usageEvent({
+        requestId: 'req_guarded',
+        guardrails: [
+          { guardrail: 'pii', phase: 'input', action: 'mask', outcome: 'masked', categories: ['email', 'phone'], findings: 2, durationMs: 0.1 },
+          { guardrail: 'moderation', phase: 'output', action: 'block', outcome: 'passed', categories: [], findings: 0, durationMs: 80 },
+        ],
+      }),
+    );
+    const plain = rowOf(usageEvent({ requestId: 'req_plain' }));
+    log.write(guarded);
+    log.write(plain);
+    expect((await log.get('req_guarded'))?.guardrails).toEqual(['pii:input:masked:email,phone', 'moderation:output:passed']);
+    expect(await log.get('req_plain')).not.toHaveProperty('guardrails');
+  });
+
   it('keeps the most recent rows up to its size, and forgets the evicted ones by id', async () => {
     const log = new MemoryRequestLog({ size: 3 });
     const rows = [1, 2, 3, 4, 5].map((n) => logRow({ startedAt: 1_000 * n }));

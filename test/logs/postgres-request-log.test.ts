@@ -114,6 +114,27 @@ describe('PostgresRequestLog', () => {
     for (const row of listed) expect(row).not.toHaveProperty('content');
   });
 
+  it("keeps the guardrails' outcomes, in lists too; a table made before them gains the column", async () => {
+    const log = openLog();
+    const guarded = logRow({ startedAt: today() + 40, guardrails: ['pii:input:masked:email,phone', 'moderation:output:passed'] });
+    const plain = logRow({ startedAt: today() + 50 });
+    log.write(guarded);
+    log.write(plain);
+    await log.flush();
+    expect(await log.get(guarded.requestId)).toEqual(guarded);
+    expect(await log.get(plain.requestId)).toEqual(plain);
+    expect((await log.query({ limit: 10 })).data).toEqual([plain, guarded]);
+
+    // The same schema as an older version left it: no guardrails column. A new instance adds it.
+    await db.pool.query(`ALTER TABLE "${schemaOf(log)}".infergate_requests DROP COLUMN guardrails`);
+    const upgraded = openLog({}, schemaOf(log));
+    const later = logRow({ startedAt: today() + 60, guardrails: ['secrets:output:blocked:api_key'] });
+    upgraded.write(later);
+    await upgraded.flush();
+    expect(upgraded.sinkStats()).toMatchObject({ written: 1, failedBatches: 0 });
+    expect(await upgraded.get(later.requestId)).toEqual(later);
+  });
+
   it('a row PostgreSQL would refuse as it is (NUL, a huge model id, fractions, NaN) is written, and so is the rest of its batch', async () => {
     const log = openLog();
     const odd = errorRow({

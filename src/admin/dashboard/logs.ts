@@ -125,6 +125,7 @@ function RowDetail({ row }: { row: RequestLogRow }): View {
     ['Time to first token', formatMs(row.ttftMs)],
     ['Gateway overhead', formatMs(row.overheadMs)],
     ['Attempts', String(row.attempts)],
+    ['Guardrails', row.guardrails?.join(' ') ?? '–'],
   ];
   return html`<dl class="detail">
       ${fields.map(([name, value]) => html`<div><dt>${name}</dt><dd>${value}</dd></div>`)}
