@@ -1,4 +1,4 @@
-import type { FlatProvider, Provider, TextCapability, VideoCapability } from './provider.js';
+import type { FlatProvider, ModerationCapability, Provider, TextCapability, VideoCapability } from './provider.js';
 
 /**
  * A provider as the gateway uses it: one of the current shape is checked and returned as it is;
@@ -30,6 +30,7 @@ export function normalizeProvider(name: string, provider: Provider | FlatProvide
   const synthesize = bound(flat.synthesizeSpeech);
   const embed = bound(flat.embed);
   const transcribe = bound(flat.transcribe);
+  const moderation = defined<ModerationCapability>({ moderate: bound(flat.moderate), applyGuardrail: bound(flat.applyGuardrail) });
   const close = bound(flat.close);
   return {
     type: flat.type,
@@ -42,6 +43,7 @@ export function normalizeProvider(name: string, provider: Provider | FlatProvide
       : undefined,
     embeddings: embed ? { embed } : undefined,
     transcriptions: transcribe ? { transcribe } : undefined,
+    moderation,
     ...(close ? { close } : {}),
   };
 }

@@ -166,6 +166,32 @@ export interface VideoCapability {
 }
 
 /**
+ * Content checks a guardrail (`src/guardrails/adapters/`) asks an upstream for, with the
+ * provider's own address, credentials and pooled connections. Each resolves to the upstream's
+ * parsed JSON answer; an error status is thrown as a `GatewayError`, as for any other call.
+ */
+export interface ModerationCapability {
+  /** OpenAI's `POST /moderations` with `{ model, input: [...] }` (the openai provider). */
+  moderate?(request: { model: string; input: readonly string[] }, call: ModerationCall): Promise<unknown>;
+  /** Bedrock's `POST /guardrail/{id}/version/{version}/apply`, SigV4-signed (the bedrock provider). */
+  applyGuardrail?(request: ApplyGuardrailRequest, call: ModerationCall): Promise<unknown>;
+}
+
+/** What a moderation call carries: the guardrail's abort signal (its timeout, or the client leaving). */
+export interface ModerationCall {
+  signal: AbortSignal;
+  requestId: string;
+}
+
+/** An ApplyGuardrail request: which guardrail, whether the texts are a prompt or an answer, the texts. */
+export interface ApplyGuardrailRequest {
+  guardrailIdentifier: string;
+  guardrailVersion: string;
+  source: 'INPUT' | 'OUTPUT';
+  content: readonly { text: { text: string } }[];
+}
+
+/**
  * How an upstream is reached: the capabilities it has, each a group of calls. A model whose
  * provider lacks the capability (or the call) answers 501. Custom providers of the older flat
  * shape (`FlatProvider`) are accepted too and turned into this one by `normalizeProvider`.
@@ -187,6 +213,8 @@ export interface Provider {
   readonly video?: VideoCapability | undefined;
   readonly embeddings?: EmbeddingCapability | undefined;
   readonly transcriptions?: TranscriptionCapability | undefined;
+  /** Content checks for guardrails (`openai-moderation`, `bedrock-guardrail`). */
+  readonly moderation?: ModerationCapability | undefined;
   /** Releases pooled connections and timers. */
   close?(): Promise<void>;
 }
@@ -210,5 +238,7 @@ export interface FlatProvider {
   videoContent?: VideoCapability['content'] | undefined;
   embed?: EmbeddingCapability['embed'] | undefined;
   transcribe?: TranscriptionCapability['transcribe'] | undefined;
+  moderate?: ModerationCapability['moderate'] | undefined;
+  applyGuardrail?: ModerationCapability['applyGuardrail'] | undefined;
   close?(): Promise<void>;
 }

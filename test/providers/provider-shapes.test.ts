@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
+import { normalizeProvider } from '../../src/providers/normalize-provider.js';
 import type { CallContext, FlatProvider, PassthroughRequest, Provider } from '../../src/providers/provider.js';
 import type { IRRequest } from '../../src/protocols/ir.js';
 import type { ImageGenerationRequest, SpeechRequest, TaskCallContext, VideoJob, VideoRequest } from '../../src/providers/media.js';
@@ -94,5 +95,27 @@ describe('a provider with only part of the video calls', () => {
     const countTokens = async (_request: PassthroughRequest) => undefined;
     expect(make({ type: 'flat', countTokens })).not.toThrow();
     expect(make({ type: 'grouped', version: 2, text: { countTokens } })).not.toThrow();
+  });
+});
+
+describe('moderation calls of a custom provider', () => {
+  it('are grouped as the `moderation` capability from the flat shape, bound to the provider', async () => {
+    class FlatModerator implements FlatProvider {
+      readonly type = 'flat-moderator';
+      private readonly answer = { results: [{ flagged: false, categories: {} }] };
+      async moderate() {
+        return this.answer;
+      }
+    }
+    const provider = normalizeProvider('mine', new FlatModerator());
+    expect(provider.moderation?.applyGuardrail).toBeUndefined();
+    const call = { signal: new AbortController().signal, requestId: 'r' };
+    expect(await provider.moderation!.moderate!({ model: 'm', input: ['x'] }, call)).toEqual({ results: [{ flagged: false, categories: {} }] });
+    expect(normalizeProvider('plain', { type: 'plain' }).moderation).toBeUndefined();
+  });
+
+  it('are kept as they are on the capability shape', () => {
+    const moderation = { applyGuardrail: async () => ({ action: 'NONE', assessments: [] }) };
+    expect(normalizeProvider('grouped', { type: 'grouped', version: 2, moderation }).moderation).toBe(moderation);
   });
 });
