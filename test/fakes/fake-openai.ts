@@ -131,7 +131,7 @@ export function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
 
 // ---- validation ---------------------------------------------------------------------------
 
-function checkAuth(request: RecordedRequest, apiKey: string): void {
+export function checkAuth(request: RecordedRequest, apiKey: string): void {
   const auth = request.headers.authorization;
   if (!auth) {
     throw new Rejection(

@@ -9,6 +9,7 @@ import { UpstreamClient, type UpstreamTimeouts } from '../http/upstream-client.j
 import { forwardBody } from '../http/forward-body.js';
 import type { CallContext, Provider, TextCapability } from '../provider.js';
 import { openAIMedia } from './openai-media.js';
+import { openAIModeration } from './openai-moderation.js';
 import { openAIResponsesResources } from './openai-responses-resources.js';
 
 export interface OpenAIProviderOptions {
@@ -53,7 +54,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
-  return openAICompatibleProvider({
+  const provider = openAICompatibleProvider({
     type: 'openai',
     clientFor: () => client,
     chat,
@@ -63,6 +64,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     media: openAIMedia(client),
     close: () => client.close(),
   });
+  return { ...provider, moderation: openAIModeration(client) };
 }
 
 /**
