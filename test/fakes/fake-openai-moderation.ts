@@ -1,4 +1,4 @@
-import { checkAuth } from './fake-openai.js';
+import { checkAuth, openAIErrorBody } from './fake-openai.js';
 import { counter, isObject, Rejection, startFake, type FakeProtocol, type FakeUpstream, type RecordedRequest } from './fake-server.js';
 
 type Json = Record<string, any>;
@@ -96,14 +96,7 @@ function moderationProtocol(apiKey: string): FakeProtocol {
       return {
         status,
         headers: { 'content-type': 'application/json', ...extra },
-        json: {
-          error: {
-            message,
-            type: fields.type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'),
-            param: fields.param ?? null,
-            code: fields.code ?? null,
-          },
-        },
+        json: openAIErrorBody(status, message, fields),
       };
     },
   };

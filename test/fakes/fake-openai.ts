@@ -116,15 +116,20 @@ export function openaiProtocol(options: FakeOpenAIOptions): FakeProtocol {
       return {
         status,
         headers: { 'content-type': 'application/json', ...headers(extra) },
-        json: {
-          error: {
-            message,
-            type: fields.type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'),
-            param: fields.param ?? null,
-            code: fields.code ?? null,
-          },
-        },
+        json: openAIErrorBody(status, message, fields),
       };
+    },
+  };
+}
+
+/** OpenAI's error body: `{ error: { message, type, param, code } }`. */
+export function openAIErrorBody(status: number, message: string, fields: { type?: string; param?: string | null; code?: string | null }): Json {
+  return {
+    error: {
+      message,
+      type: fields.type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'),
+      param: fields.param ?? null,
+      code: fields.code ?? null,
     },
   };
 }
