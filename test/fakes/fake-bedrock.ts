@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicProtocol, fakeTokenCount } from './fake-anthropic.js';
+import { applyGuardrailAnswer, checkApplyGuardrail } from './fake-bedrock-guardrail.js';
 import {
   concurrencyProbe,
   counter,
@@ -70,6 +71,11 @@ export interface FakeBedrock extends Pick<FakeUpstream, 'peakConcurrency' | 'hol
   answerWith(decide: (request: RecordedRequest) => Reply): void;
   accepted(): BedrockRecordedRequest[];
   last(): BedrockRecordedRequest;
+  /**
+   * Queues what the next ApplyGuardrail calls get instead of the planted assessments
+   * (`{ hang: true }`, `{ error }`, `{ raw }`); generations' replies are apart.
+   */
+  replyGuardrail(...replies: Reply[]): void;
   /** The fake's clock for the signature's date check. */
   useClock(now: () => number): void;
   reset(): void;
@@ -95,11 +101,14 @@ const EXCEPTION_TYPE_SUFFIX = ':http://internal.amazon.com/coral/com.amazon.bedr
  *   `anthropic_version: "bedrock-2023-05-31"`, betas in `anthropic_beta` and only known ones,
  *   then the strict fake Anthropic API underneath; the stream as `chunk` events of base64
  *   Anthropic events) and the Titan and Cohere embedding models.
+ * - `/guardrail/{id}/version/{version}/apply` (ApplyGuardrail) validates the body and answers the
+ *   planted policies' assessments (`fake-bedrock-guardrail.ts`).
  * Errors are `{"message"}` bodies named by `x-amzn-ErrorType`; in a stream, exception messages.
  */
 export async function startFakeBedrock(): Promise<FakeBedrock> {
   const requests: BedrockRecordedRequest[] = [];
   let queue: Reply[] = [];
+  let guardrailQueue: Reply[] = [];
   let decide: ((request: RecordedRequest) => Reply) | undefined;
   let clock = Date.now;
   const probe = concurrencyProbe();
@@ -137,14 +146,16 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       return sendError(res, error.status, error.fields.type ?? 'ValidationException', error.message);
     }
 
-    // A token count is not a generation: it takes no scripted reply.
+    // A token count is not a generation: it takes no scripted reply; a guardrail has its own.
     await probe.heldUntilQuiet();
     const reply: Reply =
       route.action === 'count-tokens'
         ? {}
-        : decide
-          ? decide(record)
-          : (queue.shift() ?? { text: ['Hello', ' from', ' Bedrock.'], usage: { input: 12, output: 4 } });
+        : route.action === 'apply-guardrail'
+          ? (guardrailQueue.shift() ?? {})
+          : decide
+            ? decide(record)
+            : (queue.shift() ?? { text: ['Hello', ' from', ' Bedrock.'], usage: { input: 12, output: 4 } });
     if (reply.hang) return; // the headers never come; the client's timeout or abort ends it
     if (reply.error) return sendError(res, reply.error.status ?? 500, reply.error.type ?? 'InternalServerException', reply.error.message, reply.error.headers);
 
@@ -235,6 +246,11 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
   }
 
   function validate(request: BedrockRecordedRequest): { model: string; action: string } {
+    const guardrail = /^\/guardrail\/([^/]+)\/version\/([^/]+)\/apply$/.exec(request.path);
+    if (request.method === 'POST' && guardrail) {
+      checkApplyGuardrail(decodeURIComponent(guardrail[1]!), decodeURIComponent(guardrail[2]!), request.body);
+      return { model: '', action: 'apply-guardrail' };
+    }
     const match = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream|count-tokens)$/.exec(request.path);
     if (request.method !== 'POST' || !match)
       throw new Rejection(404, `Unknown operation ${request.method} ${request.path}`, { type: 'UnknownOperationException' });
@@ -299,6 +315,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
 
   function answerJson(route: { model: string; action: string }, body: Json, reply: Reply): { json: unknown; headers: Record<string, string> } {
     if (route.action === 'converse') return { json: converseJson(reply), headers: {} };
+    if (route.action === 'apply-guardrail') return { json: reply.raw !== undefined ? JSON.parse(reply.raw) : applyGuardrailAnswer(body), headers: {} };
     if (route.action === 'count-tokens') return { json: { inputTokens: fakeTokenCount({ ...body.decoded, model: CLAUDE }) }, headers: {} };
     if (route.model === CLAUDE) {
       const rendered = claude.render('messages', { ...body, model: CLAUDE, stream: false }, reply);
@@ -453,6 +470,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     url: `http://127.0.0.1:${port}`,
     requests,
     reply: (...replies) => void queue.push(...replies),
+    replyGuardrail: (...replies) => void guardrailQueue.push(...replies),
     answerWith(script) {
       decide = script;
     },
@@ -472,6 +490,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     reset() {
       requests.length = 0;
       queue = [];
+      guardrailQueue = [];
       probe.reset();
       clock = Date.now;
     },

@@ -7,7 +7,7 @@ import { checkSourceUris, messagesUpstream } from '../../protocols/messages/inde
 import { storageUriCheck } from '../../protocols/storage-uris.js';
 import { parseAnswer } from '../http/get-json.js';
 import { stringifyBody } from '../http/stringify-body.js';
-import { readText, UpstreamClient, type UpstreamResult, type UpstreamTimeouts } from '../http/upstream-client.js';
+import { readText, UpstreamClient, type UpstreamCall, type UpstreamResult, type UpstreamTimeouts } from '../http/upstream-client.js';
 import { expectEventStream } from '../http/upstream-error.js';
 import type { CallContext, Provider } from '../provider.js';
 import { countClaudeTokens } from './bedrock-count-tokens.js';
@@ -106,7 +106,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
   const path = (model: string, action: string) => `/model/${encodeURIComponent(model)}/${action}`;
 
   /** POSTs `body` signed over its exact bytes; an error status is thrown as a `GatewayError`. */
-  const post = async (route: string, body: Json, call: CallContext, stream: boolean, extra: Record<string, string> = {}): Promise<UpstreamResult> => {
+  const post = async (route: string, body: Json, call: UpstreamCall, stream: boolean, extra: Record<string, string> = {}): Promise<UpstreamResult> => {
     // Serialized once, long strings (inline images) outlined; hashed and sent as the same pieces.
     const wire = await stringifyBody(body);
     const signed = await signer.headers(new URL(base + route), await payloadHash(wire));
@@ -120,7 +120,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
     if (stream) await expectEventStream(result);
     return result;
   };
-  const postJson = async (route: string, body: Json, call: CallContext, extra: Record<string, string> = {}) => {
+  const postJson = async (route: string, body: Json, call: UpstreamCall, extra: Record<string, string> = {}) => {
     const result = await post(route, body, call, false, extra);
     return { json: parseAnswer(await readText(result.body, undefined, result.upstreamWait), result.redact), headers: result.headers };
   };
@@ -205,6 +205,14 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
     },
 
     embeddings: bedrockEmbeddings((model, body, call) => postJson(path(model, 'invoke'), body, call)),
+
+    moderation: {
+      /** ApplyGuardrail: the guardrail's id (an ARN's `:` and `/` encoded) and version in the path, signed like every call. */
+      async applyGuardrail({ guardrailIdentifier, guardrailVersion, source, content }, call) {
+        const route = `/guardrail/${encodeURIComponent(guardrailIdentifier)}/version/${encodeURIComponent(guardrailVersion)}/apply`;
+        return (await postJson(route, { source, content: content.map(({ text }) => ({ text: { text: text.text } })) }, { signal: call.signal })).json;
+      },
+    },
 
     close: () => client.close(),
   };
