@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 type Json = Record<string, any>;
@@ -343,12 +343,16 @@ export async function startFake(protocol: FakeProtocol): Promise<FakeUpstream> {
       queue = [];
       probe.reset();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
+}
+
+/** Closes a fake's server and every connection still open on it. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
 }
 
 /** Resolves true after `ms`, or false as soon as the client closed the connection (no timer left behind). */
