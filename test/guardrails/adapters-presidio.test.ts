@@ -120,3 +120,28 @@ describe('utf16Offsets', () => {
     expect(utf16Offsets('plain').at(3)).toBe(3);
   });
 });
+
+describe('the fake analyzer', () => {
+  const post = (body: string, contentType = 'application/json') =>
+    fetch(`${fake.url}/analyze`, { method: 'POST', headers: { 'content-type': contentType, 'x-api-key': 'presidio-proxy-key-123' }, body });
+
+  it('refuses what Presidio refuses, with its statuses', async () => {
+    const cases: [string, string, number, RegExp][] = [
+      ['no text', JSON.stringify({ text: '', language: 'en' }), 500, /No text provided/],
+      ['no language', JSON.stringify({ text: 'x' }), 500, /No language provided/],
+      ['an unknown entity', JSON.stringify({ text: 'x', language: 'en', entities: ['NOPE'] }), 500, /No matching recognizers/],
+      ['a threshold of the wrong type', JSON.stringify({ text: 'x', language: 'en', score_threshold: 'high' }), 400, /Failed to parse/],
+    ];
+    for (const [what, body, status, message] of cases) {
+      const response = await post(body);
+      expect(response.status, what).toBe(status);
+      expect(((await response.json()) as { error: string }).error, what).toMatch(message);
+    }
+    expect((await post('text=x', 'application/x-www-form-urlencoded')).status).toBe(415);
+  });
+
+  it('answers a batch (`text` a list) with one list per text, keys sorted, offsets in code points', async () => {
+    const response = await post(JSON.stringify({ text: ['😀 a@b.io', 'none'], language: 'en' }));
+    expect(await response.text()).toBe('[[{"analysis_explanation":null,"end":8,"entity_type":"EMAIL_ADDRESS","score":1,"start":2}],[]]');
+  });
+});
