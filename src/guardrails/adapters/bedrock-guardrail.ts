@@ -51,17 +51,7 @@ export function bedrockGuardrailChecker(spec: GuardrailSpecOf<'bedrock-guardrail
       const { matches, flags } = readAssessments(answer.assessments, () => malformed(name, SERVICE, 'an assessment that is not an object'));
       if (answer.action === 'GUARDRAIL_INTERVENED' && matches.size === 0 && flags.size === 0) flags.add('guardrail_intervened');
 
-      const findings: GuardrailFinding[][] = sent.map(() => []);
-      for (const { category, match } of matches.values()) {
-        let found = false;
-        sent.forEach((text, index) => {
-          for (const start of occurrences(text, match)) {
-            findings[index]!.push({ category, start, end: start + match.length });
-            found = true;
-          }
-        });
-        if (!found) flags.add(category);
-      }
+      const findings = findBack(sent, matches.values(), flags);
       const verdicts: TextVerdict[] = texts.map(() => NOTHING_FOUND);
       positions.forEach((at, index) => {
         const flagged = index === 0 && flags.size ? { flagged: [...flags] } : {};
@@ -114,6 +104,22 @@ function addMatch(matches: Map<string, Match>, flags: Set<string>, category: str
 
 function lower(value: unknown, fallback: string): string {
   return typeof value === 'string' && value !== '' ? value.toLowerCase() : fallback;
+}
+
+/** Each text's spans of every occurrence of the matches; a match found in no text is flagged instead. */
+function findBack(texts: readonly string[], matches: Iterable<Match>, flags: Set<string>): GuardrailFinding[][] {
+  const findings: GuardrailFinding[][] = texts.map(() => []);
+  for (const { category, match } of matches) {
+    let found = false;
+    texts.forEach((text, index) => {
+      for (const start of occurrences(text, match)) {
+        findings[index]!.push({ category, start, end: start + match.length });
+        found = true;
+      }
+    });
+    if (!found) flags.add(category);
+  }
+  return findings;
 }
 
 /** Start offsets of every occurrence of `value` in `text`, not overlapping. */
