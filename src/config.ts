@@ -6,6 +6,7 @@ import { dateLabel, flag, nonNegativeInteger, positiveInteger, storageUriPrefixe
 import type { GatewayOptions } from './options.js';
 import type { RedisClusterOptions, RedisSentinelOptions } from './redis/connection.js';
 import { BudgetSchema, GroupBudgetsSchema } from './policy/budget-schema.js';
+import { GuardrailListSchema } from './guardrails/guardrail-schema.js';
 import { KeyLimitsSchema, keySettingFields } from './auth/key-schema.js';
 import { localModels } from './providers/local/local-provider.js';
 import type { Provider } from './providers/provider.js';
@@ -219,6 +220,7 @@ const KeySchema = strictObject({
   cache: v.optional(flag),
   strictParams: v.optional(flag),
   storageUris: v.optional(storageUriPrefixes),
+  guardrails: v.optional(keySettingFields.guardrails),
 });
 
 const DeploymentSchema = strictObject({
@@ -348,6 +350,7 @@ const ModelSchema = strictObject({
   firstByteTimeoutMs: v.optional(nonNegativeInteger),
   cache: v.optional(v.union([flag, strictObject({ allowSampling: v.optional(flag) })], 'expected true, false or { "allowSampling": true }')),
   price: v.optional(ModelPriceSchema),
+  guardrails: v.optional(GuardrailListSchema),
 });
 
 const ConfigSchema = strictObject({
@@ -413,6 +416,9 @@ const ConfigSchema = strictObject({
       healthBus: memoryOrRedis({}),
       /** Whose upstream prompt cache a client's prompt_cache_key names (docs/policies.md). */
       promptCacheKey: v.optional(v.picklist(['key', 'group', 'shared'], 'expected "key", "group" or "shared"')),
+      /** Guardrails on every text request, and on each key group's (docs/policies.md, "Guardrails"). */
+      guardrails: v.optional(GuardrailListSchema),
+      groupGuardrails: v.optional(v.record(v.string(), GuardrailListSchema, 'expected an object of group names to guardrail lists')),
     }),
   ),
   /** Where finished Responses live for previous_response_id: memory (default) or Redis. */

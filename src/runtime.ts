@@ -3,6 +3,8 @@ import type { Logger } from './logger.js';
 import type { Defaulted } from './optional.js';
 import type { ResolvedOptions, GatewayLimits, VideoPollerOptions } from './options.js';
 import { hooksPlugin } from './plugins/hooks-plugin.js';
+import { guardrailPlugin } from './guardrails/guardrail-stage.js';
+import { guardrailSelector } from './guardrails/guardrail-selection.js';
 import type { GatewayPlugin } from './plugins/plugin.js';
 import { usageRecorder } from './plugins/usage-recorder.js';
 import { requestLogRecorder } from './plugins/request-log-recorder.js';
@@ -44,7 +46,7 @@ export interface GatewayRuntime {
   /** The response cache, when `responseCache` is set. */
   responseCache: ResponseCache | undefined;
   /**
-   * Every stage's plugins, in order: the hooks, the caller's plugins, OpenTelemetry, the access
+   * Every stage's plugins, in order: the hooks, the guardrails, the caller's plugins, OpenTelemetry, the access
    * log. whatwg-node's own stages of the caller's plugins run in `createServerAdapter`.
    */
   plugins: readonly GatewayPlugin[];
@@ -91,6 +93,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     responseCache: options.responseCache ? new ResponseCache(options.responseCache, logger) : undefined,
     plugins: [
       hooksPlugin(options.hooks),
+      guardrailPlugin(guardrailSelector(options.policies, catalog.entries(), providers, logger), logger),
       ...options.plugins,
       ...telemetryPlugins(options.telemetry, logger, providers),
       ...(options.metrics ? [metricsPlugin(options.metrics, logger, providers, catalog, policies)] : []),

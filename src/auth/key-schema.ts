@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { flag, nonNegativeNumber, strictObject, text } from '../config-fields.js';
 import { KeyBudgetSchema } from '../policy/budget-schema.js';
+import { GuardrailListSchema } from '../guardrails/guardrail-schema.js';
 
 /**
  * The fields of a key that both the config file's `keys` and the admin API (`POST`/`PATCH
@@ -27,4 +28,5 @@ export const keySettingFields = {
   ),
   limits: KeyLimitsSchema,
   budget: KeyBudgetSchema,
+  guardrails: GuardrailListSchema,
 };

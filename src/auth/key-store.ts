@@ -1,3 +1,4 @@
+import type { GuardrailConfig } from '../guardrails/guardrail.js';
 import { createHash } from 'node:crypto';
 import type { Budget } from '../policy/budget.js';
 import type { UsageEvent } from '../policy/events.js';
@@ -44,6 +45,11 @@ export interface KeyRecord {
    * Unset: the provider's prefixes.
    */
   storageUris?: readonly string[] | undefined;
+  /**
+   * This key's guardrails (docs/policies.md, "Guardrails"), after the gateway's, its group's and
+   * the model's; one of the same name replaces theirs.
+   */
+  guardrails?: readonly GuardrailConfig[] | undefined;
 }
 
 /** What a key store sees of the request, so a host can resolve keys from its own auth. */
@@ -82,6 +88,8 @@ export interface StaticKey {
   strictParams?: boolean | undefined;
   /** Cloud-storage URI prefixes this key may name (`KeyRecord.storageUris`). */
   storageUris?: readonly string[] | undefined;
+  /** This key's guardrails (`KeyRecord.guardrails`). */
+  guardrails?: readonly GuardrailConfig[] | undefined;
 }
 
 /** A key's default id: a short hash, so two keys never share an id and the key stays secret. */
@@ -108,6 +116,7 @@ export class StaticKeyStore implements KeyStore {
         ...(entry.cache !== undefined ? { cache: entry.cache } : {}),
         ...(entry.strictParams !== undefined ? { strictParams: entry.strictParams } : {}),
         ...(entry.storageUris ? { storageUris: [...entry.storageUris] } : {}),
+        ...(entry.guardrails ? { guardrails: entry.guardrails } : {}),
       });
     }
   }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { flag, headers, positiveInteger, strictObject, text, urlText } from '../config-fields.js';
+import { isSafePattern } from './safe-pattern.js';
 
 /**
  * A guardrail as the config file, `createGateway`'s `policies.guardrails`, a model's and a key's
@@ -28,7 +29,7 @@ export const RegexPatternSchema = strictObject({
   /** Reported (and put in the mask) when the pattern matches. */
   category: text,
   /** A JavaScript regular expression; one with nested quantifiers (exponential backtracking) is refused. */
-  pattern: text,
+  pattern: v.pipe(text, v.check(isSafePattern, 'expected a valid regular expression without nested quantifiers (exponential backtracking)')),
   flags: v.optional(v.pipe(v.string('expected a string'), v.regex(/^[imsu]*$/, 'expected flags among "i", "m", "s", "u"'))),
 });
 

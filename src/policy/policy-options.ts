@@ -1,3 +1,4 @@
+import type { GuardrailPolicies } from '../guardrails/guardrail.js';
 import { type Defaulted, withoutUndefined } from '../optional.js';
 import type { Budget } from './budget.js';
 import { BudgetPolicy, type UnpricedModels } from './budget-policy.js';
@@ -62,6 +63,10 @@ export interface PolicyOptions {
    * `shared` (sent as written). See `PromptCacheKeyScope`.
    */
   promptCacheKey?: PromptCacheKeyScope | undefined;
+  /** Every text request's guardrails (docs/policies.md, "Guardrails"); a model's and a key's follow. */
+  guardrails?: GuardrailPolicies['guardrails'];
+  /** Each key group's guardrails, after `guardrails`. */
+  groupGuardrails?: GuardrailPolicies['groupGuardrails'];
 }
 
 export interface RoutingPolicy {

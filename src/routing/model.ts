@@ -1,3 +1,4 @@
+import type { GuardrailConfig } from '../guardrails/guardrail.js';
 import type { ModelPrice } from '../pricing/model-price.js';
 
 export type ModelKind = 'text' | 'image' | 'video' | 'speech' | 'embedding' | 'transcription';
@@ -47,6 +48,8 @@ export interface ModelEntry {
    * (docs/providers.md). Default false; a key's `strictParams` wins.
    */
   strictParams?: boolean | undefined;
+  /** This model's guardrails, after the gateway's and the key group's (docs/policies.md, "Guardrails"). */
+  guardrails?: readonly GuardrailConfig[] | undefined;
   /**
    * Longest wait for a deployment's first byte (a stream's first event, a whole JSON answer), in
    * ms: past it the attempt is cancelled and counted as a failure of the deployment, and the next

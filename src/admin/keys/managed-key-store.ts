@@ -1,3 +1,4 @@
+import type { GuardrailSpec } from '../../guardrails/guardrail-schema.js';
 import type { KeyRecord, KeyStore } from '../../auth/key-store.js';
 import type { Budget } from '../../policy/budget.js';
 import type { KeyLimits } from '../../policy/limit-engine.js';
@@ -20,6 +21,8 @@ export interface KeySettings {
   budget?: Budget | false | undefined;
   disabled?: boolean | undefined;
   metadata?: Record<string, unknown> | undefined;
+  /** The key's guardrails (docs/policies.md, "Guardrails"). */
+  guardrails?: readonly GuardrailSpec[] | undefined;
 }
 
 /**
@@ -40,6 +43,7 @@ export interface ManagedKey {
   budget?: Budget | false | undefined;
   disabled: boolean;
   metadata?: Record<string, unknown> | undefined;
+  guardrails?: readonly GuardrailSpec[] | undefined;
   /** The key's first characters (`sk-ig-Ab12…`), so people can tell which key they hold. */
   prefix: string;
   /** ms since epoch. */
@@ -143,5 +147,6 @@ export function recordOf(key: ManagedKey): KeyRecord {
     ...(key.metadata ? { metadata: key.metadata } : {}),
     ...(key.limits ? { limits: key.limits } : {}),
     ...(key.budget !== undefined ? { budget: key.budget } : {}),
+    ...(key.guardrails ? { guardrails: key.guardrails } : {}),
   };
 }

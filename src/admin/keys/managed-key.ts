@@ -25,6 +25,7 @@ export function patchedKey(key: ManagedKey, patch: KeyPatch, now: number): Manag
   if (patch.budget !== undefined) next.budget = patch.budget ?? undefined;
   if (patch.disabled !== undefined) next.disabled = patch.disabled ?? false;
   if (patch.metadata !== undefined) next.metadata = patch.metadata ?? undefined;
+  if (patch.guardrails !== undefined) next.guardrails = patch.guardrails ?? undefined;
   return withoutUndefined(next);
 }
 
