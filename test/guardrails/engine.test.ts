@@ -10,6 +10,7 @@ import { startFakeOpenAI } from '../fakes/fake-openai.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { maskBody } from '../../src/guardrails/mask-body.js';
+import { parseConfig } from '../../src/config.js';
 
 type Json = Record<string, any>;
 
@@ -233,7 +234,8 @@ describe('output guardrails', () => {
 
   it('a block in a started stream ends it with the protocol’s error frame, never [DONE]', async () => {
     const url = await start([{ type: 'custom', name: 'out', phase: 'output', checker: finder('needle-123'), window: 20 }]);
-    upstream.reply({ text: ['a fine long first sentence that goes out. ', 'and then ', 'needle-123', ' later'] });
+    // Frames apart, so the first sentence is released before the value arrives.
+    upstream.reply({ text: ['a fine long first sentence that goes out. ', 'and then ', 'needle-123', ' later'], frameGapMs: 30 });
     const response = await chat(url, 'hi', { stream: true });
     expect(response.status).toBe(200);
     const text = await response.text();
@@ -242,7 +244,7 @@ describe('output guardrails', () => {
       .filter((line) => line.startsWith('data: {"id"'))
       .map((line) => JSON.parse(line.slice(6)).choices[0]?.delta?.content ?? '')
       .join('');
-    expect(content).toContain('a fine long first sentence that goes out.');
+    expect(content).toMatch(/^a fine long first sentence that goes /);
     expect(text).toContain('guardrail_blocked');
     expect(text).not.toContain('needle-123');
     expect(text).not.toContain('[DONE]');
@@ -311,5 +313,31 @@ describe('maskBody', () => {
     const manyText = JSON.stringify(many);
     const manyFindings = many.map((value) => ({ category: 'email', start: manyText.indexOf(value), end: manyText.indexOf(value) + value.length }));
     expect(() => maskBody({ input: many }, [manyText], ['(masked)'], [manyFindings])).toThrow(/more than 100/);
+  });
+});
+
+describe('guardrails in the config file', () => {
+  const base = { keys: [{ key: 'sk-test' }], models: [{ id: 'local-chat', provider: 'local' }] };
+
+  it('are taken on policies, groups, models and keys', () => {
+    const loaded = parseConfig({
+      ...base,
+      keys: [{ key: 'sk-test', guardrails: [{ type: 'pii', action: 'mask', categories: ['email'] }] }],
+      models: [{ id: 'local-chat', provider: 'local', guardrails: [{ type: 'regex', patterns: [{ category: 'ticket', pattern: 'TCK-[0-9]{6}' }] }] }],
+      policies: { guardrails: [{ type: 'secrets' }], groupGuardrails: { ops: [{ type: 'secrets', action: 'monitor' }] } },
+    });
+    expect(loaded.policies?.guardrails).toEqual([{ type: 'secrets' }]);
+    expect(loaded.keys[0]!.guardrails).toEqual([{ type: 'pii', action: 'mask', categories: ['email'] }]);
+    expect(loaded.models[0]!.guardrails).toHaveLength(1);
+    // The file's guardrails build with the gateway (a bad provider name would throw here).
+    expect(() => createGateway(loaded)).not.toThrow();
+  });
+
+  it('refuse an unknown type, an unknown field and a pattern that can backtrack exponentially, naming the path', () => {
+    expect(() => parseConfig({ ...base, policies: { guardrails: [{ type: 'magic' }] } })).toThrow(/policies\.guardrails\[0\]/);
+    expect(() => parseConfig({ ...base, policies: { guardrails: [{ type: 'secrets', acton: 'mask' }] } })).toThrow(/acton/);
+    expect(() =>
+      parseConfig({ ...base, models: [{ id: 'm', provider: 'local', guardrails: [{ type: 'regex', patterns: [{ category: 'x', pattern: '(a+)+$' }] }] }] }),
+    ).toThrow(/models\[0\]\.guardrails\[0\]\.patterns\[0\]\.pattern.*nested quantifiers/);
   });
 });
