@@ -33,9 +33,9 @@ export class GatewayCore {
     if (poller) options.videoTasks.startPoller(poller.intervalMs, poller.batchSize);
   }
 
-  /** Stops the background work (the video poller); `gateway.dispose()` calls it. */
+  /** Stops the background work (the video poller) and closes the guardrails' pool; `gateway.dispose()` calls it. */
   dispose = async (): Promise<void> => {
-    await this.options.videoTasks.stop();
+    await Promise.all([this.options.videoTasks.stop(), this.options.closeGuardrails()]);
   };
 
   handle = async (request: Request, serverContext: Record<string, unknown>): Promise<Response> => {

@@ -50,6 +50,8 @@ export interface GatewayRuntime {
    * log. whatwg-node's own stages of the caller's plugins run in `createServerAdapter`.
    */
   plugins: readonly GatewayPlugin[];
+  /** Closes what the guardrails hold open (the pool of remote checkers); `dispose` calls it. */
+  closeGuardrails(): Promise<void>;
   logger: Logger;
   /** Dollars of each usage event: the model's `price`, else the catalog's. */
   pricing: Pricing;
@@ -70,7 +72,9 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
   checkModelPrices(options.models);
   const usageStore = options.usageStore === false ? undefined : (options.usageStore ?? new MemoryUsageStore());
   const policies = resolvePolicies(options.policies, logger);
+  const guardrails = guardrailSelector(options.policies, catalog.entries(), providers, logger);
   return {
+    closeGuardrails: guardrails.close,
     keyStore: options.keyStore,
     providers,
     catalog,
@@ -93,7 +97,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     responseCache: options.responseCache ? new ResponseCache(options.responseCache, logger) : undefined,
     plugins: [
       hooksPlugin(options.hooks),
-      guardrailPlugin(guardrailSelector(options.policies, catalog.entries(), providers, logger), logger),
+      guardrailPlugin(guardrails, logger),
       ...options.plugins,
       ...telemetryPlugins(options.telemetry, logger, providers),
       ...(options.metrics ? [metricsPlugin(options.metrics, logger, providers, catalog, policies)] : []),
