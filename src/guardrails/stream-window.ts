@@ -19,14 +19,20 @@ export interface WindowOptions {
 /** How far back from the planned cut a sentence end or a space is looked for, at least. */
 const BOUNDARY_REACH = 64;
 
+/** How much text beyond the hold waits for a space before a window is cut anyway. */
+const FORCED_CUT = 1024;
+
 /**
  * The stream with its text, refusal and tool-call arguments held and released in windows, each
  * through `options.release`, so a checker sees a value whole and the client never sees it before
  * it was checked. A run of deltas of one kind is held until an event of another type (or another
  * `tool_call_start`) ends it: the rest of the run is then released before that event passes.
  * While a run goes on, what lies beyond the last `holdChars` characters is released in windows of
- * `windowChars` (or at once when 0), cut after a space or a sentence end when one is near, never
- * inside a finding of `scan`, a JSON escape or a surrogate pair. `usage` events pass at once
+ * `windowChars` (when 0: once it is an eighth of `holdChars` long), cut after a space or a
+ * sentence end when one is near (a window with no space near waits for one, up to 1,024
+ * characters), never inside a finding of `scan`, a JSON escape or a surrogate pair. Windows so cut
+ * read as the whole text does, so masking each gives the whole text masked (a property test
+ * checks it over random chunkings). `usage` events pass at once
  * without ending a run: they only update counters, and a value split around one would otherwise
  * go out in two unchecked halves. A release that throws ends the stream with that error, after
  * the events before it, and closes the source; so does the consumer's `return()`.
@@ -137,7 +143,10 @@ function plannedCut(text: string, options: WindowOptions): number {
     if (sentence > 0) return sentence;
   }
   const space = lastBoundary(text, target, Math.min(reach, BOUNDARY_REACH), isAfterSpace);
-  return space > 0 ? space : target;
+  if (space > 0) return space;
+  // No space near: a window starting mid-word could read a local value the whole text does not
+  // have (or miss one), so wait for more text, up to a bound, unless windows have a fixed size.
+  return options.windowChars > 0 || options.holdChars === 0 || limit >= least + FORCED_CUT ? target : 0;
 }
 
 function lastBoundary(text: string, from: number, reach: number, test: (text: string, at: number) => boolean): number {
@@ -145,9 +154,16 @@ function lastBoundary(text: string, from: number, reach: number, test: (text: st
   return 0;
 }
 
+/**
+ * After a space, where the next window reads as it does in the whole text: a detector looks one
+ * character back (the space), and phone and card patterns two (a digit before the space means the
+ * number goes on), so not after a space that follows a digit.
+ */
 function isAfterSpace(text: string, at: number): boolean {
   const code = text.charCodeAt(at - 1);
-  return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
+  if (code !== 0x20 && code !== 0x0a && code !== 0x09 && code !== 0x0d) return false;
+  const before = text.charCodeAt(at - 2);
+  return !(before >= 0x30 && before <= 0x39);
 }
 
 function isSentenceEnd(text: string, at: number): boolean {

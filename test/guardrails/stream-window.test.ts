@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { piiDetector } from '../../src/guardrails/detectors/pii.js';
+import { maskText } from '../../src/guardrails/mask.js';
 import type { IRStreamEvent } from '../../src/protocols/ir.js';
 import { type WindowOptions, windowedStream } from '../../src/guardrails/stream-window.js';
 
@@ -89,30 +91,52 @@ describe('windowedStream', () => {
     const opts = options({ holdChars: 5 });
     const { iterable } = source([[text('one two three')], [text(' four')], [finish]]);
     const batches = await collect(windowedStream(iterable, opts));
-    // 13 - 5 = 8 is just after a space; then "three four" has none within reach of 10 - 5.
-    expect(opts.windows).toEqual(['one two ', 'three', ' four']);
-    expect(batches).toEqual([[text('ONE TWO ')], [text('THREE')], [text(' FOUR'), finish]]);
+    // 13 - 5 = 8 is just after a space; "three four" has none within 10 - 5: it waits for one, to the end.
+    expect(opts.windows).toEqual(['one two ', 'three four']);
+    expect(batches).toEqual([[text('ONE TWO ')], [text('THREE FOUR'), finish]]);
+  });
+
+  it('cuts a window with no space near once the text beyond the hold is long enough', async () => {
+    const opts = options({ holdChars: 8 });
+    const blob = 'x'.repeat(2000);
+    await collect(windowedStream(source([[text(blob)], [finish]]).iterable, opts));
+    expect(opts.windows).toEqual(['x'.repeat(1992), 'x'.repeat(8)]);
   });
 
   it('never cuts inside a finding of scan: the cut moves past it', async () => {
     const scan = (pending: string) => {
-      const start = pending.indexOf('SECRET');
-      return start < 0 ? [] : [{ start, end: start + 'SECRET'.length }];
+      const start = pending.indexOf('SECRET KEY');
+      return start < 0 ? [] : [{ start, end: start + 'SECRET KEY'.length }];
     };
-    const opts = options({ holdChars: 6, scan });
+    // The planned cut (18 - 7 = 11, after "SECRET ") falls inside "SECRET KEY" (4..14).
+    const opts = options({ holdChars: 7, scan });
     opts.release = (window) => {
       opts.windows.push(window);
       return window;
     };
-    // Without scan the planned cut (14 - 6 = 8) falls inside "SECRET" (5..11).
-    const { iterable } = source([[text('abcdeSECRETxyz')], [finish]]);
-    await collect(windowedStream(iterable, opts));
-    expect(opts.windows).toEqual(['abcdeSECRET', 'xyz']);
+    await collect(windowedStream(source([[text('aaa SECRET KEY xyz')], [finish]]).iterable, opts));
+    expect(opts.windows).toEqual(['aaa SECRET KEY', ' xyz']);
+  });
+
+  it('does not start a window after a space that follows a digit, where a number goes on', async () => {
+    // In the whole text "+12345678901" follows "5 ", so it is no phone number of its own; a window
+    // starting at it would read one. 26 - 16 = 10 is right after "5 ": the cut goes back before "5".
+    const pii = piiDetector({});
+    const whole = 'aaaaaa 5 +12345678901 bbb';
+    const opts = options({ holdChars: whole.length - 9, scan: pii.scan });
+    opts.release = (window) => {
+      opts.windows.push(window);
+      return maskText(window, pii.scan(window));
+    };
+    const batches = await collect(windowedStream(source([[text(whole)], [finish]]).iterable, opts));
+    expect(opts.windows).toEqual(['aaaaaa ', '5 +12345678901 bbb']);
+    expect(batches.flat()).toEqual([text('aaaaaa '), text('5 +12345678901 bbb'), finish]);
+    expect(maskText(whole, pii.scan(whole))).toBe(whole);
   });
 
   it('never cuts inside a JSON escape or a surrogate pair', async () => {
-    const escaped = options({ holdChars: 5 });
-    // The planned cut (10 - 5 = 5) would split `\n`.
+    const escaped = options({ windowChars: 5 });
+    // The planned cut (5, no space in the text) would split `\n`.
     await collect(
       windowedStream(
         source([
@@ -125,7 +149,7 @@ describe('windowedStream', () => {
       ),
     );
     expect(escaped.windows).toEqual(['["ab\\n', 'cd"]']);
-    const emoji = options({ holdChars: 1 });
+    const emoji = options({ windowChars: 3 });
     await collect(windowedStream(source([[text('ab😀')]]).iterable, emoji));
     expect(emoji.windows).toEqual(['ab😀']);
   });
