@@ -43,6 +43,11 @@ export interface GuardrailChecker {
    * stream in windows (sentences or `window` characters).
    */
   readonly maxFindingLength?: number | undefined;
+  /**
+   * A local detector's values longer than `maxFindingLength` (a PEM block, a JWT): where one may
+   * have begun and still be growing at the end of `text`, or -1. A stream holds from there.
+   */
+  holdFrom?(text: string): number;
   /** False when the checker only flags whole texts (moderation): `mask` is then refused by config. */
   readonly canMask: boolean;
 }

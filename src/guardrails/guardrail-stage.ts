@@ -97,10 +97,22 @@ function windowOptions(guardrails: readonly Guardrail[], context: PhaseContext):
   const local = guardrails.filter((guardrail) => guardrail.checker.maxFindingLength !== undefined);
   const remote = guardrails.filter((guardrail) => guardrail.checker.maxFindingLength === undefined);
   const scanContext = { ...context, signal: context.signal };
+  const growing = local.flatMap((guardrail) => (guardrail.checker.holdFrom ? [guardrail.checker.holdFrom.bind(guardrail.checker)] : []));
   return {
     holdChars: Math.max(0, ...local.map((guardrail) => guardrail.checker.maxFindingLength!)),
     windowChars: remote.length > 0 ? Math.min(...remote.map((guardrail) => guardrail.window)) : 0,
     sentences: remote.length > 0,
+    holdFrom:
+      growing.length > 0
+        ? (text) => {
+            let from = -1;
+            for (const holdFrom of growing) {
+              const at = holdFrom(text);
+              if (at >= 0 && (from < 0 || at < from)) from = at;
+            }
+            return from;
+          }
+        : undefined,
     scan:
       local.length > 0
         ? (text) => {

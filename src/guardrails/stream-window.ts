@@ -10,6 +10,11 @@ export interface WindowOptions {
   windowChars: number;
   /** Prefer cutting a window at a sentence end or newline within the last part of the window. */
   sentences: boolean;
+  /**
+   * Where a value longer than `holdChars` may have begun and still be growing at the end of the
+   * pending text (a PEM block, a JWT), or -1: nothing from there is released until it is whole.
+   */
+  holdFrom?: ((text: string) => number) | undefined;
   /** Local findings of the pending text, so a cut never falls inside one (the cut moves past a finding that straddles it). */
   scan?: ((text: string) => readonly { start: number; end: number }[]) | undefined;
   /** Checks and masks one released window; throws a GatewayError to block. `kind`: which part of the answer. */
@@ -131,7 +136,8 @@ function deltaOf(kind: WindowKind, text: string): IRStreamEvent {
 
 /** Where the next window would end, before adjusting it to the text: 0 when no window is ready. */
 function plannedCut(text: string, options: WindowOptions): number {
-  const limit = text.length - options.holdChars;
+  const open = options.holdFrom?.(text) ?? -1;
+  const limit = open >= 0 ? Math.min(open, text.length - options.holdChars) : text.length - options.holdChars;
   // Without windowChars, wait for an eighth of holdChars beyond it: each scan reads the whole
   // pending text, so releasing on every small batch would read it again per token.
   const least = options.windowChars > 0 ? options.windowChars : Math.ceil(options.holdChars / 8);

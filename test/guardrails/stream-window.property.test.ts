@@ -19,7 +19,9 @@ function detectorsOf(categories: { secrets?: string[]; pii?: string[] }) {
   const secrets = secretsDetector({ categories: categories.secrets });
   const pii = piiDetector({ categories: categories.pii });
   const scan = (text: string): GuardrailFinding[] => [...secrets.scan(text), ...pii.scan(text)];
-  return { scan, holdChars: Math.max(secrets.maxFindingLength, pii.maxFindingLength) };
+  // Values longer than the hold (PEM blocks, JWTs) are held from where they open.
+  const holdFrom = (text: string): number => secrets.holdFrom(text);
+  return { scan, holdFrom, holdChars: Math.max(secrets.maxFindingLength, pii.maxFindingLength) };
 }
 
 /** Words of printable ASCII, or of letters, digits, escapes' backslash, `@`, accents and emoji (surrogate pairs). */
@@ -83,6 +85,7 @@ async function streamed(
   const release = (window: string) => maskText(window, detectors.scan(window));
   for await (const batch of windowedStream(fromArray(batches), {
     holdChars: detectors.holdChars,
+    holdFrom: detectors.holdFrom,
     windowChars: 0,
     sentences: false,
     scan: detectors.scan,

@@ -10,6 +10,12 @@ export interface DetectorRule {
   /** Longest text the pattern can match, in UTF-16 code units. */
   readonly maxLength: number;
   /**
+   * For a value too long for a stream to hold back whole (`maxLength` is then not held): its
+   * beginning, anchored at the end of the text (`$`, no `g`), so a stream holds from there until
+   * the value is whole or cannot be one.
+   */
+  readonly opening?: RegExp | undefined;
+  /**
    * After a check the shape alone cannot make (Luhn, mod 97): how much of the match is the value
    * (its length, or less when the pattern took in what follows), 0 when it is none.
    */
@@ -22,6 +28,7 @@ export interface LocalDetector extends GuardrailChecker {
   /** The findings of one text, sorted by start. */
   scan(text: string): readonly GuardrailFinding[];
   readonly maxFindingLength: number;
+  holdFrom(text: string): number;
 }
 
 /**
@@ -67,11 +74,20 @@ function isSurrogatePairAt(text: string, index: number): boolean {
 
 /** A synchronous, maskable checker made of rules. */
 export function ruleDetector(rules: readonly DetectorRule[]): LocalDetector {
-  const maxFindingLength = rules.reduce((longest, rule) => Math.max(longest, rule.maxLength), 0);
+  const maxFindingLength = rules.reduce((longest, rule) => (rule.opening ? longest : Math.max(longest, rule.maxLength)), 0);
+  const openings = rules.flatMap((rule) => (rule.opening ? [rule.opening] : []));
   const scan = (text: string): GuardrailFinding[] => scanRules(rules, text);
   return {
     canMask: true,
     maxFindingLength,
+    holdFrom: (text) => {
+      let from = -1;
+      for (const opening of openings) {
+        const at = text.search(opening);
+        if (at >= 0 && (from < 0 || at < from)) from = at;
+      }
+      return from;
+    },
     scan,
     check: (texts) => texts.map((text) => ({ findings: scan(text) })),
   };

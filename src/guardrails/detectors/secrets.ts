@@ -33,7 +33,12 @@ export type SecretCategory = (typeof SECRET_CATEGORIES)[number];
 /** Longest private key block masked: a 4096-bit RSA key in PEM is ~3.3 KB, also with its newlines JSON-escaped. */
 const PRIVATE_KEY_BODY = 4000;
 
-const rule = (category: SecretCategory, source: string, maxLength: number): DetectorRule => ({ category, pattern: new RegExp(source, 'g'), maxLength });
+const rule = (category: SecretCategory, source: string, maxLength: number, opening?: string): DetectorRule => ({
+  category,
+  pattern: new RegExp(source, 'g'),
+  maxLength,
+  ...(opening ? { opening: new RegExp(`${opening}$`) } : {}),
+});
 /** `head` not glued to a word, a key or a name before it. */
 const word = (head: string): string => startingWith(String.raw`\w-`, head);
 
@@ -54,7 +59,12 @@ export const SECRET_RULES: readonly DetectorRule[] = [
   // Secret and restricted keys, live and test (test keys still act on the account's test data).
   rule('stripe_key', word('sk_|rk_') + '(?:live|test)_[A-Za-z0-9]{10,247}', 255),
   // Three base64url parts, header and payload JSON objects (`eyJ` is `{"`); the signature may be absent (alg none).
-  rule('jwt', word('eyJ') + String.raw`[\w-]{10,600}\.eyJ[\w-]{10,2400}\.[\w-]{0,1000}`, 4015),
+  rule(
+    'jwt',
+    word('eyJ') + String.raw`[\w-]{10,600}\.eyJ[\w-]{10,2400}\.[\w-]{0,1000}`,
+    4015,
+    word('eyJ') + String.raw`[\w-]{10,600}(?:\.(?:eyJ[\w-]{0,2400}(?:\.[\w-]{0,1000})?)?)?`,
+  ),
   // A PEM block (PKCS#1, PKCS#8, EC, OpenSSH, PGP…) to its END line; a block cut short (no END within
   // reach) is masked from its BEGIN line over the base64 that follows. The body stops at `-----`, so
   // each character is read by one block only.
@@ -65,6 +75,8 @@ export const SECRET_RULES: readonly DetectorRule[] = [
       String.raw`|[A-Za-z0-9+/=\s\\]{0,${PRIVATE_KEY_BODY}})`,
     // BEGIN and END lines are at most 11 + 39 + 22 characters each.
     2 * 72 + PRIVATE_KEY_BODY,
+    '-----BEGIN (?:[A-Z0-9]{1,12} ){0,3}PRIVATE KEY(?: BLOCK)?-----' +
+      `(?:[^-]|-(?!----)){0,${PRIVATE_KEY_BODY}}(?:-----END[ A-Z0-9]{0,60}-{0,4}|-{1,5}(?:EN?)?)?`,
   ),
 ];
 
