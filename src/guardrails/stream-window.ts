@@ -40,7 +40,8 @@ const FORCED_CUT = 1024;
  * checks it over random chunkings). `usage` events pass at once
  * without ending a run: they only update counters, and a value split around one would otherwise
  * go out in two unchecked halves. A release that throws ends the stream with that error, after
- * the events before it, and closes the source; so does the consumer's `return()`.
+ * the events before it, and closes the source; so does the consumer's `return()`. A failure of
+ * the source passes on as it is; the text held then is dropped, never released unchecked.
  */
 export function windowedStream(batches: AsyncIterable<readonly IRStreamEvent[]>, options: WindowOptions): AsyncIterable<readonly IRStreamEvent[]> {
   return releaseInWindows(batches, options);

@@ -73,6 +73,23 @@ describe('windowedStream', () => {
     ]);
   });
 
+  it('tells release which part of the answer a window is', async () => {
+    const kinds: string[] = [];
+    const { iterable } = source([
+      [text('t'), { type: 'refusal_delta', text: 'r' }, { type: 'tool_call_start', id: 'c', name: 'f' }, { type: 'tool_call_delta', arguments: '{}' }, finish],
+    ]);
+    await collect(
+      windowedStream(iterable, {
+        ...options({ holdChars: 10 }),
+        release: (window, kind) => {
+          kinds.push(`${kind}:${window}`);
+          return window;
+        },
+      }),
+    );
+    expect(kinds).toEqual(['text:t', 'refusal:r', 'arguments:{}']);
+  });
+
   it('releases everything pending at the end of the source', async () => {
     const opts = options({ holdChars: 100 });
     const { iterable } = source([[text('abc')], [text('def')]]);
@@ -241,5 +258,29 @@ describe('windowedStream', () => {
     }
     expect(state.closed).toBe(true);
     expect(state.pulled).toBe(1);
+  });
+
+  it('passes on a failure of the source, without releasing the text it holds', async () => {
+    const opts = options({ holdChars: 100 });
+    async function* failing(): AsyncGenerator<readonly IRStreamEvent[]> {
+      yield [start, text('held')];
+      throw new Error('upstream broke');
+    }
+    const seen: IRStreamEvent[][] = [];
+    await expect(
+      (async () => {
+        for await (const batch of windowedStream(failing(), opts)) seen.push([...batch]);
+      })(),
+    ).rejects.toThrow('upstream broke');
+    expect(seen).toEqual([[start]]);
+    expect(opts.windows).toEqual([]);
+  });
+
+  it('closes the source when the consumer throws into it', async () => {
+    const { iterable, state } = source([[start, text('a')], [text('b')], [finish]]);
+    const iterator = windowedStream(iterable, options())[Symbol.asyncIterator]() as AsyncGenerator<readonly IRStreamEvent[]>;
+    await iterator.next();
+    await expect(iterator.throw(new Error('client left'))).rejects.toThrow('client left');
+    expect(state.closed).toBe(true);
   });
 });
