@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { GuardrailOutcome } from '../../src/guardrails/checker.js';
+import type { UsageEvent } from '../../src/options.js';
+import {
+  BLOCK_INPUT_KEY,
+  BLOCK_OUTPUT_KEY,
+  type Cell,
+  CELLS,
+  EMAIL,
+  type GuardrailMatrix,
+  inPieces,
+  leakedParts,
+  MASK_KEY,
+  PII_GUARDRAIL,
+  SECRET,
+  SECRETS_GUARDRAIL,
+  startGuardrailMatrix,
+} from './matrix-harness.js';
+
+/**
+ * Issue 26's matrix: every client protocol through its official SDK, on a deployment that speaks
+ * it (passthrough) and one that does not (translated), JSON and streamed, with the gateway's
+ * guardrails masking e-mails and secrets, and keys that block secrets instead.
+ */
+let m: GuardrailMatrix;
+beforeAll(async () => {
+  m = await startGuardrailMatrix();
+});
+afterAll(() => m?.close());
+beforeEach(() => m.reset());
+
+const PROMPT = `Mail ${EMAIL} the report; my key is ${SECRET}.`;
+const CLEAN_PROMPT = 'Whom should I write to?';
+/** An answer holding both values, which the fakes send in 5-character deltas (cut inside each value). */
+const ANSWER = `Write to ${EMAIL} and use the token ${SECRET} for the API.`;
+/** Tool-call arguments holding both values, sent in 6-character fragments. */
+const ARGUMENTS = JSON.stringify({ to: EMAIL, body: `Use ${SECRET}` });
+
+const MASK = /\[REDACTED:[a-z0-9_-]+\]/g;
+/** `text` with each mask as `<masked>`: compared with the original, nothing else may have changed. */
+const masksShown = (text: string) => text.replace(MASK, '<masked>');
+const valuesHidden = (text: string) => text.replace(EMAIL, '<masked>').replace(SECRET, '<masked>');
+
+/** No value whole in `text`, and no delta holding more than 3 characters of one. */
+function expectNoLeak(text: string, deltas: readonly string[]): void {
+  expect(text).not.toContain(EMAIL);
+  expect(text).not.toContain(SECRET);
+  for (const delta of deltas) expect({ delta, leaked: [...leakedParts(delta, EMAIL), ...leakedParts(delta, SECRET)] }).toEqual({ delta, leaked: [] });
+}
+
+/** The request's usage event, which must name no value. */
+async function usageEvent(): Promise<UsageEvent> {
+  await expect.poll(() => m.h.usage.length).toBe(1);
+  const event = m.h.usage[0]!;
+  const serialized = JSON.stringify(event);
+  expect(serialized).not.toContain(EMAIL);
+  expect(serialized).not.toContain(SECRET);
+  return event;
+}
+
+function outcome(guardrail: string, phase: 'input' | 'output', action: string, result: GuardrailOutcome['outcome'], categories: unknown = expect.any(Array)) {
+  return expect.objectContaining({ guardrail, phase, action, outcome: result, categories });
+}
+/** A secrets outcome that found something: its categories are the detector's own names, at least one. */
+const someCategory = [expect.any(String)];
+
+/** What the promise was rejected with; fails when it resolved. */
+function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('the SDK returned an answer where it should have thrown');
+    },
+    (error: unknown) => error,
+  );
+}
+
+function nameOf(cell: Cell): string {
+  return `${cell.client} client, ${cell.deployment} (${cell.model})`;
+}
+
+describe('a secret in a streamed Messages answer on an Anthropic passthrough', () => {
+  it('is masked across chunk boundaries', async () => {
+    const fake = m.fakes.anthropic;
+    // The secret cut every 3 characters, so each SSE frame holds a piece of it.
+    fake.reply({ text: inPieces(`Your token: ${SECRET}. Keep it safe.`, 3) });
+    const answer = await m.drivers.messages.send(MASK_KEY, 'claude', CLEAN_PROMPT, true);
+
+    expect(masksShown(answer.text)).toBe('Your token: <masked>. Keep it safe.');
+    expectNoLeak(answer.text, answer.deltas);
+    expect(answer.deltas.length).toBeGreaterThan(0);
+    const received = fake.last();
+    expect(received.path).toBe('/v1/messages');
+    expect(received.body.stream).toBe(true);
+    const event = await usageEvent();
+    expect(event.guardrails).toContainEqual(outcome(SECRETS_GUARDRAIL, 'output', 'mask', 'masked', someCategory));
+  });
+});
+
+describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, cell) => {
+  const driver = () => m.drivers[cell.client];
+  const fake = () => m.fakes[cell.upstream];
+
+  describe.each([
+    ['JSON', false],
+    ['stream', true],
+  ] as const)('%s', (_mode, stream) => {
+    it('masks an e-mail and a secret in the prompt before the upstream', async () => {
+      await driver().send(MASK_KEY, cell.model, PROMPT, stream);
+
+      const received = JSON.stringify(fake().last().body);
+      expect(received).toContain('[REDACTED:email]');
+      expect(received.match(MASK)).toHaveLength(2);
+      expect(received).not.toContain(EMAIL);
+      expect(received).not.toContain(SECRET);
+      if (cell.deployment === 'passthrough') expect(fake().last().body).toMatchObject(driver().extra);
+      const event = await usageEvent();
+      expect(event.guardrails).toEqual(
+        expect.arrayContaining([
+          outcome(PII_GUARDRAIL, 'input', 'mask', 'masked', ['email']),
+          outcome(SECRETS_GUARDRAIL, 'input', 'mask', 'masked', someCategory),
+        ]),
+      );
+    });
+
+    it('refuses a prompt holding a secret with a 400 naming the guardrail; the upstream gets nothing', async () => {
+      const error = driver().errorOf(await rejection(driver().send(BLOCK_INPUT_KEY, cell.model, PROMPT, stream)));
+
+      expect(error).toMatchObject({ status: 400, message: expect.stringContaining(SECRETS_GUARDRAIL), code: driver().blockedCode });
+      expect(error.message).not.toContain(SECRET);
+      expect(error.message).not.toContain(EMAIL);
+      expect(fake().requests).toEqual([]);
+      const event = await usageEvent();
+      expect(event.guardrails).toContainEqual(outcome(SECRETS_GUARDRAIL, 'input', 'block', 'blocked', someCategory));
+    });
+
+    it('masks an e-mail and a secret in the answer, never showing a piece of either', async () => {
+      fake().reply({ text: inPieces(ANSWER, 5) });
+      const answer = await driver().send(MASK_KEY, cell.model, CLEAN_PROMPT, stream);
+
+      expect(answer.text).toContain('[REDACTED:email]');
+      expect(masksShown(answer.text)).toBe(valuesHidden(ANSWER));
+      expectNoLeak(answer.text, answer.deltas);
+      if (stream) expect(answer.deltas.join('')).toBe(answer.text);
+      const event = await usageEvent();
+      expect(event.guardrails).toHaveLength(4);
+      expect(event.guardrails).toEqual(
+        expect.arrayContaining([
+          outcome(PII_GUARDRAIL, 'input', 'mask', 'passed', []),
+          outcome(SECRETS_GUARDRAIL, 'input', 'mask', 'passed', []),
+          outcome(PII_GUARDRAIL, 'output', 'mask', 'masked', ['email']),
+          outcome(SECRETS_GUARDRAIL, 'output', 'mask', 'masked', someCategory),
+        ]),
+      );
+    });
+
+    it('masks an e-mail and a secret in tool-call arguments, which still parse as JSON', async () => {
+      fake().reply({ toolCalls: [{ name: 'send_mail', args: inPieces(ARGUMENTS, 6) }] });
+      const answer = await driver().send(MASK_KEY, cell.model, CLEAN_PROMPT, stream);
+
+      expect(answer.calls).toEqual([{ name: 'send_mail', input: { to: '[REDACTED:email]', body: expect.stringMatching(/^Use \[REDACTED:[a-z0-9_-]+\]$/) } }]);
+      expectNoLeak(JSON.stringify(answer.calls), answer.deltas);
+      const event = await usageEvent();
+      expect(event.guardrails).toContainEqual(outcome(PII_GUARDRAIL, 'output', 'mask', 'masked', ['email']));
+    });
+
+    it(`refuses an answer holding a secret${stream ? ' with the protocol’s error event: the SDK throws' : ' with a 400 naming the guardrail'}`, async () => {
+      fake().reply({ text: inPieces(ANSWER, 5) });
+      const deltas: string[] = [];
+      const error = driver().errorOf(await rejection(driver().send(BLOCK_OUTPUT_KEY, cell.model, CLEAN_PROMPT, stream, deltas)));
+
+      expect(error.message).toContain(SECRETS_GUARDRAIL);
+      expect(error.message).not.toContain(SECRET);
+      // A JSON answer is refused whole; a stream may have started (200) before the window with the secret.
+      if (!stream) expect(error).toMatchObject({ status: 400, code: driver().blockedCode });
+      expectNoLeak(deltas.join(''), deltas);
+      const event = await usageEvent();
+      expect(event.status).toBe('error');
+      expect(event.guardrails).toContainEqual(outcome(SECRETS_GUARDRAIL, 'output', 'block', 'blocked', someCategory));
+    });
+  });
+});
