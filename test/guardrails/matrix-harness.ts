@@ -7,6 +7,8 @@ import { type GuardedClient, type GuardedDriver, guardedDrivers } from './guarde
 /** An e-mail address and an API-key-shaped secret (a GitHub token): what the guardrails look for. */
 export const EMAIL = 'jane.doe@example.com';
 export const SECRET = 'ghp_Z7kQ2mW9xV4bN8cR1tY6uP3sL5dF0gH8jK2a';
+/** The secrets detector's category for it. */
+export const SECRET_CATEGORY = 'github_token';
 
 export const PII_GUARDRAIL = 'no-pii';
 export const SECRETS_GUARDRAIL = 'no-secrets';

@@ -13,6 +13,7 @@ import {
   MASK_KEY,
   PII_GUARDRAIL,
   SECRET,
+  SECRET_CATEGORY,
   SECRETS_GUARDRAIL,
   startGuardrailMatrix,
 } from './matrix-harness.js';
@@ -30,13 +31,14 @@ afterAll(() => m?.close());
 beforeEach(() => m.reset());
 
 const PROMPT = `Mail ${EMAIL} the report; my key is ${SECRET}.`;
+const MASKED_PROMPT = `Mail [REDACTED:email] the report; my key is [REDACTED:${SECRET_CATEGORY}].`;
 const CLEAN_PROMPT = 'Whom should I write to?';
 /** An answer holding both values, which the fakes send in 5-character deltas (cut inside each value). */
 const ANSWER = `Write to ${EMAIL} and use the token ${SECRET} for the API.`;
 /** Tool-call arguments holding both values, sent in 6-character fragments. */
 const ARGUMENTS = JSON.stringify({ to: EMAIL, body: `Use ${SECRET}` });
 
-const MASK = /\[REDACTED:[a-z0-9_-]+\]/g;
+const MASK = new RegExp(String.raw`\[REDACTED:(?:email|${SECRET_CATEGORY})\]`, 'g');
 /** `text` with each mask as `<masked>`: compared with the original, nothing else may have changed. */
 const masksShown = (text: string) => text.replace(MASK, '<masked>');
 const valuesHidden = (text: string) => text.replace(EMAIL, '<masked>').replace(SECRET, '<masked>');
@@ -61,8 +63,6 @@ async function usageEvent(): Promise<UsageEvent> {
 function outcome(guardrail: string, phase: 'input' | 'output', action: string, result: GuardrailOutcome['outcome'], categories: unknown = expect.any(Array)) {
   return expect.objectContaining({ guardrail, phase, action, outcome: result, categories });
 }
-/** A secrets outcome that found something: its categories are the detector's own names, at least one. */
-const someCategory = [expect.any(String)];
 
 /** What the promise was rejected with; fails when it resolved. */
 function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -92,7 +92,7 @@ describe('a secret in a streamed Messages answer on an Anthropic passthrough', (
     expect(received.path).toBe('/v1/messages');
     expect(received.body.stream).toBe(true);
     const event = await usageEvent();
-    expect(event.guardrails).toContainEqual(outcome(SECRETS_GUARDRAIL, 'output', 'mask', 'masked', someCategory));
+    expect(event.guardrails).toContainEqual(outcome(SECRETS_GUARDRAIL, 'output', 'mask', 'masked', [SECRET_CATEGORY]));
   });
 });
 
@@ -108,7 +108,7 @@ describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, 
       await driver().send(MASK_KEY, cell.model, PROMPT, stream);
 
       const received = JSON.stringify(fake().last().body);
-      expect(received).toContain('[REDACTED:email]');
+      expect(received).toContain(JSON.stringify(MASKED_PROMPT));
       expect(received.match(MASK)).toHaveLength(2);
       expect(received).not.toContain(EMAIL);
       expect(received).not.toContain(SECRET);
@@ -117,7 +117,7 @@ describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, 
       expect(event.guardrails).toEqual(
         expect.arrayContaining([
           outcome(PII_GUARDRAIL, 'input', 'mask', 'masked', ['email']),
-          outcome(SECRETS_GUARDRAIL, 'input', 'mask', 'masked', someCategory),
+          outcome(SECRETS_GUARDRAIL, 'input', 'mask', 'masked', [SECRET_CATEGORY]),
         ]),
       );
     });
@@ -126,11 +126,12 @@ describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, 
       const error = driver().errorOf(await rejection(driver().send(BLOCK_INPUT_KEY, cell.model, PROMPT, stream)));
 
       expect(error).toMatchObject({ status: 400, message: expect.stringContaining(SECRETS_GUARDRAIL), code: driver().blockedCode });
+      expect(error.message).toContain(SECRET_CATEGORY);
       expect(error.message).not.toContain(SECRET);
       expect(error.message).not.toContain(EMAIL);
       expect(fake().requests).toEqual([]);
       const event = await usageEvent();
-      expect(event.guardrails).toContainEqual(outcome(SECRETS_GUARDRAIL, 'input', 'block', 'blocked', someCategory));
+      expect(event.guardrails).toContainEqual(outcome(SECRETS_GUARDRAIL, 'input', 'block', 'blocked', [SECRET_CATEGORY]));
     });
 
     it('masks an e-mail and a secret in the answer, never showing a piece of either', async () => {
@@ -148,7 +149,7 @@ describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, 
           outcome(PII_GUARDRAIL, 'input', 'mask', 'passed', []),
           outcome(SECRETS_GUARDRAIL, 'input', 'mask', 'passed', []),
           outcome(PII_GUARDRAIL, 'output', 'mask', 'masked', ['email']),
-          outcome(SECRETS_GUARDRAIL, 'output', 'mask', 'masked', someCategory),
+          outcome(SECRETS_GUARDRAIL, 'output', 'mask', 'masked', [SECRET_CATEGORY]),
         ]),
       );
     });
@@ -157,7 +158,7 @@ describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, 
       fake().reply({ toolCalls: [{ name: 'send_mail', args: inPieces(ARGUMENTS, 6) }] });
       const answer = await driver().send(MASK_KEY, cell.model, CLEAN_PROMPT, stream);
 
-      expect(answer.calls).toEqual([{ name: 'send_mail', input: { to: '[REDACTED:email]', body: expect.stringMatching(/^Use \[REDACTED:[a-z0-9_-]+\]$/) } }]);
+      expect(answer.calls).toEqual([{ name: 'send_mail', input: { to: '[REDACTED:email]', body: `Use [REDACTED:${SECRET_CATEGORY}]` } }]);
       expectNoLeak(JSON.stringify(answer.calls), answer.deltas);
       const event = await usageEvent();
       expect(event.guardrails).toContainEqual(outcome(PII_GUARDRAIL, 'output', 'mask', 'masked', ['email']));
@@ -169,13 +170,14 @@ describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, 
       const error = driver().errorOf(await rejection(driver().send(BLOCK_OUTPUT_KEY, cell.model, CLEAN_PROMPT, stream, deltas)));
 
       expect(error.message).toContain(SECRETS_GUARDRAIL);
+      expect(error.message).toContain(SECRET_CATEGORY);
       expect(error.message).not.toContain(SECRET);
       // A JSON answer is refused whole; a stream may have started (200) before the window with the secret.
       if (!stream) expect(error).toMatchObject({ status: 400, code: driver().blockedCode });
       expectNoLeak(deltas.join(''), deltas);
       const event = await usageEvent();
       expect(event.status).toBe('error');
-      expect(event.guardrails).toContainEqual(outcome(SECRETS_GUARDRAIL, 'output', 'block', 'blocked', someCategory));
+      expect(event.guardrails).toContainEqual(outcome(SECRETS_GUARDRAIL, 'output', 'block', 'blocked', [SECRET_CATEGORY]));
     });
   });
 });
