@@ -17,6 +17,12 @@ export interface SeenAnswer {
   deltas: string[];
 }
 
+export interface ToolLoop {
+  system: string;
+  input: Json;
+  result: string;
+}
+
 /** The same request through each client's official SDK, JSON or streamed. */
 export interface GuardedDriver {
   /**
@@ -24,6 +30,12 @@ export interface GuardedDriver {
    * fragments the SDK yields go into `deltas` as they come, so a stream that fails shows them too.
    */
   send(apiKey: string, model: string, prompt: string, stream: boolean, deltas?: string[]): Promise<SeenAnswer>;
+  /**
+   * The second turn of a tool loop (JSON): `loop.system` as the system prompt, the user's
+   * `prompt`, the model's `send_mail` call with `loop.input` as its arguments, and `loop.result`
+   * as the tool's result.
+   */
+  sendToolLoop(apiKey: string, model: string, prompt: string, loop: ToolLoop): Promise<SeenAnswer>;
   /** A field of this client's body the IR does not carry: a passthrough upstream gets it unchanged. */
   extra: Json;
   /**
@@ -38,6 +50,10 @@ export interface GuardedDriver {
 /** The tool the answers call with an e-mail address in their arguments. */
 const MAIL_SCHEMA = { type: 'object', properties: { to: { type: 'string' }, body: { type: 'string' } }, required: ['to', 'body'] };
 const MAIL_TOOL = { name: 'send_mail', description: 'Sends an e-mail' };
+const CHAT_TOOLS = [{ type: 'function' as const, function: { ...MAIL_TOOL, parameters: MAIL_SCHEMA } }];
+const RESPONSES_TOOLS = [{ type: 'function' as const, ...MAIL_TOOL, parameters: MAIL_SCHEMA, strict: false }];
+const MESSAGES_TOOLS = [{ ...MAIL_TOOL, input_schema: MAIL_SCHEMA as Anthropic.Tool.InputSchema }];
+const GEMINI_TOOLS = [{ functionDeclarations: [{ ...MAIL_TOOL, parametersJsonSchema: MAIL_SCHEMA }] }];
 
 const parsed = (args: string): unknown => JSON.parse(args);
 
@@ -57,7 +73,7 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
         const body = {
           model,
           messages: [{ role: 'user' as const, content: prompt }],
-          tools: [{ type: 'function' as const, function: { ...MAIL_TOOL, parameters: MAIL_SCHEMA } }],
+          tools: CHAT_TOOLS,
           ...this.extra,
         };
         let message: OpenAI.ChatCompletionMessage;
@@ -76,6 +92,20 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
         const calls = (message.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [call.function] : []));
         return { text: message.content ?? '', calls: calls.map((call) => ({ name: call.name, input: parsed(call.arguments) })), deltas };
       },
+      async sendToolLoop(apiKey, model, prompt, loop) {
+        const call = { id: 'call_mail', type: 'function' as const, function: { name: MAIL_TOOL.name, arguments: JSON.stringify(loop.input) } };
+        const answer = await openai(apiKey).chat.completions.create({
+          model,
+          tools: CHAT_TOOLS,
+          messages: [
+            { role: 'system', content: loop.system },
+            { role: 'user', content: prompt },
+            { role: 'assistant', content: null, tool_calls: [call] },
+            { role: 'tool', tool_call_id: call.id, content: loop.result },
+          ],
+        });
+        return { text: answer.choices[0]!.message.content ?? '', calls: [], deltas: [] };
+      },
     },
     responses: {
       extra: { x_custom_field: { nested: [1, 'two'] } },
@@ -86,7 +116,7 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
           model,
           input: prompt,
           store: false,
-          tools: [{ type: 'function' as const, ...MAIL_TOOL, parameters: MAIL_SCHEMA, strict: false }],
+          tools: RESPONSES_TOOLS,
           ...this.extra,
         };
         let response: OpenAI.Responses.Response;
@@ -101,6 +131,20 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
         }
         const calls = response.output.filter((item) => item.type === 'function_call');
         return { text: response.output_text, calls: calls.map((call) => ({ name: call.name, input: parsed(call.arguments) })), deltas };
+      },
+      async sendToolLoop(apiKey, model, prompt, loop) {
+        const response = await openai(apiKey).responses.create({
+          model,
+          store: false,
+          tools: RESPONSES_TOOLS,
+          instructions: loop.system,
+          input: [
+            { role: 'user', content: prompt },
+            { type: 'function_call', call_id: 'call_mail', name: MAIL_TOOL.name, arguments: JSON.stringify(loop.input) },
+            { type: 'function_call_output', call_id: 'call_mail', output: loop.result },
+          ],
+        });
+        return { text: response.output_text, calls: [], deltas: [] };
       },
     },
     messages: {
@@ -117,7 +161,7 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
           model,
           max_tokens: 1024,
           messages: [{ role: 'user' as const, content: prompt }],
-          tools: [{ ...MAIL_TOOL, input_schema: MAIL_SCHEMA as Anthropic.Tool.InputSchema }],
+          tools: MESSAGES_TOOLS,
           ...this.extra,
         };
         /** The arguments as streamed, joined per block: the JSON text the SDK parsed. */
@@ -144,6 +188,21 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
         );
         return { text, calls, deltas };
       },
+      async sendToolLoop(apiKey, model, prompt, loop) {
+        const anthropic = new Anthropic({ baseURL: url, apiKey, maxRetries: 0 });
+        const message = await anthropic.messages.create({
+          model,
+          max_tokens: 1024,
+          tools: MESSAGES_TOOLS,
+          system: loop.system,
+          messages: [
+            { role: 'user', content: prompt },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_mail', name: MAIL_TOOL.name, input: loop.input }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_mail', content: loop.result }] },
+          ],
+        });
+        return { text: message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''), calls: [], deltas: [] };
+      },
     },
     gemini: {
       // Google's own filters: a field no other protocol has, which the IR does not carry.
@@ -166,7 +225,7 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
         const params = {
           model,
           contents: prompt,
-          config: { tools: [{ functionDeclarations: [{ ...MAIL_TOOL, parametersJsonSchema: MAIL_SCHEMA }] }], ...this.extra },
+          config: { tools: GEMINI_TOOLS, ...this.extra },
         };
         const parts: Part[] = [];
         if (stream) {
@@ -185,6 +244,20 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
           calls: parts.flatMap((part) => (part.functionCall ? [{ name: part.functionCall.name ?? '', input: part.functionCall.args }] : [])),
           deltas,
         };
+      },
+      async sendToolLoop(apiKey, model, prompt, loop) {
+        const genai = new GoogleGenAI({ apiKey, httpOptions: { baseUrl: url } });
+        const response = await genai.models.generateContent({
+          model,
+          config: { tools: GEMINI_TOOLS, systemInstruction: loop.system },
+          contents: [
+            { role: 'user', parts: [{ text: prompt }] },
+            { role: 'model', parts: [{ functionCall: { name: MAIL_TOOL.name, args: loop.input } }] },
+            { role: 'user', parts: [{ functionResponse: { name: MAIL_TOOL.name, response: { result: loop.result } } }] },
+          ],
+        });
+        const parts = response.candidates?.[0]?.content?.parts ?? [];
+        return { text: parts.map((part) => part.text ?? '').join(''), calls: [], deltas: [] };
       },
     },
   };

@@ -17,6 +17,7 @@ import {
   SECRETS_GUARDRAIL,
   startGuardrailMatrix,
 } from './matrix-harness.js';
+import { toolExchangeByName } from '../upstreams/harness.js';
 
 /**
  * Issue 26's matrix: every client protocol through its official SDK, on a deployment that speaks
@@ -99,6 +100,30 @@ describe('a secret in a streamed Messages answer on an Anthropic passthrough', (
 describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, cell) => {
   const driver = () => m.drivers[cell.client];
   const fake = () => m.fakes[cell.upstream];
+
+  it('masks the system prompt, an earlier call’s arguments and a tool result of a tool loop', async () => {
+    const loop = { system: `Reply to ${EMAIL}.`, input: { to: EMAIL, body: 'Hi' }, result: `Sent with ${SECRET}` };
+    await driver().sendToolLoop(MASK_KEY, cell.model, 'Send it', loop);
+
+    const body = fake().last().body;
+    const received = JSON.stringify(body);
+    expect(received).not.toContain(EMAIL);
+    expect(received).not.toContain(SECRET);
+    expect(received.match(MASK)).toHaveLength(3);
+    expect(received).toContain('Reply to [REDACTED:email].');
+    // The arguments still parse, whether the upstream takes them as JSON text or as an object.
+    expect(toolExchangeByName(cell.upstream, body)).toEqual({
+      calls: [{ name: 'send_mail', input: { to: '[REDACTED:email]', body: 'Hi' } }],
+      results: [{ name: 'send_mail', output: expect.stringContaining(`Sent with [REDACTED:${SECRET_CATEGORY}]`) }],
+    });
+    const event = await usageEvent();
+    expect(event.guardrails).toEqual(
+      expect.arrayContaining([
+        outcome(PII_GUARDRAIL, 'input', 'mask', 'masked', ['email']),
+        outcome(SECRETS_GUARDRAIL, 'input', 'mask', 'masked', [SECRET_CATEGORY]),
+      ]),
+    );
+  });
 
   describe.each([
     ['JSON', false],
