@@ -36,6 +36,17 @@ const MASKED_PROMPT = `Mail [REDACTED:email] the report; my key is [REDACTED:${S
 const CLEAN_PROMPT = 'Whom should I write to?';
 /** An answer holding both values, which the fakes send in 5-character deltas (cut inside each value). */
 const ANSWER = `Write to ${EMAIL} and use the token ${SECRET} for the API.`;
+/**
+ * A long answer (about 9,000 characters), the values far past what a detector holds back (the
+ * longest secret shape, a private key block, is about 4,100 characters), so a stream's window
+ * is released in parts and may be cut near them.
+ */
+const FILLER = 'lorem ipsum dolor sit amet, '.repeat(160);
+/** The long answer's deltas: the filler in large ones, each value's sentence in 4-character ones. */
+const LONG_ANSWER_DELTAS = [FILLER, `Write to ${EMAIL}. `, FILLER.slice(0, 1500), `The token is ${SECRET}. `, FILLER].flatMap((part) =>
+  inPieces(part, part.includes(EMAIL) || part.includes(SECRET) ? 4 : 500),
+);
+const LONG_ANSWER = LONG_ANSWER_DELTAS.join('');
 /** Tool-call arguments holding both values, sent in 6-character fragments. */
 const ARGUMENTS = JSON.stringify({ to: EMAIL, body: `Use ${SECRET}` });
 
@@ -177,6 +188,15 @@ describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, 
           outcome(SECRETS_GUARDRAIL, 'output', 'mask', 'masked', [SECRET_CATEGORY]),
         ]),
       );
+    });
+
+    it('masks values far into a long answer', async () => {
+      fake().reply({ text: LONG_ANSWER_DELTAS });
+      const answer = await driver().send(MASK_KEY, cell.model, CLEAN_PROMPT, stream);
+
+      expect(masksShown(answer.text)).toBe(valuesHidden(LONG_ANSWER));
+      expectNoLeak(answer.text, answer.deltas);
+      if (stream) expect(answer.deltas.join('')).toBe(answer.text);
     });
 
     it('masks an e-mail and a secret in tool-call arguments, which still parse as JSON', async () => {
