@@ -91,10 +91,14 @@ export async function startGuardrailMatrix(): Promise<GuardrailMatrix> {
   };
 }
 
-/** `text` in pieces of `size` characters: an upstream's small deltas, cut inside the values. */
+/**
+ * `text` in pieces of `size` characters: an upstream's small deltas, cut inside the values (never
+ * inside a character, as an upstream's tokens never split one).
+ */
 export function inPieces(text: string, size: number): string[] {
+  const characters = Array.from(text);
   const pieces: string[] = [];
-  for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
+  for (let at = 0; at < characters.length; at += size) pieces.push(characters.slice(at, at + size).join(''));
   return pieces;
 }
 

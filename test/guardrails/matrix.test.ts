@@ -34,16 +34,19 @@ beforeEach(() => m.reset());
 const PROMPT = `Mail ${EMAIL} the report; my key is ${SECRET}.`;
 const MASKED_PROMPT = `Mail [REDACTED:email] the report; my key is [REDACTED:${SECRET_CATEGORY}].`;
 const CLEAN_PROMPT = 'Whom should I write to?';
-/** An answer holding both values, which the fakes send in 5-character deltas (cut inside each value). */
-const ANSWER = `Write to ${EMAIL} and use the token ${SECRET} for the API.`;
 /**
- * A long answer (about 9,000 characters), the values far past what a detector holds back (the
- * longest secret shape, a private key block, is about 4,100 characters), so a stream's window
- * is released in parts and may be cut near them.
+ * An answer holding both values, which the fakes send in 5-character deltas (cut inside each
+ * value); characters outside the BMP before them, so a mask's UTF-16 offsets show when wrong.
  */
-const FILLER = 'lorem ipsum dolor sit amet, '.repeat(160);
+const ANSWER = `👋 Bonjour ! Write to ${EMAIL} 📧 and use the token ${SECRET} for the API.`;
+/**
+ * A long answer (about 18,000 characters), each value some 6,000 characters after the one before,
+ * well past what a detector holds back (the longest secret shape, a private key block, is about
+ * 4,100 characters): a stream's window is released in parts, and may be cut near a value.
+ */
+const FILLER = 'lorem ipsum dolor sit amet, '.repeat(220);
 /** The long answer's deltas: the filler in large ones, each value's sentence in 4-character ones. */
-const LONG_ANSWER_DELTAS = [FILLER, `Write to ${EMAIL}. `, FILLER.slice(0, 1500), `The token is ${SECRET}. `, FILLER].flatMap((part) =>
+const LONG_ANSWER_DELTAS = [FILLER, `Write to ${EMAIL}. `, FILLER, `The token is ${SECRET}. `, FILLER].flatMap((part) =>
   inPieces(part, part.includes(EMAIL) || part.includes(SECRET) ? 4 : 500),
 );
 const LONG_ANSWER = LONG_ANSWER_DELTAS.join('');
@@ -207,6 +210,18 @@ describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, 
       expectNoLeak(JSON.stringify(answer.calls), answer.deltas);
       const event = await usageEvent();
       expect(event.guardrails).toContainEqual(outcome(PII_GUARDRAIL, 'output', 'mask', 'masked', ['email']));
+    });
+
+    it(`refuses a long answer with a secret far into it${stream ? ' after streaming the text before it' : ''}`, async () => {
+      fake().reply({ text: LONG_ANSWER_DELTAS });
+      const deltas: string[] = [];
+      const error = driver().errorOf(await rejection(driver().send(BLOCK_OUTPUT_KEY, cell.model, CLEAN_PROMPT, stream, deltas)));
+
+      expect(error.message).toContain(SECRETS_GUARDRAIL);
+      expectNoLeak(deltas.join(''), deltas);
+      // A stream has begun (the filler before the secret is released) when the secret is found: its error event ends it.
+      if (stream) expect(deltas.join('')).toMatch(/^lorem ipsum/);
+      else expect(error).toMatchObject({ status: 400, code: driver().blockedCode });
     });
 
     it(`refuses an answer holding a secret${stream ? ' with the protocol’s error event: the SDK throws' : ' with a 400 naming the guardrail'}`, async () => {
