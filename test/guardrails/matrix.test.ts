@@ -111,6 +111,21 @@ describe('a secret in a streamed Messages answer on an Anthropic passthrough', (
   });
 });
 
+describe('a passthrough deployment with an output guardrail', () => {
+  it('still sends the client’s body and headers as they came, only the values masked', async () => {
+    m.fakes.anthropic.reply({ text: inPieces(ANSWER, 5) });
+    const beta = 'fine-grained-tool-streaming-2025-05-14';
+    // `top_k` and `metadata`: fields the Messages API has and the IR does not carry.
+    const body = { model: 'claude', max_tokens: 64, top_k: 5, metadata: { user_id: 'u-1' }, messages: [{ role: 'user' as const, content: PROMPT }] };
+    const message = await m.h.anthropic.messages.create(body, { headers: { 'anthropic-beta': beta } });
+
+    expect(masksShown(message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''))).toBe(valuesHidden(ANSWER));
+    const received = m.fakes.anthropic.last();
+    expect(received.body).toEqual({ ...body, model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: MASKED_PROMPT }] });
+    expect(received.headers['anthropic-beta']).toBe(beta);
+  });
+});
+
 describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, cell) => {
   const driver = () => m.drivers[cell.client];
   const fake = () => m.fakes[cell.upstream];
