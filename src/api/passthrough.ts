@@ -8,7 +8,7 @@ import { parseAnswer } from '../providers/http/get-json.js';
 import { readText, transportError } from '../providers/http/upstream-client.js';
 import { type BodySource, pullResponse } from '../http/pull-body.js';
 import { SSE_HEADERS } from '../http/sse-response.js';
-import type { CallContext, Provider } from '../providers/provider.js';
+import type { CallContext, Provider, UpstreamReply } from '../providers/provider.js';
 import type { RequestLedger } from '../policy/request-ledger.js';
 import { replaceTopLevelFields } from '../http/replace-json-model.js';
 import { rewrittenFields } from './text-request.js';
@@ -29,6 +29,34 @@ export async function passthroughText(
   ledger: RequestLedger,
 ): Promise<Response> {
   const body = requestBody.parsed;
+  const { reply, stripUsageFrames } = await forwardClientBody(provider, tap, requestBody, context, call);
+
+  if (body.stream !== true) {
+    const text = await readText(reply.body, context.options.limits.jsonBodyBytes, call.upstreamWait);
+    // A cut body, a proxy's page or an error sent with a 200 is a failure, not an answer to pass on.
+    ledger.finish({ status: 'ok', ...answerFacts(tap, parseAnswer(text, reply.redact)), answerText: text });
+    return jsonTextResponse(text, reply.status, { 'content-type': reply.contentType });
+  }
+
+  // Answered once the first bytes came, as a translated stream is once its first event did: until
+  // then the attempt may still fail over (a first-byte timeout, a connection cut before it).
+  const upstream = await withFirstChunkRead(reply.body);
+  return pullResponse(tappedStream(upstream, tap, ledger, context, stripUsageFrames), reply.status, SSE_HEADERS);
+}
+
+/**
+ * Sends the client's body upstream as passthrough does: its own text with only the model (and
+ * what the gateway rewrote) replaced, usage asked for on a Chat stream (`stripUsageFrames`: the
+ * client did not ask for it).
+ */
+export async function forwardClientBody(
+  provider: Provider,
+  tap: StreamTap,
+  requestBody: TextBody,
+  context: RouteContext,
+  call: CallContext,
+): Promise<{ reply: UpstreamReply; stripUsageFrames: boolean }> {
+  const body = requestBody.parsed;
   const asked = tap.protocol === 'chat' ? withUsageRequested(body) : { body, stripUsageFrames: false };
   const upstreamBody = { ...asked.body, model: call.model.upstreamModel ?? call.model.id };
   // The client's own text with only the changed fields replaced: serializing a large body again
@@ -41,18 +69,7 @@ export async function passthroughText(
     { protocol: tap.protocol, body: upstreamBody, ...(rawBody ? { rawBody } : {}), headers: context.request.headers },
     call,
   );
-
-  if (body.stream !== true) {
-    const text = await readText(reply.body, context.options.limits.jsonBodyBytes, call.upstreamWait);
-    // A cut body, a proxy's page or an error sent with a 200 is a failure, not an answer to pass on.
-    ledger.finish({ status: 'ok', ...answerFacts(tap, parseAnswer(text, reply.redact)), answerText: text });
-    return jsonTextResponse(text, reply.status, { 'content-type': reply.contentType });
-  }
-
-  // Answered once the first bytes came, as a translated stream is once its first event did: until
-  // then the attempt may still fail over (a first-byte timeout, a connection cut before it).
-  const upstream = await withFirstChunkRead(reply.body);
-  return pullResponse(tappedStream(upstream, tap, ledger, context, asked.stripUsageFrames), reply.status, SSE_HEADERS);
+  return { reply, stripUsageFrames: asked.stripUsageFrames };
 }
 
 /** The body, its first chunk already read (a transport failure then is thrown as a `GatewayError`). */

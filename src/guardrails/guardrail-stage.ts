@@ -16,8 +16,9 @@ export type GuardrailSelector = (turn: TextTurn) => readonly Guardrail[];
 /**
  * The guardrails as a text stage: the prompt (as the IR) checked before the cache and the
  * deployments, masked in the body itself so passthrough keeps the client's other fields; the
- * answer checked as the IR, whole or in windows of the stream, by a transform (which makes the
- * turn translated). A turn no guardrail applies to passes at once, with nothing decoded.
+ * answer checked as the IR, whole or in windows of the stream, by a transform (on passthrough the
+ * answer is then decoded, the request still sent as it came). A turn no guardrail applies to
+ * passes at once, with nothing decoded.
  */
 export function guardrailPlugin(select: GuardrailSelector, logger: Logger): GatewayPlugin {
   return {

@@ -28,9 +28,10 @@ export interface TextTurn {
   readonly ir: IRRequest;
   /**
    * Transforms the answer as the IR before it is encoded for the client: whole (`response`) and
-   * streamed (`stream`, batches of events as the upstream's reads gave them). A turn with a
-   * transform is translated even where the upstream speaks the client's protocol, so the answer
-   * can be decoded, and is neither served from nor kept in the response cache.
+   * streamed (`stream`, batches of events as the upstream's reads gave them). Where the upstream
+   * speaks the client's protocol, the body still goes on passthrough and the answer is decoded to
+   * the IR by that protocol's decoder; a turn with a transform is neither served from nor kept in
+   * the response cache.
    */
   transformAnswer(transform: AnswerTransform): void;
   /** Records a guardrail's outcome on the request's usage event (and so the access log, span and metrics). */

@@ -17,6 +17,7 @@ import { routeOrderOf } from '../../routing/route-headers.js';
 import { takesReasoning } from '../../routing/reasoning-support.js';
 import { batchesOf, eventsOf } from '../../protocols/event-batches.js';
 import { passthroughText } from '../passthrough.js';
+import { passthroughBatches, passthroughResponse } from '../decoded-passthrough.js';
 import { translatedStream } from '../translated-stream.js';
 import { readTextRequest } from '../text-request.js';
 import { callContext, routePlan } from '../upstream-call.js';
@@ -86,16 +87,24 @@ async function answer(turn: PipelineTurn, order: RouteOrder): Promise<Response> 
 /**
  * One attempt on one deployment. It resolves once the answer's first byte is secured (a whole
  * JSON answer, a stream's headers or first event), so a failure before that can be retried.
- * A turn whose answer a stage transforms is translated, so the answer is IR when it is transformed.
+ * A deployment that speaks the client's protocol gets the body on passthrough; when a stage
+ * transforms the answer, that answer is decoded to the IR (`decoded-passthrough.ts`), and
+ * encoded again once transformed.
  */
 async function attempt(turn: PipelineTurn, deployment: Deployment, signal: AbortSignal): Promise<Response> {
   const { context, codec: endpoint, ledger, model: publicModel, body, transforms } = turn;
-  const { options } = context;
   const model = modelOnDeployment(publicModel, deployment);
-  const provider = options.providers[deployment.provider]!;
+  const provider = context.options.providers[deployment.provider]!;
   const call = callContext(context, model, signal);
-  if (transforms.length === 0 && speaksNatively(provider, model, endpoint.protocol)) {
-    return passthroughText(provider, endpoint.tap, endpoint.forPassthrough?.(turn.textBody) ?? turn.textBody, context, call, ledger);
+  if (speaksNatively(provider, model, endpoint.protocol)) {
+    const sent = endpoint.forPassthrough?.(turn.textBody) ?? turn.textBody;
+    if (transforms.length === 0) return passthroughText(provider, endpoint.tap, sent, context, call, ledger);
+    return encodedAnswer(turn, {
+      stream: body.stream === true,
+      response: () => passthroughResponse(provider, endpoint.tap, sent, context, call),
+      batches: () => passthroughBatches(provider, endpoint.tap, sent, context, call),
+      notes: () => ({}),
+    });
   }
 
   const ir = endpoint.decodeRequest(body, deployment.upstreamModel);
@@ -106,6 +115,27 @@ async function attempt(turn: PipelineTurn, deployment: Deployment, signal: Abort
     dropHint(ir, 'reasoning', 'the model does not reason');
     delete ir.reasoning;
   }
+  return encodedAnswer(turn, {
+    stream: ir.stream,
+    response: () => generate(provider, ir, call),
+    batches: () => providerBatches(provider, ir, call),
+    notes: () => droppedNotes(ir),
+  });
+}
+
+/** Where an answer the gateway encodes for the client comes from, as the IR. */
+interface IRAnswer {
+  stream: boolean;
+  response(): Promise<IRResponse>;
+  batches(): AsyncIterable<readonly IRStreamEvent[]>;
+  /** Headers about the request as sent (the parameters dropped), read once the answer began. */
+  notes(): Record<string, string>;
+}
+
+/** The answer through the stages' transforms, encoded in the client's protocol, its ledger settled. */
+async function encodedAnswer(turn: PipelineTurn, answer: IRAnswer): Promise<Response> {
+  const { context, codec: endpoint, ledger, model: publicModel, body, transforms } = turn;
+  const { options } = context;
   const encodeContext: EncodeContext = {
     model: publicModel.id,
     request: body,
@@ -114,8 +144,8 @@ async function attempt(turn: PipelineTurn, deployment: Deployment, signal: Abort
       if (error.status >= 500) options.logger.warn('stream failed', { requestId: context.requestId, status: error.status, message: error.message });
     },
   };
-  if (!ir.stream) {
-    const response = await transformedAnswer(await generate(provider, ir, call), transforms);
+  if (!answer.stream) {
+    const response = await transformedAnswer(await answer.response(), transforms);
     const encoded = endpoint.encodeResponse(response, encodeContext);
     const answerText = JSON.stringify(encoded);
     ledger.finish({
@@ -125,16 +155,16 @@ async function attempt(turn: PipelineTurn, deployment: Deployment, signal: Abort
       responseId: String(encoded.id ?? encoded.responseId),
       answerText,
     });
-    return addHeaders(jsonTextResponse(answerText, 200, { 'content-type': 'application/json' }), droppedNotes(ir));
+    return addHeaders(jsonTextResponse(answerText, 200, { 'content-type': 'application/json' }), answer.notes());
   }
   // The upstream encoder runs when the stream starts, before the answer's headers are written.
   return translatedStream(
-    transformedStream(providerBatches(provider, ir, call), transforms),
+    transformedStream(answer.batches(), transforms),
     endpoint.streamEncoder(encodeContext),
     encodeContext,
     ledger,
     context.signal,
-    () => droppedNotes(ir),
+    answer.notes,
   );
 }
 

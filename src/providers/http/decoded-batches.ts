@@ -20,13 +20,17 @@ export interface StreamFraming {
  * framed and decoded in one synchronous pass, with no promise per message. Leaving the loop early
  * (client gone) destroys the upstream body, which frees the socket.
  */
-export async function* decodedBatches(result: UpstreamResult, framing: StreamFraming, decoder: StreamDecoder): AsyncGenerator<IRStreamEvent[]> {
+export async function* decodedBatches(
+  result: Pick<UpstreamResult, 'upstreamWait' | 'redact'> & { body: AsyncIterable<Uint8Array> },
+  framing: StreamFraming,
+  decoder: StreamDecoder,
+): AsyncGenerator<IRStreamEvent[]> {
   let batch: IRStreamEvent[] = [];
   const decode = (message: SseMessage) => decoder.push(message, batch);
   // The wait for the first events is the upstream's (the gateway answers once they are in).
   let waitingSince = result.upstreamWait ? performance.now() : undefined;
   try {
-    for await (const chunk of result.body as AsyncIterable<Uint8Array>) {
+    for await (const chunk of result.body) {
       framing.feed(chunk, decode);
       if (batch.length > 0) {
         if (waitingSince !== undefined) {
@@ -47,6 +51,8 @@ export async function* decodedBatches(result: UpstreamResult, framing: StreamFra
     // An upstream error event's message reaches the client: not with the credentials it quotes.
     throw isGatewayError(failure) ? redactedError(failure, result.redact) : failure;
   } finally {
-    if (!result.body.destroyed) result.body.destroy();
+    // A passthrough reply's body may be any iterable; an undici body is destroyed here.
+    const body = result.body as Partial<Pick<UpstreamResult['body'], 'destroyed' | 'destroy'>>;
+    if (body.destroy && !body.destroyed) body.destroy();
   }
 }

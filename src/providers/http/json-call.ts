@@ -48,7 +48,7 @@ export async function* streamIR(
 }
 
 /** SSE framing that refuses an event that never ends (no newline) before it fills memory. */
-class LineBoundedSseReader extends SseReader {
+export class LineBoundedSseReader extends SseReader {
   private line = 0;
 
   override feed(chunk: Uint8Array, onMessage: (message: SseMessage) => void): void {
