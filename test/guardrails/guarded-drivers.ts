@@ -5,7 +5,6 @@ import OpenAI from 'openai';
 type Json = Record<string, any>;
 
 export type GuardedClient = 'chat' | 'responses' | 'messages' | 'gemini';
-export const GUARDED_CLIENTS: readonly GuardedClient[] = ['chat', 'responses', 'messages', 'gemini'];
 
 /** What the client's SDK made of an answer. */
 export interface SeenAnswer {
@@ -55,6 +54,9 @@ const RESPONSES_TOOLS = [{ type: 'function' as const, ...MAIL_TOOL, parameters: 
 const MESSAGES_TOOLS = [{ ...MAIL_TOOL, input_schema: MAIL_SCHEMA as Anthropic.Tool.InputSchema }];
 const GEMINI_TOOLS = [{ functionDeclarations: [{ ...MAIL_TOOL, parametersJsonSchema: MAIL_SCHEMA }] }];
 
+/** A field no protocol defines: a passthrough upstream gets it unchanged. */
+const UNKNOWN_FIELD = { x_custom_field: { nested: [1, 'two'] } };
+
 const parsed = (args: string): unknown => JSON.parse(args);
 
 /** The drivers of `openai` (Chat Completions, Responses), `@anthropic-ai/sdk` and `@google/genai` against the gateway at `url`. */
@@ -64,11 +66,10 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
     if (!(error instanceof OpenAI.APIError)) throw error;
     return { status: error.status, message: error.message, code: error.code };
   };
+  const openAIClient = { extra: UNKNOWN_FIELD, errorOf: openAIError, blockedCode: 'guardrail_blocked' };
   return {
     chat: {
-      extra: { x_custom_field: { nested: [1, 'two'] } },
-      errorOf: openAIError,
-      blockedCode: 'guardrail_blocked',
+      ...openAIClient,
       async send(apiKey, model, prompt, stream, deltas = []) {
         const body = {
           model,
@@ -108,9 +109,7 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
       },
     },
     responses: {
-      extra: { x_custom_field: { nested: [1, 'two'] } },
-      errorOf: openAIError,
-      blockedCode: 'guardrail_blocked',
+      ...openAIClient,
       async send(apiKey, model, prompt, stream, deltas = []) {
         const body = {
           model,
@@ -148,7 +147,7 @@ export function guardedDrivers(url: string): Record<GuardedClient, GuardedDriver
       },
     },
     messages: {
-      extra: { x_custom_field: { nested: [1, 'two'] } },
+      extra: UNKNOWN_FIELD,
       errorOf(error) {
         if (!(error instanceof Anthropic.APIError)) throw error;
         const body = (error.error as Json | undefined)?.error;
