@@ -125,20 +125,20 @@ describe('windowedStream with the detectors (property)', () => {
         const released = await streamed(chunk(whole, sizes), 'text', groups, detectors);
         expectMaskedAsWhole(whole, released, detectors);
       }),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
   });
 
   it('text and JSON arguments: every category, long answers', async () => {
     const detectors = detectorsOf({});
     await fc.assert(
-      fc.asyncProperty(answer(PLANTED, 2500), chunkSizes, grouping, fc.boolean(), async (text, sizes, groups, asArguments) => {
+      fc.asyncProperty(answer(PLANTED, 1500), chunkSizes, grouping, fc.boolean(), async (text, sizes, groups, asArguments) => {
         const whole = asArguments ? JSON.stringify({ note: text }) : text;
         const released = await streamed(chunk(whole, sizes), asArguments ? 'arguments' : 'text', groups, detectors);
         expectMaskedAsWhole(whole, released, detectors);
         if (asArguments) expect(() => JSON.parse(released.join(''))).not.toThrow();
       }),
-      { numRuns: 40 },
+      { numRuns: 30 },
     );
   });
 });
