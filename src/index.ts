@@ -1,5 +1,13 @@
 export { createGateway, type Gateway } from './gateway.js';
 export type { GatewayPlugin, AuthenticatedPayload } from './plugins/plugin.js';
+export type { AnswerTransform, TextStage, TextTurn } from './plugins/text-stage.js';
+export type { CheckContext, GuardrailAction, GuardrailChecker, GuardrailFinding, GuardrailOutcome, GuardrailPhase, TextVerdict } from './guardrails/checker.js';
+export type { CustomGuardrail, GuardrailConfig } from './guardrails/guardrail.js';
+export type { GuardrailSpec } from './guardrails/guardrail-schema.js';
+export { secretsDetector, SECRET_CATEGORIES } from './guardrails/detectors/secrets.js';
+export { piiDetector, PII_CATEGORIES } from './guardrails/detectors/pii.js';
+export { regexDetector } from './guardrails/detectors/regex.js';
+export { maskText } from './guardrails/mask.js';
 export type {
   GatewayOptions,
   GatewayHooks,
