@@ -37,7 +37,7 @@ export class EventFold {
         break;
       }
       case 'reasoning_delta': {
-        const part = open?.type === 'reasoning' ? open : this.openPart({ type: 'reasoning', text: '' });
+        const part = open?.type === 'reasoning' ? open : this.openPart({ type: 'reasoning', text: '', ...(event.id ? { id: event.id } : {}) });
         (part as { text: string }).text += event.text;
         break;
       }
@@ -48,6 +48,7 @@ export class EventFold {
           if (event.redacted !== undefined) part.redacted = event.redacted;
           if (event.encrypted !== undefined) part.encrypted = event.encrypted;
           if (event.thoughtSignature !== undefined) part.thoughtSignature = event.thoughtSignature;
+          if (event.id !== undefined) part.id ??= event.id;
         }
         this.open = undefined;
         break;

@@ -258,10 +258,13 @@ export type IRStreamEvent =
   | { type: 'start'; id: string; model: string; created: number; usage?: IRUsage | undefined }
   | { type: 'text_delta'; text: string }
   | { type: 'refusal_delta'; text: string }
-  | { type: 'reasoning_delta'; text: string }
+  /** `id`: the Responses reasoning item's, when the part came from one (its encrypted content is bound to it). */
+  | { type: 'reasoning_delta'; text: string; id?: string | undefined }
   /** Closes the open reasoning part with its signature or opaque content. */
   | {
       type: 'reasoning_end';
+      /** The Responses reasoning item's id, as on `reasoning_delta`. */
+      id?: string | undefined;
       signature?: string | undefined;
       redacted?: string | undefined;
       encrypted?: string | undefined;

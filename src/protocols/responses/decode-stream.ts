@@ -10,6 +10,8 @@ import { decodeOutput, reasoningPart, responsesFinishReason, SUMMARY_SEPARATOR }
 import { asObject, type Json } from '../../json.js';
 
 interface ItemState {
+  /** The item's id as the upstream named it ('' when it named none). */
+  id: string;
   type: string;
   /** A delta was forwarded for this item, so its `.done` text must not be sent again. */
   streamed: boolean;
@@ -48,7 +50,7 @@ export function responsesStreamDecoder(): StreamDecoder {
     const key = typeof id === 'string' ? id : '';
     let state = items.get(key);
     if (!state) {
-      state = { type, streamed: false };
+      state = { id: key, type, streamed: false };
       items.set(key, state);
     }
     return state;
@@ -57,7 +59,8 @@ export function responsesStreamDecoder(): StreamDecoder {
   const delta = (type: 'text_delta' | 'refusal_delta' | 'reasoning_delta', text: unknown, state: ItemState): void => {
     if (typeof text !== 'string' || text === '') return;
     state.streamed = true;
-    out.push({ type, text });
+    // A reasoning item's id goes with its text: an encoder that names the item reuses it.
+    out.push(type === 'reasoning_delta' && state.id !== '' ? { type, text, id: state.id } : { type, text });
   };
 
   const itemAdded = (raw: Json): void => {
@@ -95,7 +98,7 @@ export function responsesStreamDecoder(): StreamDecoder {
         const part = reasoningPart(raw);
         if (!state.streamed && part) delta('reasoning_delta', part.text, state);
         // Only opaque content needs an explicit end: it is what lets the reasoning be replayed.
-        if (part?.encrypted !== undefined) out.push({ type: 'reasoning_end', encrypted: part.encrypted });
+        if (part?.encrypted !== undefined) out.push({ type: 'reasoning_end', encrypted: part.encrypted, ...(state.id !== '' ? { id: state.id } : {}) });
         break;
       }
     }
@@ -142,7 +145,7 @@ export function responsesStreamDecoder(): StreamDecoder {
         const state = item(event.item_id, 'reasoning');
         const index = typeof event.summary_index === 'number' ? event.summary_index : 0;
         if (state.summaryIndex !== undefined && index !== state.summaryIndex && state.streamed) {
-          out.push({ type: 'reasoning_delta', text: SUMMARY_SEPARATOR });
+          out.push({ type: 'reasoning_delta', text: SUMMARY_SEPARATOR, ...(state.id !== '' ? { id: state.id } : {}) });
         }
         state.summaryIndex = index;
         delta('reasoning_delta', event.delta, state);
@@ -217,8 +220,8 @@ function partEvents(part: IRAssistantPart): IRStreamEvent[] {
       return [{ type: 'refusal_delta', text: part.refusal }];
     case 'reasoning':
       return [
-        ...(part.text !== '' ? [{ type: 'reasoning_delta' as const, text: part.text }] : []),
-        ...(part.encrypted !== undefined ? [{ type: 'reasoning_end' as const, encrypted: part.encrypted }] : []),
+        ...(part.text !== '' ? [{ type: 'reasoning_delta' as const, text: part.text, ...(part.id ? { id: part.id } : {}) }] : []),
+        ...(part.encrypted !== undefined ? [{ type: 'reasoning_end' as const, encrypted: part.encrypted, ...(part.id ? { id: part.id } : {}) }] : []),
       ];
     case 'tool_call':
       return [

@@ -106,10 +106,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         if (event.text !== '') out += this.contentDelta(event.type === 'text_delta' ? 'text' : 'refusal', event.text);
         break;
       case 'reasoning_delta':
-        if (event.text !== '') out += this.reasoningDelta(event.text);
+        if (event.text !== '') out += this.reasoningDelta(event.text, event.id);
         break;
       case 'reasoning_end': {
-        const [opened, reasoning] = this.openReasoning();
+        const [opened, reasoning] = this.openReasoning(event.id);
         out += opened;
         const encrypted = toEncryptedContent(event);
         if (encrypted !== undefined) reasoning.encrypted = encrypted;
@@ -341,16 +341,18 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   // ---- reasoning ---------------------------------------------------------------------------
 
-  private openReasoning(): [string, OpenReasoning] {
+  /** The open reasoning item, or a new one named `id` when the upstream's item had one (its encrypted content is bound to it). */
+  private openReasoning(id: string | undefined): [string, OpenReasoning] {
     if (this.open?.kind === 'reasoning') return ['', this.open];
     let out = this.closeOpen('completed');
-    const reasoning: OpenReasoning = { kind: 'reasoning', index: this.items.length, id: newId('rs_'), text: '', summaryOpen: false };
+    const itemId = id?.startsWith('rs_') ? id : newId('rs_');
+    const reasoning: OpenReasoning = { kind: 'reasoning', index: this.items.length, id: itemId, text: '', summaryOpen: false };
     out += this.addItem(reasoning);
     return [out, reasoning];
   }
 
-  private reasoningDelta(delta: string): string {
-    const [opened, reasoning] = this.openReasoning();
+  private reasoningDelta(delta: string, id: string | undefined): string {
+    const [opened, reasoning] = this.openReasoning(id);
     let out = opened;
     const ref = { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0 };
     if (!reasoning.summaryOpen) {

@@ -22,11 +22,12 @@ describe('responsesStreamDecoder', () => {
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'start', id: 'resp_68a1c0ffee', model: 'gpt-5-2025-08-07', created: 1753120400 },
-      { type: 'reasoning_delta', text: '**Checking weather**\n\n' },
-      { type: 'reasoning_delta', text: 'The user wants Paris weather.' },
-      { type: 'reasoning_delta', text: '\n\n' },
-      { type: 'reasoning_delta', text: "I'll call the tool." },
-      { type: 'reasoning_end', encrypted: 'gAAAAABoEnc-RyPtEd==' },
+      // The item's id on each: its encrypted content is bound to it.
+      { type: 'reasoning_delta', text: '**Checking weather**\n\n', id: 'rs_68a1c1' },
+      { type: 'reasoning_delta', text: 'The user wants Paris weather.', id: 'rs_68a1c1' },
+      { type: 'reasoning_delta', text: '\n\n', id: 'rs_68a1c1' },
+      { type: 'reasoning_delta', text: "I'll call the tool.", id: 'rs_68a1c1' },
+      { type: 'reasoning_end', encrypted: 'gAAAAABoEnc-RyPtEd==', id: 'rs_68a1c1' },
       { type: 'tool_call_start', id: 'call_9zQeM4', name: 'get_weather' },
       { type: 'tool_call_delta', arguments: '{"' },
       { type: 'tool_call_delta', arguments: 'city' },
@@ -130,7 +131,7 @@ describe('responsesStreamDecoder', () => {
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'start', id: 'resp_1', model: 'gpt-5-mini', created: 1753000000 },
-      { type: 'reasoning_delta', text: 'Hmm' },
+      { type: 'reasoning_delta', text: 'Hmm', id: 'rs_1' },
       { type: 'text_delta', text: 'Done' },
       { type: 'finish', reason: 'stop' },
     ]);
