@@ -1,5 +1,6 @@
 import { createGeminiProvider } from '../../src/providers/gemini/gemini-provider.js';
 import { startFakeGemini } from '../fakes/fake-gemini.js';
+import type { FakeGemini } from '../upstreams/google-harness.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import { type Harness, startHarness } from '../upstreams/harness.js';
 import { type GuardedClient, type GuardedDriver, guardedDrivers } from './guarded-drivers.js';
@@ -44,7 +45,7 @@ export const CELLS: readonly Cell[] = [
 
 export interface GuardrailMatrix {
   h: Harness;
-  fakes: Record<UpstreamName, FakeUpstream>;
+  fakes: Record<UpstreamName, FakeUpstream> & { gemini: FakeGemini };
   drivers: Record<GuardedClient, GuardedDriver>;
   reset(): void;
   close(): Promise<void>;
@@ -60,7 +61,11 @@ export async function startGuardrailMatrix(): Promise<GuardrailMatrix> {
   const gemini = await startFakeGemini();
   const h = await startHarness({
     providers: () => ({ google: createGeminiProvider({ baseURL: gemini.url, apiKey: 'up-key' }) }),
-    models: [{ id: 'gem-25', provider: 'google', upstreamModel: 'gemini-2.5-flash' }],
+    models: [
+      { id: 'gem-25', provider: 'google', upstreamModel: 'gemini-2.5-flash' },
+      // Gemini 3 signs its calls and refuses a follow-up turn without the signature it issued.
+      { id: 'gem-3', provider: 'google', upstreamModel: 'gemini-3-pro-preview' },
+    ],
     gateway: {
       keys: [
         { key: MASK_KEY },
