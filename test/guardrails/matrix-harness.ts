@@ -18,6 +18,8 @@ export const SECRETS_GUARDRAIL = 'no-secrets';
 export const MASK_KEY = 'sk-test';
 export const BLOCK_INPUT_KEY = 'sk-block-input';
 export const BLOCK_OUTPUT_KEY = 'sk-block-output';
+/** Both guardrails replaced by `monitor` ones: found values are reported, never changed. */
+export const MONITOR_KEY = 'sk-monitor';
 
 export type Deployment = 'passthrough' | 'translated';
 
@@ -71,6 +73,13 @@ export async function startGuardrailMatrix(): Promise<GuardrailMatrix> {
         { key: MASK_KEY },
         { key: BLOCK_INPUT_KEY, guardrails: [{ name: SECRETS_GUARDRAIL, type: 'secrets', action: 'block', phase: 'input' }] },
         { key: BLOCK_OUTPUT_KEY, guardrails: [{ name: SECRETS_GUARDRAIL, type: 'secrets', action: 'block', phase: 'output' }] },
+        {
+          key: MONITOR_KEY,
+          guardrails: [
+            { name: SECRETS_GUARDRAIL, type: 'secrets', action: 'monitor' },
+            { name: PII_GUARDRAIL, type: 'pii', action: 'monitor' },
+          ],
+        },
       ],
       policies: {
         guardrails: [

@@ -11,6 +11,7 @@ import {
   inPieces,
   leakedParts,
   MASK_KEY,
+  MONITOR_KEY,
   PII_GUARDRAIL,
   SECRET,
   SECRET_CATEGORY,
@@ -215,6 +216,23 @@ describe.each(CELLS.map((cell) => [nameOf(cell), cell] as const))('%s', (_name, 
       expect(masksShown(answer.text)).toBe(valuesHidden(LONG_ANSWER));
       expectNoLeak(answer.text, answer.deltas);
       if (stream) expect(answer.deltas.join('')).toBe(answer.text);
+    });
+
+    it('monitors: the prompt and the answer pass unchanged, the usage event flags them without the values', async () => {
+      fake().reply({ text: inPieces(ANSWER, 5) });
+      const answer = await driver().send(MONITOR_KEY, cell.model, PROMPT, stream);
+
+      expect(answer.text).toBe(ANSWER);
+      expect(JSON.stringify(fake().last().body)).toContain(JSON.stringify(PROMPT));
+      const event = await usageEvent();
+      expect(event.guardrails).toEqual(
+        expect.arrayContaining([
+          outcome(PII_GUARDRAIL, 'input', 'monitor', 'flagged', ['email']),
+          outcome(SECRETS_GUARDRAIL, 'input', 'monitor', 'flagged', [SECRET_CATEGORY]),
+          outcome(PII_GUARDRAIL, 'output', 'monitor', 'flagged', ['email']),
+          outcome(SECRETS_GUARDRAIL, 'output', 'monitor', 'flagged', [SECRET_CATEGORY]),
+        ]),
+      );
     });
 
     it('masks an e-mail and a secret in tool-call arguments, which still parse as JSON', async () => {
