@@ -4,8 +4,7 @@ import { addHeaders } from '../http/add-headers.js';
 import { jsonResponse } from '../http/json-response.js';
 import type { RouteContext } from '../http/route.js';
 import { newId, unixSeconds } from '../ids.js';
-import { admitRequest } from '../policy/admission.js';
-import { RequestLedger } from '../policy/request-ledger.js';
+import { withLedger } from '../policy/ledger-frame.js';
 import type { IRRequest } from '../protocols/ir.js';
 import { compactionItem, responsesClient, responsesRequestFields, toResponsesUsage } from '../protocols/responses/index.js';
 import type { CallContext, Provider } from '../providers/provider.js';
@@ -48,19 +47,14 @@ export async function compactResponse(context: RouteContext): Promise<Response> 
   const body = await expandedConversation(context, read.body);
   // Before admission: a bad x-infergate-route-order is refused without counting against the key.
   const { deployment, provider, call, route } = firstDeployment(context, model, body);
-  const ledger = new RequestLedger(context, model, ENDPOINT, 'text', false, await admitRequest(context, model));
-  try {
+  return withLedger(context, { model, endpoint: ENDPOINT, kind: 'text', stream: false }, async (ledger) => {
     ledger.routed(route);
     ledger.trying(deployment, 1);
     const answer = await compacted(provider, body, deployment, request, call);
     const json = answer as { id?: unknown; usage?: unknown };
     ledger.finish({ status: 'ok', usage: responsesClient.tap.usageOfJson(json), responseId: typeof json.id === 'string' ? json.id : undefined });
     return addHeaders(jsonResponse(answer), ledger.headers);
-  } catch (error) {
-    ledger.finish({ status: 'error', error, cancelled: context.signal.aborted });
-    if (isGatewayError(error)) Object.assign(error.headers, ledger.headers);
-    throw error;
-  }
+  });
 }
 
 /** Compacted by the upstream when it can, else summarized through translation (also when the upstream has no such endpoint). */

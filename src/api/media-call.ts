@@ -1,8 +1,7 @@
-import { isGatewayError } from '../errors.js';
 import type { RouteContext } from '../http/route.js';
-import { admitRequest } from '../policy/admission.js';
 import { runWithFallback } from '../policy/fallback.js';
-import { RequestLedger } from '../policy/request-ledger.js';
+import type { RequestLedger } from '../policy/request-ledger.js';
+import { withLedger } from '../policy/ledger-frame.js';
 import type {
   CallContext,
   EmbeddingCapability,
@@ -56,9 +55,8 @@ export async function runMediaCall<C extends MediaCapability, T>(
 ): Promise<{ result: T; ledger: RequestLedger }> {
   const { options, signal } = context;
   const order = routeOrderOf(context.request);
-  const ledger = new RequestLedger(context, media.model, media.endpoint, media.kind, media.stream, await admitRequest(context, media.model));
   const { health, retry } = options.policies;
-  try {
+  return withLedger(context, media, async (ledger) => {
     const route = routePlan(context, media.model, undefined, order);
     ledger.routed(route);
     const { result } = await runWithFallback({
@@ -76,11 +74,7 @@ export async function runMediaCall<C extends MediaCapability, T>(
       },
     });
     return { result, ledger };
-  } catch (error) {
-    ledger.finish({ status: 'error', error, cancelled: signal.aborted, httpStatus: signal.aborted ? 499 : undefined });
-    if (isGatewayError(error)) Object.assign(error.headers, ledger.headers);
-    throw error;
-  }
+  });
 }
 
 /** The model's provider, which must have the media call (else 501: a configuration gap, not a bad request). */

@@ -1,4 +1,4 @@
-import { GatewayError, isGatewayError } from '../../errors.js';
+import { GatewayError } from '../../errors.js';
 import { addHeaders } from '../../http/add-headers.js';
 import { jsonTextResponse } from '../../http/json-response.js';
 import { ContentCapture } from '../../logs/content-capture.js';
@@ -6,10 +6,9 @@ import type { RouteContext } from '../../http/route.js';
 import { accumulateStream } from '../../protocols/accumulate.js';
 import type { ClientCodec, EncodeContext } from '../../protocols/codec.js';
 import type { IRRequest, IRResponse, IRStreamEvent } from '../../protocols/ir.js';
-import { admitRequest } from '../../policy/admission.js';
 import { runWithFallback } from '../../policy/fallback.js';
 import { isReplaySafe } from '../../policy/replay-safety.js';
-import { RequestLedger } from '../../policy/request-ledger.js';
+import { withLedger } from '../../policy/ledger-frame.js';
 import { stickyKeyOf } from '../../policy/sticky-key.js';
 import type { CallContext, Provider } from '../../providers/provider.js';
 import { modelOnDeployment, type Deployment, type RouteOrder } from '../../routing/deployments.js';
@@ -48,18 +47,13 @@ async function handleText(context: RouteContext, codec: ClientCodec): Promise<Re
   checkModelRules(model, body);
   const order = routeOrderOf(context.request);
 
-  const ledger = new RequestLedger(context, model, codec.endpoint, 'text', body.stream === true, await admitRequest(context, model));
-  const capture = context.options.captureContent;
-  if (capture) ledger.content = new ContentCapture(text, capture.maxBytes);
-  try {
+  return withLedger(context, { model, endpoint: codec.endpoint, kind: 'text', stream: body.stream === true }, async (ledger) => {
+    const capture = context.options.captureContent;
+    if (capture) ledger.content = new ContentCapture(text, capture.maxBytes);
     const turn = new PipelineTurn(context, codec, model, ledger, { parsed: body, text });
     const response = await runStages(stagesOf(context.options.plugins), turn, () => answer(turn, order));
     return addHeaders(ledger.content ? ledger.content.watch(response, codec.protocol) : response, ledger.headers);
-  } catch (error) {
-    ledger.finish({ status: 'error', error, cancelled: context.signal.aborted, ...(context.signal.aborted ? { httpStatus: 499 } : {}) });
-    if (isGatewayError(error)) Object.assign(error.headers, ledger.headers);
-    throw error;
-  }
+  });
 }
 
 /** Tries the deployments in the order the policy picks; the first to answer wins. */
