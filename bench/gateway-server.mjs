@@ -3,6 +3,7 @@
 // Usage: node bench/gateway-server.mjs <mock origin> [--soak] [--task-ttl-ms N] [--response-cache] [--metrics]
 //   (--response-cache: the response cache on, in memory, for the model `bench-chat-cache`; bench/cache-hit.mjs)
 //   (--metrics: metrics on, into infergate/metrics' metricsHandler, collected as a scrape would every second)
+//   (--guardrails regex|secrets: that guardrail on every text request's answer, masking: bench/run.mjs --guardrails)
 //   (--request-log memory|postgres: the request log on, bench/request-log.mjs; Postgres at REQUEST_LOG_URL in the
 //   schema REQUEST_LOG_SCHEMA; the `requestLog` IPC command flushes it and says its sink's counts;
 //   --capture-content: prompts and answers kept too, `captureContent`)
@@ -44,6 +45,15 @@ const metrics = process.argv.includes('--metrics')
   ? /** @type {typeof import('infergate/metrics')} */ (await import(dist.replace(/index\.js$/, 'metrics.js'))).metricsHandler()
   : undefined;
 if (metrics) setInterval(() => void metrics.text(), 1000).unref();
+// The guardrail arms of bench/run.mjs --guardrails: the answer checked by one local detector,
+// masking what it finds (the mock's text has nothing to find: the cost of checking alone).
+const guardrailArg = process.argv.indexOf('--guardrails');
+const guardrailType = guardrailArg > 0 ? process.argv[guardrailArg + 1] : undefined;
+const guardrails = {
+  regex: [{ type: 'regex', name: 'ticket-ids', phase: 'output', action: 'mask', patterns: [{ category: 'ticket', pattern: String.raw`\bTCK-\d{6}\b` }] }],
+  secrets: [{ type: 'secrets', phase: 'output', action: 'mask' }],
+}[guardrailType ?? ''];
+if (guardrailType && !guardrails) throw new Error(`--guardrails takes regex or secrets, not ${guardrailType}`);
 const requestLogArg = process.argv.indexOf('--request-log');
 const requestLog =
   requestLogArg > 0
@@ -82,6 +92,7 @@ const gateway = createGateway({
   ...(responseCache ? { responseCache: { ttlSeconds: 3600, maxEntries: 100_000 } } : {}),
   taskStore,
   ...(metrics ? { metrics: { meterProvider: metrics.meterProvider } } : {}),
+  ...(guardrails ? { policies: { guardrails } } : {}),
   ...(requestLog ? { requestLog } : {}),
   ...(process.argv.includes('--capture-content') ? { captureContent: true } : {}),
   logger: probe?.logger ?? false,

@@ -13,6 +13,7 @@ const { createGateway, createOpenAIProvider } = await import(`${dist}index.js`);
 const { metricsHandler } = await import(`${dist}metrics.js`);
 import { execFileSync } from 'node:child_process';
 import { GATEWAY_CORE, LOAD_CORE, pinned, startChild, stopAll } from './lib/children.mjs';
+import { cpuPerRequest, median, pairedMedians } from './lib/paired-cost.mjs';
 
 const argv = process.argv.slice(2);
 const number = (/** @type {string} */ name, /** @type {number} */ fallback) => {
@@ -42,34 +43,9 @@ const gatewayWith = (withMetrics) =>
   });
 const arms = { off: gatewayWith(false), on: gatewayWith(true) };
 
-/** @param {import('infergate').Gateway} gateway @param {boolean} stream */
-async function run(gateway, stream) {
-  const body = JSON.stringify({ model: 'bench-chat', stream, messages: [{ role: 'user', content: 'Say something about metrics.' }] });
-  const init = { method: 'POST', headers: { authorization: 'Bearer sk-bench', 'content-type': 'application/json' }, body };
-  let left = requests;
-  const started = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (left-- > 0) await (await gateway.fetch('http://bench/v1/chat/completions', init)).arrayBuffer();
-    }),
-  );
-  const cpu = process.cpuUsage(started);
-  return (cpu.user + cpu.system) / requests;
-}
-
-const median = (/** @type {number[]} */ values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 for (const stream of [false, true]) {
-  /** @type {{ off: number[], on: number[] }} */
-  const cpu = { off: [], on: [] };
-  // Warm-up (JIT, connection pools), not counted.
-  await run(arms.off, stream);
-  await run(arms.on, stream);
-  for (let round = 0; round < rounds; round++) {
-    for (const arm of round % 2 === 0 ? /** @type {const} */ (['off', 'on']) : /** @type {const} */ (['on', 'off']))
-      cpu[arm].push(await run(arms[arm], stream));
-  }
-  const off = median(cpu.off);
-  const on = median(cpu.on);
+  const load = { model: 'bench-chat', stream, requests, concurrency, prompt: 'Say something about metrics.' };
+  const { off, on } = await pairedMedians({ off: () => cpuPerRequest(arms.off, load), on: () => cpuPerRequest(arms.on, load) }, rounds);
   const perChunk = stream ? `; per chunk ${(off / CHUNKS).toFixed(2)} and ${(on / CHUNKS).toFixed(2)}` : '';
   console.log(
     `${stream ? `stream (${CHUNKS} chunks)` : 'JSON'}: CPU µs per request (gateway and load in one process), metrics off ${off.toFixed(1)}, on ${on.toFixed(1)}: ` +

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The benchmark runner: `npm run bench` (builds first). See docs/benchmark.md.
 //
-//   node bench/run.mjs [--quick] [--peers] [--metrics] [--out DIR] [--rounds N] [--window MS]
+//   node bench/run.mjs [--quick] [--peers] [--metrics] [--guardrails] [--out DIR] [--rounds N] [--window MS]
 //                      [--cells a,b] [--profile] [--no-capacity] [--no-image]
 //
 // Processes: the mock upstream and this runner (the load generator) share core 0; the gateway
@@ -17,7 +17,7 @@ import { freePort } from './lib/free-port.mjs';
 import { children, GATEWAY_CORE, gitInfo, LOAD_CORE, nodeCommand, pinned, pinSelf, startChild, stopAll } from './lib/children.mjs';
 import { Connection } from './lib/http-client.mjs';
 import { closedLoop, exchange, holdStreams, openLoop, StreamTracker, streamLoop } from './lib/load.mjs';
-import { cells, checkAnswer, imageBase64, target } from './lib/payloads.mjs';
+import { cells, checkAnswer, GUARDRAIL_ARMS, imageBase64, target } from './lib/payloads.mjs';
 import { installPeer, peerLaunch, peerSpecs } from './lib/peer.mjs';
 import { rssBytes, withCpu } from './lib/proc.mjs';
 import { acrossRounds, shuffle, summarize } from './lib/stats.mjs';
@@ -43,6 +43,8 @@ if (flag('--help') || flag('-h')) {
                      (chat passthrough) and @musistudio/claude-code-router (messages-to-chat)
   --metrics          also run the gateway with metrics on (arm infergate-metrics: metricsHandler,
                      serialized every second as a scrape would), on every cell
+  --guardrails       also run the gateway with an output guardrail masking the answer, on every
+                     cell: arms infergate-regex (a regex guardrail) and infergate-secrets (secrets)
   --out DIR          where results go (default bench/results)
   --rounds N         rounds of interleaved arms (default 3; --quick: 1)
   --window MS        measurement window (default 5000; --quick: 1000)
@@ -63,6 +65,7 @@ const opts = {
   quick,
   peers: flag('--peers'),
   metrics: flag('--metrics'),
+  guardrails: flag('--guardrails'),
   out: resolve(value('--out', join(here, 'results'))),
   rounds: Number(value('--rounds', quick ? '1' : '3')),
   windowMs: Number(value('--window', quick ? '1000' : '5000')),
@@ -179,6 +182,14 @@ const gateway = await startChild('infergate', join(here, 'gateway-server.mjs'), 
 const metricsGateway = opts.metrics
   ? await startChild('infergate-metrics', join(here, 'gateway-server.mjs'), [mockOrigin, '--metrics'], GATEWAY_CORE)
   : undefined;
+/** The gateway's other arms, each on every cell: metrics on, and each output guardrail. @type {Record<string, { pid: number, port: number }>} */
+const variantArms = metricsGateway ? { 'infergate-metrics': metricsGateway } : {};
+// The same gateway with an output guardrail that masks, measured on the same cells: what checking the answer costs.
+if (opts.guardrails) {
+  for (const [arm, type] of Object.entries(GUARDRAIL_ARMS)) {
+    variantArms[arm] = await startChild(arm, join(here, 'gateway-server.mjs'), [mockOrigin, '--guardrails', type], GATEWAY_CORE);
+  }
+}
 
 /** @typedef {keyof typeof peerSpecs} PeerName */
 const peerNames = /** @type {PeerName[]} */ (Object.keys(peerSpecs));
@@ -228,7 +239,7 @@ const arms = {
   direct: { pid: mock.pid, port: mock.port },
   floor,
   infergate: gateway,
-  ...(metricsGateway ? { 'infergate-metrics': metricsGateway } : {}),
+  ...variantArms,
   ...peerArms,
 };
 
@@ -257,7 +268,7 @@ for (const mode of /** @type {const} */ (['json', 'stream'])) {
     units.push({ arm: 'direct', cell, mode }, { arm: 'floor', cell, mode });
   }
   for (const cell of opts.cells) units.push({ arm: 'infergate', cell, mode });
-  if (metricsGateway) for (const cell of opts.cells) units.push({ arm: 'infergate-metrics', cell, mode });
+  for (const arm of Object.keys(variantArms)) for (const cell of opts.cells) units.push({ arm, cell, mode });
   for (const name of Object.keys(peerArms)) units.push({ arm: name, cell: homeCell(name), mode });
 }
 const unitKey = (/** @type {{ arm: string, cell: string, mode: string }} */ u) => `${u.arm}/${u.cell}/${u.mode}`;
@@ -340,7 +351,8 @@ async function calibrate(arm, cell, chunks) {
     throw new Error(`calibration stream: ${result.error?.message ?? `HTTP ${result.status} ${result.body?.slice(0, 200)}`}`);
   const problem = checkAnswer(result.body, t) ?? (tracker.terminalSeen ? undefined : `stream ends without ${t.terminal}`);
   if (problem) throw new Error(problem);
-  if (tracker.frames < chunks) throw new Error(`calibration stream has ${tracker.frames} frames for ${chunks} chunks`);
+  // A guardrail arm holds text back and releases it in fewer, larger deltas.
+  if (tracker.frames < chunks && !Object.hasOwn(GUARDRAIL_ARMS, arm)) throw new Error(`calibration stream has ${tracker.frames} frames for ${chunks} chunks`);
   expectedFrames.set(key, tracker.frames);
   return tracker.frames;
 }

@@ -5,6 +5,8 @@ import { idPrefix, ids, terminalMarker } from './wire.mjs';
 
 export const BENCH_KEY = 'sk-bench';
 export const MOCK_KEY = 'sk-mock';
+/** The gateway arms with an output guardrail (`gateway-server.mjs --guardrails <type>`), by arm name. */
+export const GUARDRAIL_ARMS = { 'infergate-regex': 'regex', 'infergate-secrets': 'secrets' };
 
 /** @typedef {'chat' | 'messages' | 'responses'} Protocol */
 
@@ -161,10 +163,12 @@ export function target({ arm, cell, stream, port, mockOrigin, imageBase64, promp
       terminal: terminalMarker.messages,
     };
   }
+  // An output guardrail decodes every answer, even on a passthrough cell: the client's id prefix is all that is sure.
+  const passthrough = spec.passthrough && !Object.hasOwn(GUARDRAIL_ARMS, arm);
   return {
     request: buildRequest(paths[spec.client], authHeaders(spec.client, BENCH_KEY), body(spec.client, spec.model, stream, extra), host),
     client: spec.client,
-    mustContain: spec.passthrough ? ids[spec.upstream] : idPrefix[spec.client],
+    mustContain: passthrough ? ids[spec.upstream] : idPrefix[spec.client],
     ...(spec.passthrough ? {} : { mustNotContain: ids[spec.upstream] }),
     terminal: terminalMarker[spec.client],
   };

@@ -22,7 +22,7 @@ export function armTitle(arm) {
 }
 
 /** Reports list arms in this order. */
-export const armOrder = ['direct', 'floor', 'infergate', 'infergate-metrics', ...Object.keys(peerSpecs)];
+export const armOrder = ['direct', 'floor', 'infergate', 'infergate-metrics', 'infergate-regex', 'infergate-secrets', ...Object.keys(peerSpecs)];
 
 /** @param {string} key */
 export function label(key) {
