@@ -49,10 +49,12 @@ if (metrics) setInterval(() => void metrics.text(), 1000).unref();
 // masking what it finds (the mock's text has nothing to find: the cost of checking alone).
 const guardrailArg = process.argv.indexOf('--guardrails');
 const guardrailType = guardrailArg > 0 ? process.argv[guardrailArg + 1] : undefined;
-const guardrails = {
+/** @type {Record<string, import('infergate').GuardrailConfig[]>} */
+const guardrailLists = {
   regex: [{ type: 'regex', name: 'ticket-ids', phase: 'output', action: 'mask', patterns: [{ category: 'ticket', pattern: String.raw`\bTCK-\d{6}\b` }] }],
   secrets: [{ type: 'secrets', phase: 'output', action: 'mask' }],
-}[guardrailType ?? ''];
+};
+const guardrails = guardrailType === undefined ? undefined : guardrailLists[guardrailType];
 if (guardrailType && !guardrails) throw new Error(`--guardrails takes regex or secrets, not ${guardrailType}`);
 const requestLogArg = process.argv.indexOf('--request-log');
 const requestLog =

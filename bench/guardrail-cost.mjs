@@ -3,10 +3,13 @@
 // own process, on the other core) over HTTP, in interleaved rounds. Arms: no guardrail (the answer
 // piped byte for byte), and each guardrail on the answer with `mask`: `regex` (one pattern,
 // nothing found), `regex-hit` (a pattern matching one word in eight, so masking runs), `secrets`
-// and `pii` (nothing found). Prints the CPU µs per request and per upstream chunk of each (median of
-// the rounds) and the difference with no guardrail; then each stream's time to its first text
-// chunk, one stream alone, which the windows' hold-back delays.
-// Usage: node bench/guardrail-cost.mjs [--streams N] [--rounds N] [--concurrency N] [--chunks N]   (after `npm run build`)
+// and `pii` (nothing found). The mock paces its chunks (`--interval`, default 1 ms), so each
+// upstream chunk is a read of its own and the window does its work per chunk, as with a model.
+// Prints the CPU µs per stream and per upstream chunk of each arm (median of the rounds) and the
+// difference with no guardrail; then, one stream alone with chunks 10 ms apart, the time to the
+// first text the client gets, which the windows' hold-back delays.
+// Usage: node bench/guardrail-cost.mjs [--streams N] [--rounds N] [--concurrency N] [--chunks N] [--interval MS]
+//   (after `npm run build`)
 // Through a variable, as gateway-server.mjs does: dist/ is built by `npm run build`, types come from src/.
 const dist = '../dist/';
 /** @type {typeof import('infergate')} */
@@ -22,15 +25,16 @@ const number = (/** @type {string} */ name, /** @type {number} */ fallback) => {
 };
 const streams = number('--streams', 400);
 const rounds = number('--rounds', 7);
-const concurrency = number('--concurrency', 8);
+const concurrency = number('--concurrency', 32);
 const chunks = number('--chunks', 200);
+const intervalMs = number('--interval', 1);
 
 if (pinned) execFileSync('taskset', ['-cp', String(GATEWAY_CORE), String(process.pid)], { stdio: 'ignore' });
 const mock = await startChild('mock', new URL('./mock-upstream.mjs', import.meta.url).pathname, [], LOAD_CORE);
-await mock.ipc('config', { chunks, intervalMs: 0, ttfbMs: 0 });
+await mock.ipc('config', { chunks, intervalMs, ttfbMs: 0 });
 
-const output = { phase: 'output', action: 'mask' };
-/** Each arm's guardrails (none for `off`). @type {Record<string, object[]>} */
+const output = /** @type {const} */ ({ phase: 'output', action: 'mask' });
+/** Each arm's guardrails (none for `off`). @type {Record<string, import('infergate').GuardrailConfig[]>} */
 const guardrails = {
   off: [],
   regex: [{ type: 'regex', name: 'tickets', ...output, patterns: [{ category: 'ticket', pattern: String.raw`\bTCK-\d{6}\b` }] }],
@@ -64,18 +68,20 @@ for (const [arm, gateway] of Object.entries(gateways)) {
 const load = { model: 'bench-chat', stream: true, requests: streams, concurrency };
 const cpu = await pairedMedians(Object.fromEntries(Object.entries(gateways).map(([arm, gateway]) => [arm, () => cpuPerRequest(gateway, load)])), rounds);
 const off = cpu.off ?? Number.NaN;
-console.log(`Streams of ${chunks} chunks, CPU µs (gateway and load in one process), median of ${rounds} rounds:`);
+console.log(`Streams of ${chunks} chunks ${intervalMs} ms apart, ${concurrency} at a time: CPU µs (gateway and load in one process), median of ${rounds} rounds:`);
 for (const [arm, value] of Object.entries(cpu)) {
   const difference = arm === 'off' ? '' : `: +${((value - off) / chunks).toFixed(2)} µs per chunk (${(((value - off) / off) * 100).toFixed(1)}%)`;
   console.log(`  ${arm.padEnd(10)} ${value.toFixed(0).padStart(7)} per stream, ${(value / chunks).toFixed(2)} per chunk${difference}`);
 }
 
-// Time from the request to the first chunk that carries text, one stream alone (the mock sends at once).
-console.log('Time to the first text chunk, one stream alone (median of 50), and text chunks the client got:');
+// Time from the request to the first chunk that carries text, one stream alone, its chunks 10 ms apart.
+const paced = { chunks: 100, intervalMs: 10 };
+await mock.ipc('config', { ...paced, ttfbMs: 0 });
+console.log(`Time to the first text, one stream of ${paced.chunks} chunks ${paced.intervalMs} ms apart (median of 5), and the text chunks the client got:`);
 for (const [arm, gateway] of Object.entries(gateways)) {
   const times = [];
   let textChunks = 0;
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < 5; i++) {
     const started = performance.now();
     const response = await gateway.fetch('http://bench/v1/chat/completions', init);
     const reader = /** @type {ReadableStream<Uint8Array>} */ (response.body).getReader();
@@ -89,6 +95,6 @@ for (const [arm, gateway] of Object.entries(gateways)) {
     times.push(first);
     textChunks = (seen.match(/"content":"[^"]/g) ?? []).length;
   }
-  console.log(`  ${arm.padEnd(10)} ${median(times).toFixed(2)} ms, ${textChunks} text chunks for ${chunks} upstream chunks`);
+  console.log(`  ${arm.padEnd(10)} ${median(times).toFixed(0).padStart(5)} ms, ${textChunks} text chunks`);
 }
 stopAll();
