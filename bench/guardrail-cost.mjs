@@ -14,24 +14,16 @@
 const dist = '../dist/';
 /** @type {typeof import('infergate')} */
 const { createGateway, createOpenAIProvider } = await import(`${dist}index.js`);
-import { execFileSync } from 'node:child_process';
-import { GATEWAY_CORE, LOAD_CORE, pinned, startChild, stopAll } from './lib/children.mjs';
-import { cpuPerRequest, median, pairedMedians } from './lib/paired-cost.mjs';
+import { stopAll } from './lib/children.mjs';
+import { cpuPerRequest, median, numberOption, pairedMedians, startPairedMock } from './lib/paired-cost.mjs';
 
-const argv = process.argv.slice(2);
-const number = (/** @type {string} */ name, /** @type {number} */ fallback) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? Number(argv[i + 1]) : fallback;
-};
-const streams = number('--streams', 400);
-const rounds = number('--rounds', 7);
-const concurrency = number('--concurrency', 32);
-const chunks = number('--chunks', 200);
-const intervalMs = number('--interval', 1);
+const streams = numberOption('--streams', 400);
+const rounds = numberOption('--rounds', 7);
+const concurrency = numberOption('--concurrency', 32);
+const chunks = numberOption('--chunks', 200);
+const intervalMs = numberOption('--interval', 1);
 
-if (pinned) execFileSync('taskset', ['-cp', String(GATEWAY_CORE), String(process.pid)], { stdio: 'ignore' });
-const mock = await startChild('mock', new URL('./mock-upstream.mjs', import.meta.url).pathname, [], LOAD_CORE);
-await mock.ipc('config', { chunks, intervalMs, ttfbMs: 0 });
+const mock = await startPairedMock({ chunks, intervalMs, ttfbMs: 0 });
 
 const output = /** @type {const} */ ({ phase: 'output', action: 'mask' });
 /** Each arm's guardrails (none for `off`). @type {Record<string, import('infergate').GuardrailConfig[]>} */
@@ -68,7 +60,9 @@ for (const [arm, gateway] of Object.entries(gateways)) {
 const load = { model: 'bench-chat', stream: true, requests: streams, concurrency };
 const cpu = await pairedMedians(Object.fromEntries(Object.entries(gateways).map(([arm, gateway]) => [arm, () => cpuPerRequest(gateway, load)])), rounds);
 const off = cpu.off ?? Number.NaN;
-console.log(`Streams of ${chunks} chunks ${intervalMs} ms apart, ${concurrency} at a time: CPU µs (gateway and load in one process), median of ${rounds} rounds:`);
+console.log(
+  `Streams of ${chunks} chunks ${intervalMs} ms apart, ${concurrency} at a time: CPU µs (gateway and load in one process), median of ${rounds} rounds:`,
+);
 for (const [arm, value] of Object.entries(cpu)) {
   const difference = arm === 'off' ? '' : `: +${((value - off) / chunks).toFixed(2)} µs per chunk (${(((value - off) / off) * 100).toFixed(1)}%)`;
   console.log(`  ${arm.padEnd(10)} ${value.toFixed(0).padStart(7)} per stream, ${(value / chunks).toFixed(2)} per chunk${difference}`);

@@ -11,24 +11,16 @@ const dist = '../dist/';
 const { createGateway, createOpenAIProvider } = await import(`${dist}index.js`);
 /** @type {typeof import('infergate/metrics')} */
 const { metricsHandler } = await import(`${dist}metrics.js`);
-import { execFileSync } from 'node:child_process';
-import { GATEWAY_CORE, LOAD_CORE, pinned, startChild, stopAll } from './lib/children.mjs';
-import { cpuPerRequest, median, pairedMedians } from './lib/paired-cost.mjs';
+import { stopAll } from './lib/children.mjs';
+import { cpuPerRequest, median, numberOption, pairedMedians, startPairedMock } from './lib/paired-cost.mjs';
 
-const argv = process.argv.slice(2);
-const number = (/** @type {string} */ name, /** @type {number} */ fallback) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? Number(argv[i + 1]) : fallback;
-};
-const requests = number('--requests', 4000);
-const rounds = number('--rounds', 7);
-const concurrency = number('--concurrency', 8);
+const requests = numberOption('--requests', 4000);
+const rounds = numberOption('--rounds', 7);
+const concurrency = numberOption('--concurrency', 8);
 const CHUNKS = 20;
 
-// The two gateways (and their load, in-process) on one core, the mock on the other.
-if (pinned) execFileSync('taskset', ['-cp', String(GATEWAY_CORE), String(process.pid)], { stdio: 'ignore' });
-const mock = await startChild('mock', new URL('./mock-upstream.mjs', import.meta.url).pathname, [], LOAD_CORE);
-await mock.ipc('config', { chunks: CHUNKS, intervalMs: 0, ttfbMs: 0 });
+// The gateways (and their load, in-process) on one core, the mock on the other.
+const mock = await startPairedMock({ chunks: CHUNKS, intervalMs: 0, ttfbMs: 0 });
 
 const metrics = metricsHandler();
 const scrape = setInterval(() => void metrics.text(), 1000);

@@ -2,6 +2,26 @@
 // process (pinned to the gateway core), loaded in turn with the same requests through their fetch
 // handlers, in interleaved rounds, so that the machine's load falls on every arm alike. The load
 // is generated in the same process: each arm carries it, the differences are the arms' own.
+import { execFileSync } from 'node:child_process';
+import { GATEWAY_CORE, LOAD_CORE, pinned, startChild } from './children.mjs';
+
+/** A numeric command-line option (`--name N`), else `fallback`. @param {string} name @param {number} fallback */
+export function numberOption(name, fallback) {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/**
+ * Pins this process (the gateways and their load) to the gateway core and starts the mock
+ * upstream on the other, with `knobs` (chunks, intervalMs, ttfbMs).
+ * @param {Record<string, number>} knobs
+ */
+export async function startPairedMock(knobs) {
+  if (pinned) execFileSync('taskset', ['-cp', String(GATEWAY_CORE), String(process.pid)], { stdio: 'ignore' });
+  const mock = await startChild('mock', new URL('../mock-upstream.mjs', import.meta.url).pathname, [], LOAD_CORE);
+  await mock.ipc('config', knobs);
+  return mock;
+}
 
 /** The median of some values (NaN for none). @param {number[]} values */
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
