@@ -16,7 +16,7 @@ const PEM = `-----BEGIN PRIVATE KEY-----\n${'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n'
 
 /** Streams `text` in 16-character deltas; returns what the client had received when each delta went in. */
 async function stream(text: string): Promise<{ releasedAt: number[]; out: string }> {
-  const chunks = text.match(/[^]{1,16}/g)!;
+  const chunks = text.match(/[\s\S]{1,16}/g)!;
   const releasedAt: number[] = [];
   let out = '';
   let fed = 0;
