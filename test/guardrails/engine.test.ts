@@ -197,7 +197,7 @@ describe('input guardrails', () => {
     expect((await chat(url, 'needle-123')).status).toBe(400);
   });
 
-  it('with no guardrail, the client’s own JSON text goes upstream byte for byte (nothing decoded)', async () => {
+  it('with no guardrail, the body goes upstream unchanged (unknown fields, numbers as written) and no outcome is reported', async () => {
     const url = await start([]);
     const text = '{ "model":"gpt-4.1",   "messages":[{"role":"user","content":"hi \\u00e9"}], "z_field": 1.50 }';
     const response = await fetch(`${url}/v1/chat/completions`, {
@@ -292,6 +292,21 @@ describe('wrapText stages', () => {
     url = await start([], { plugins: [twice] });
     expect((await chat(url, 'hi')).status).toBe(500);
     expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('a stage that fails after next() gave it a stream cancels that stream: the upstream read is closed, not left to time out', async () => {
+    const failAfter: GatewayPlugin = {
+      wrapText: async (_turn, next) => {
+        await next();
+        throw new GatewayError({ status: 409, code: 'changed_my_mind', message: 'No.' });
+      },
+    };
+    const url = await start([], { plugins: [failAfter] });
+    upstream.reply({ text: ['a', 'b', 'c'], frameGapMs: 200 });
+    const response = await chat(url, 'hi', { stream: true });
+    expect(response.status).toBe(409);
+    await upstream.last().closed;
+    expect(upstream.last().closedEarly).toBe(true);
   });
 });
 
