@@ -31,15 +31,19 @@ export class ContentCapture {
   private answer = '';
   private inToolCall = false;
 
+  /**
+   * `requestText` is read when the usage event is made: the prompt as it went upstream, so a
+   * prompt an input guardrail masked is kept masked.
+   */
   constructor(
-    private readonly requestText: string,
+    private readonly requestText: () => string,
     private readonly maxBytes: number,
   ) {}
 
   /** The texts so far; `answerText` is a JSON answer's body (a stream's is what was watched). */
   content(answerText?: string): CapturedContent {
     const answer = answerText ?? this.answer;
-    return { request: capped(this.requestText, this.maxBytes), ...(answer !== '' ? { response: capped(answer, this.maxBytes) } : {}) };
+    return { request: capped(this.requestText(), this.maxBytes), ...(answer !== '' ? { response: capped(answer, this.maxBytes) } : {}) };
   }
 
   /** `response` with its stream watched on the way out (it is passed on unchanged); any other answer as it is. */

@@ -172,3 +172,23 @@ describe('captureContent option', () => {
     expect(() => createGateway({ keys: [{ key: 'sk-test' }], captureContent: { maxBytes: 0 } })).toThrow('options.captureContent.maxBytes');
   });
 });
+
+describe('captureContent with an input guardrail that masks', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      gateway: { captureContent: true, policies: { guardrails: [{ type: 'pii', action: 'mask', phase: 'input', categories: ['email'] }] } },
+    });
+  });
+  afterAll(() => h.close());
+
+  it('keeps the prompt as it went upstream, masked, never the value', async () => {
+    h.upstreams.chat.fake.reply({ text: ['ok'] });
+    const body = JSON.stringify({ model: h.upstreams.chat.model, messages: [{ role: 'user', content: 'Mail jane.doe@example.com today' }] });
+    expect((await post(h, '/v1/chat/completions', body)).status).toBe(200);
+    const event = await lastEvent(h);
+    expect(event.content?.request).toContain('Mail [REDACTED:email] today');
+    expect(JSON.stringify(event)).not.toContain('jane.doe@example.com');
+    expect(h.upstreams.chat.fake.last().body.messages[0].content).toBe('Mail [REDACTED:email] today');
+  });
+});

@@ -48,9 +48,11 @@ async function handleText(context: RouteContext, codec: ClientCodec): Promise<Re
   const order = routeOrderOf(context.request);
 
   return withLedger(context, { model, endpoint: codec.endpoint, kind: 'text', stream: body.stream === true }, async (ledger) => {
-    const capture = context.options.captureContent;
-    if (capture) ledger.content = new ContentCapture(text, capture.maxBytes);
     const turn = new PipelineTurn(context, codec, model, ledger, { parsed: body, text });
+    const capture = context.options.captureContent;
+    // The prompt as the stages left it (masked by a guardrail, a conversation expanded): the
+    // client's text while it is still what goes upstream.
+    if (capture) ledger.content = new ContentCapture(() => turn.textBody.text ?? JSON.stringify(turn.body), capture.maxBytes);
     const response = await runStages(stagesOf(context.options.plugins), turn, () => answer(turn, order));
     return addHeaders(ledger.content ? ledger.content.watch(response, codec.protocol) : response, ledger.headers);
   });
