@@ -7,7 +7,7 @@ import type { GuardrailPhase } from './checker.js';
 import type { Guardrail } from './guardrail.js';
 import { requestTexts, responseTexts, withResponseTexts } from './ir-texts.js';
 import { maskBody } from './mask-body.js';
-import { checkTexts, type PhaseContext } from './run-checks.js';
+import { checkTexts, isPromise, type PhaseContext } from './run-checks.js';
 import { windowedStream, type WindowOptions } from './stream-window.js';
 
 /** Which guardrails a turn meets: the gateway's, its key's group's, its model's and its key's, merged by name. */
@@ -97,7 +97,6 @@ async function checkAnswer(answer: IRResponse, guardrails: readonly Guardrail[],
 function windowOptions(guardrails: readonly Guardrail[], context: PhaseContext): WindowOptions {
   const local = guardrails.filter((guardrail) => guardrail.checker.maxFindingLength !== undefined);
   const remote = guardrails.filter((guardrail) => guardrail.checker.maxFindingLength === undefined);
-  const scanContext = { ...context, signal: context.signal };
   const growing = local.flatMap((guardrail) => (guardrail.checker.holdFrom ? [guardrail.checker.holdFrom.bind(guardrail.checker)] : []));
   return {
     holdChars: Math.max(0, ...local.map((guardrail) => guardrail.checker.maxFindingLength!)),
@@ -119,7 +118,7 @@ function windowOptions(guardrails: readonly Guardrail[], context: PhaseContext):
         ? (text) => {
             const spans: { start: number; end: number }[] = [];
             for (const guardrail of local) {
-              const verdicts = guardrail.checker.check([text], scanContext);
+              const verdicts = guardrail.checker.check([text], context);
               if (Array.isArray(verdicts)) spans.push(...(verdicts as Awaited<typeof verdicts>)[0]!.findings);
             }
             return spans;
@@ -127,7 +126,7 @@ function windowOptions(guardrails: readonly Guardrail[], context: PhaseContext):
         : undefined,
     release: (window) => {
       const checked = checkTexts(guardrails, [window], context);
-      return checked instanceof Promise ? checked.then((result) => result.texts[0]!) : checked.texts[0]!;
+      return isPromise(checked) ? checked.then((result) => result.texts[0]!) : checked.texts[0]!;
     },
   };
 }

@@ -150,6 +150,7 @@ function invalidVerdicts(verdicts: readonly TextVerdict[] | undefined, texts: re
   return undefined;
 }
 
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+/** A checker's answer (or the phase's) is a promise: a remote check, awaited; a local one is used at once. */
+export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
