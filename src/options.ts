@@ -1,3 +1,5 @@
+import type { McpOptions } from './mcp/mcp-options.js';
+import type { McpSessionStore } from './mcp/session-store.js';
 import { StaticKeyStore, type KeyStore, type StaticKey } from './auth/key-store.js';
 import { jsonLogger, silentLogger, type Logger } from './logger.js';
 import { DEFAULT_CONTENT_BYTES } from './logs/content-capture.js';
@@ -174,6 +176,8 @@ export interface GatewayOptions {
    * Default false: no text is kept, and nothing is buffered for it.
    */
   captureContent?: boolean | { maxBytes?: number | undefined } | undefined;
+  /** The MCP gateway at `/mcp` (WIP, issue 27): the upstream MCP servers, and where sessions are kept. */
+  mcp?: (McpOptions & { sessionStore?: McpSessionStore | undefined }) | undefined;
 }
 
 /** The part of an OpenTelemetry `MeterProvider` the gateway uses. */
@@ -227,6 +231,7 @@ export interface ResolvedOptions {
   metrics: false | { meterProvider: MeterProviderLike | undefined };
   /** The cap of each captured text, or undefined when prompts and answers are not captured. */
   captureContent: { maxBytes: number } | undefined;
+  mcp: GatewayOptions['mcp'];
 }
 
 export const DEFAULT_CONTRACT_VERSION = '2026-11-22';
@@ -291,6 +296,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     telemetry: resolveTelemetry(options.telemetry),
     metrics: resolveMetrics(options.metrics),
     captureContent: resolveCaptureContent(options.captureContent),
+    mcp: options.mcp,
   };
 }
 

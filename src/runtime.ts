@@ -1,3 +1,5 @@
+import type { McpOptions } from './mcp/mcp-options.js';
+import { type McpSessionStore, MemoryMcpSessionStore } from './mcp/session-store.js';
 import type { KeyStore } from './auth/key-store.js';
 import type { Logger } from './logger.js';
 import type { Defaulted } from './optional.js';
@@ -61,6 +63,8 @@ export interface GatewayRuntime {
   timesRequests: boolean;
   /** Each captured text's cap, when prompts and answers go in usage events (`captureContent`). */
   captureContent: { maxBytes: number } | undefined;
+  /** The MCP gateway's servers and session store, when `mcp` is configured (WIP, issue 27). */
+  mcp: { options: McpOptions; store: McpSessionStore } | undefined;
 }
 
 /** Builds the catalog, stores, policies, plugins and logger; throws a `TypeError` naming a bad model or policy. */
@@ -115,6 +119,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     usageStore,
     timesRequests: options.metrics !== false,
     captureContent: options.captureContent,
+    mcp: options.mcp ? { options: options.mcp, store: options.mcp.sessionStore ?? new MemoryMcpSessionStore() } : undefined,
   };
 }
 

@@ -50,6 +50,8 @@ export interface KeyRecord {
    * the model's; one of the same name replaces theirs.
    */
   guardrails?: readonly GuardrailConfig[] | undefined;
+  /** The MCP servers and tools the key may list and call at `/mcp` (`github`, `github__create_*`); absent: none. */
+  mcp?: readonly string[] | undefined;
 }
 
 /** What a key store sees of the request, so a host can resolve keys from its own auth. */
@@ -90,6 +92,8 @@ export interface StaticKey {
   storageUris?: readonly string[] | undefined;
   /** This key's guardrails (`KeyRecord.guardrails`). */
   guardrails?: readonly GuardrailConfig[] | undefined;
+  /** MCP servers and tools this key may use (`KeyRecord.mcp`). */
+  mcp?: readonly string[] | undefined;
 }
 
 /** A key's default id: a short hash, so two keys never share an id and the key stays secret. */
@@ -117,6 +121,7 @@ export class StaticKeyStore implements KeyStore {
         ...(entry.strictParams !== undefined ? { strictParams: entry.strictParams } : {}),
         ...(entry.storageUris ? { storageUris: [...entry.storageUris] } : {}),
         ...(entry.guardrails ? { guardrails: entry.guardrails } : {}),
+        ...(entry.mcp ? { mcp: [...entry.mcp] } : {}),
       });
     }
   }

@@ -1,0 +1,28 @@
+/** What the gateway keeps of one client session: whose it is and the upstream sessions it maps to. */
+export interface McpSessionRecord {
+  keyId: string;
+  protocolVersion: string;
+  createdAt: number;
+  upstream: Record<string, { sessionId?: string | undefined; protocolVersion?: string | undefined; down?: string | undefined }>;
+}
+
+/** Sessions by id, shared by every instance that uses the same store. */
+export interface McpSessionStore {
+  get(id: string): Promise<McpSessionRecord | undefined>;
+  set(id: string, record: McpSessionRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+/** In this process only (the default). */
+export class MemoryMcpSessionStore implements McpSessionStore {
+  private readonly sessions = new Map<string, McpSessionRecord>();
+  async get(id: string) {
+    return this.sessions.get(id);
+  }
+  async set(id: string, record: McpSessionRecord) {
+    this.sessions.set(id, record);
+  }
+  async delete(id: string) {
+    this.sessions.delete(id);
+  }
+}
