@@ -6,7 +6,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createGateway } from '../../src/gateway.js';
-import { serve, type Served } from '../helpers/serve.js';
+import { MemoryMcpSessionStore } from '../../src/mcp/session-store.js';
+import { freePort, serve, type Served } from '../helpers/serve.js';
 
 /** WIP (issue 27): an SDK-built upstream MCP server on loopback, the SDK's client through the gateway's `/mcp`. */
 
@@ -77,5 +78,58 @@ describe('/mcp', () => {
   it('refuses a missing key with 401', async () => {
     const response = await fetch(`${gateway.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(response.status).toBe(401);
+  });
+});
+
+describe('/mcp across instances and failures', () => {
+  it('two gateway instances sharing a session store serve one session, its upstream session reused', async () => {
+    const store = new MemoryMcpSessionStore();
+    const make = () =>
+      createGateway({
+        providers: {},
+        models: [],
+        keys: [{ key: 'sk-mcp', id: 'mcp-key', mcp: ['vault'] }],
+        mcp: { servers: { vault: { url: `${upstream.url}/mcp`, bearerToken: 'upstream-secret' } }, sessionStore: store },
+      });
+    const [a, b] = await Promise.all([serve(make() as never), serve(make() as never)]);
+    try {
+      // The client initializes on A; each later request goes to B.
+      let calls = 0;
+      const fetchAlternating: typeof fetch = (input, init) => {
+        const url = new URL(String(input instanceof Request ? input.url : input));
+        const target = calls++ === 0 ? a.url : b.url;
+        return fetch(`${target}${url.pathname}`, init);
+      };
+      const client = new Client({ name: 'test', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer sk-mcp' } }, fetch: fetchAlternating }),
+      );
+      const result = await client.callTool({ name: 'vault__reveal', arguments: { label: 'b' } });
+      expect(result.content).toEqual([{ type: 'text', text: `b: ${TOKEN}` }]);
+      expect(calls).toBeGreaterThan(1);
+      await client.close();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('an upstream that is down is left out; the others still list and answer', async () => {
+    const dead = `http://127.0.0.1:${await freePort()}/mcp`;
+    const instance = createGateway({
+      providers: {},
+      models: [],
+      keys: [{ key: 'sk-mcp', id: 'mcp-key', mcp: ['*'] }],
+      mcp: { servers: { vault: { url: `${upstream.url}/mcp`, bearerToken: 'upstream-secret' }, gone: { url: dead } } },
+    });
+    const served = await serve(instance as never);
+    try {
+      const client = new Client({ name: 'test', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer sk-mcp' } } }));
+      const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      expect(names).toEqual(['vault__hidden', 'vault__reveal']);
+      await client.close();
+    } finally {
+      await served.close();
+    }
   });
 });
