@@ -1,5 +1,4 @@
 import type { McpOptions } from './mcp/mcp-options.js';
-import type { McpSessionStore } from './mcp/session-store.js';
 import { StaticKeyStore, type KeyStore, type StaticKey } from './auth/key-store.js';
 import { jsonLogger, silentLogger, type Logger } from './logger.js';
 import { DEFAULT_CONTENT_BYTES } from './logs/content-capture.js';
@@ -176,8 +175,8 @@ export interface GatewayOptions {
    * Default false: no text is kept, and nothing is buffered for it.
    */
   captureContent?: boolean | { maxBytes?: number | undefined } | undefined;
-  /** The MCP gateway at `/mcp` (WIP, issue 27): the upstream MCP servers, and where sessions are kept. */
-  mcp?: (McpOptions & { sessionStore?: McpSessionStore | undefined }) | undefined;
+  /** The MCP gateway at `/mcp`: the upstream MCP servers, and where sessions are kept. */
+  mcp?: McpOptions | undefined;
 }
 
 /** The part of an OpenTelemetry `MeterProvider` the gateway uses. */

@@ -1,5 +1,6 @@
-import type { McpOptions } from './mcp/mcp-options.js';
-import { type McpSessionStore, MemoryMcpSessionStore } from './mcp/session-store.js';
+import type { McpGateway } from './mcp/mcp-session.js';
+import { MemoryMcpSessionStore } from './mcp/session-store.js';
+import { createUpstreams } from './mcp/upstreams.js';
 import type { KeyStore } from './auth/key-store.js';
 import type { Logger } from './logger.js';
 import type { Defaulted } from './optional.js';
@@ -63,8 +64,8 @@ export interface GatewayRuntime {
   timesRequests: boolean;
   /** Each captured text's cap, when prompts and answers go in usage events (`captureContent`). */
   captureContent: { maxBytes: number } | undefined;
-  /** The MCP gateway's servers and session store, when `mcp` is configured (WIP, issue 27). */
-  mcp: { options: McpOptions; store: McpSessionStore } | undefined;
+  /** The MCP gateway's servers, upstream clients and session store, when `mcp` is configured. */
+  mcp: McpGateway | undefined;
 }
 
 /** Builds the catalog, stores, policies, plugins and logger; throws a `TypeError` naming a bad model or policy. */
@@ -119,7 +120,9 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     usageStore,
     timesRequests: options.metrics !== false,
     captureContent: options.captureContent,
-    mcp: options.mcp ? { options: options.mcp, store: options.mcp.sessionStore ?? new MemoryMcpSessionStore() } : undefined,
+    mcp: options.mcp
+      ? { options: options.mcp, store: options.mcp.sessionStore ?? new MemoryMcpSessionStore(), upstreams: createUpstreams(options.mcp) }
+      : undefined,
   };
 }
 

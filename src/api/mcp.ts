@@ -11,7 +11,7 @@ export function mcpRoute(context: RouteContext): Promise<Response> {
   if (!mcp) throw new GatewayError({ status: 404, message: 'No MCP servers are configured on this gateway.' });
   let handler = handlers.get(mcp);
   if (!handler) {
-    handler = mcpHandler(mcp.options, mcp.store);
+    handler = mcpHandler(mcp, () => {});
     handlers.set(mcp, handler);
   }
   return handler(context);

@@ -3,9 +3,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { RouteContext } from '../http/route.js';
 import { aggregateServer } from './aggregate-server.js';
-import type { McpOptions } from './mcp-options.js';
-import type { McpSessionRecord, McpSessionStore } from './session-store.js';
-import { connectHttp } from './upstreams.js';
+import type { McpGateway } from './mcp-session.js';
+import type { McpSessionRecord } from './session-store.js';
+import type { McpToolCall } from './tool-call.js';
 
 /** A JSON-RPC error answered over HTTP, with the SDK's own codes and messages. */
 function rpcErrorResponse(status: number, code: number, message: string): Response {
@@ -17,7 +17,10 @@ function rpcErrorResponse(status: number, code: number, message: string): Respon
  * `store`, so any instance sharing it serves any request), and answers each request with a fresh
  * stateless transport and server: upstream sessions are resumed by their ids.
  */
-export function mcpHandler(options: McpOptions, store: McpSessionStore): (context: RouteContext) => Promise<Response> {
+export function mcpHandler(
+  { options, store, upstreams }: McpGateway,
+  observeCall: (context: RouteContext, call: McpToolCall) => void,
+): (context: RouteContext) => Promise<Response> {
   return async (context) => {
     const { request, key } = context;
     const sessionId = request.headers.get('mcp-session-id');
@@ -27,6 +30,7 @@ export function mcpHandler(options: McpOptions, store: McpSessionStore): (contex
       const record = await store.get(sessionId);
       if (!record || record.keyId !== key.id) return rpcErrorResponse(404, -32001, 'Session not found');
       await store.delete(sessionId);
+      await Promise.all(Object.entries(record.upstream).map(([server, state]) => upstreams.terminate(server, state)));
       return new Response(null, { status: 200 });
     }
     const body: unknown = await request.json().catch(() => undefined);
@@ -36,7 +40,7 @@ export function mcpHandler(options: McpOptions, store: McpSessionStore): (contex
     let id = sessionId ?? undefined;
     if (initializing) {
       id = randomUUID();
-      record = await initialized(options, key.id, context.signal);
+      record = { keyId: key.id, protocolVersion: LATEST_PROTOCOL_VERSION, createdAt: Date.now(), upstream: await upstreams.initialize(context.signal) };
       await store.set(id, record);
     } else {
       if (!id) return rpcErrorResponse(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -44,7 +48,16 @@ export function mcpHandler(options: McpOptions, store: McpSessionStore): (contex
       // Another key's session is as unknown as none: ids are not confirmed to strangers.
       if (!record || record.keyId !== key.id) return rpcErrorResponse(404, -32001, 'Session not found');
     }
-    const server = aggregateServer(options, record, key, context.signal);
+    const server = aggregateServer({
+      options,
+      upstreams,
+      store,
+      key,
+      sessionId: id,
+      record,
+      signal: context.signal,
+      observeCall: (call) => observeCall(context, call),
+    });
     // No session id generator: stateless, the gateway keeps the session itself.
     const transport = new WebStandardStreamableHTTPServerTransport({});
     await server.connect(transport);
@@ -53,22 +66,4 @@ export function mcpHandler(options: McpOptions, store: McpSessionStore): (contex
     headers.set('mcp-session-id', id);
     return new Response(answer.body, { status: answer.status, headers });
   };
-}
-
-/** A new session: each HTTP upstream initialized once, its session kept; one that fails is marked down. */
-async function initialized(options: McpOptions, keyId: string, signal: AbortSignal): Promise<McpSessionRecord> {
-  const upstream: McpSessionRecord['upstream'] = {};
-  await Promise.all(
-    Object.entries(options.servers).map(async ([name, config]) => {
-      if (!('url' in config)) return;
-      try {
-        const connection = await connectHttp(config, undefined, signal);
-        upstream[name] = { sessionId: connection.sessionId, protocolVersion: connection.protocolVersion };
-        await connection.close();
-      } catch (error) {
-        upstream[name] = { down: error instanceof Error ? error.message : String(error) };
-      }
-    }),
-  );
-  return { keyId, protocolVersion: LATEST_PROTOCOL_VERSION, createdAt: Date.now(), upstream };
 }

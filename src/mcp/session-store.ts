@@ -1,9 +1,18 @@
+/** What the gateway keeps of one upstream session within a client session. */
+export interface UpstreamState {
+  sessionId?: string | undefined;
+  protocolVersion?: string | undefined;
+  /** Why the upstream could not be initialized: it is left out of this session's lists. */
+  down?: string | undefined;
+}
+
 /** What the gateway keeps of one client session: whose it is and the upstream sessions it maps to. */
 export interface McpSessionRecord {
   keyId: string;
+  /** The protocol version negotiated with the client. */
   protocolVersion: string;
   createdAt: number;
-  upstream: Record<string, { sessionId?: string | undefined; protocolVersion?: string | undefined; down?: string | undefined }>;
+  upstream: Record<string, UpstreamState>;
 }
 
 /** Sessions by id, shared by every instance that uses the same store. */
