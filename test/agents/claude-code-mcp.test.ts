@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { claudeCodeBinary, describeRun, makeWorkspace, runCli, type CliRun } from './cli-harness.js';
+import {
+  CLIENT_SERVER_NAME,
+  describeVault,
+  expectOnlyTheGatewayCredential,
+  expectVaultServedOneCall,
+  GATEWAY_TOOL,
+  NO_VAULT_KEY,
+  startMcpAgentRig,
+  type McpAgentRig,
+} from './mcp-rig.js';
+import { GATEWAY_KEY } from './scripted-upstream.js';
+
+type Json = Record<string, any>;
+
+/**
+ * Claude Code (`claude -p`, the real binary) with the gateway's `/mcp` as its MCP server `gw` and
+ * the gateway's local model: the model calls the vault's tool (`mcp__gw__vault__reveal` to Claude
+ * Code), Claude Code calls `vault__reveal` at `/mcp` with the gateway key, the gateway calls the
+ * vault with its own credential, and the answer carries the vault's random token.
+ */
+
+const MODEL = 'team-coder';
+/** The tool's name as Claude Code offers it to the model: `mcp__<its server name>__<the gateway's name>`. */
+const CLAUDE_TOOL = `mcp__${CLIENT_SERVER_NAME}__${GATEWAY_TOOL}`;
+/** A run (an MCP start-up, two model turns and a tool call) takes a few seconds; this bounds a hung one. */
+const RUN_TIMEOUT_MS = 60_000;
+const TEST_TIMEOUT_MS = RUN_TIMEOUT_MS + 15_000;
+
+let rig: McpAgentRig;
+beforeAll(async () => {
+  claudeCodeBinary(); // fails here, loudly, when the binary is missing
+  rig = await startMcpAgentRig([MODEL]);
+});
+afterAll(() => rig?.close());
+beforeEach(() => rig.vault.reset());
+
+interface McpRun {
+  run: CliRun;
+  token: string;
+  /** The `--output-format stream-json` events: `system/init` first, `result` last. */
+  events: Json[];
+  context: string;
+}
+
+/** Runs `claude -p` in a fresh home, with `/mcp` registered per run (`--mcp-config`) under the key `mcpKey`. */
+async function runClaudeCode(mcpKey: string): Promise<McpRun> {
+  const workspace = await makeWorkspace();
+  rig.vault.token = workspace.token;
+  const mcpConfig = { mcpServers: { [CLIENT_SERVER_NAME]: { type: 'http', url: `${rig.gateway}/mcp`, headers: { Authorization: `Bearer ${mcpKey}` } } } };
+  let run: CliRun;
+  try {
+    run = await runCli(claudeCodeBinary(), {
+      args: [
+        '-p',
+        `Use the ${CLAUDE_TOOL} tool and reply with the token it returns.`,
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--mcp-config',
+        JSON.stringify(mcpConfig),
+        // Only this run's servers, none of the user's.
+        '--strict-mcp-config',
+        // The server's tools run without a prompt (`--dangerously-skip-permissions` refuses to run as root, as CI does).
+        '--allowedTools',
+        `mcp__${CLIENT_SERVER_NAME}`,
+      ],
+      cwd: workspace.work,
+      env: {
+        HOME: workspace.home,
+        ANTHROPIC_BASE_URL: rig.gateway,
+        ANTHROPIC_API_KEY: GATEWAY_KEY,
+        ANTHROPIC_MODEL: MODEL,
+        // Otherwise MCP tools wait behind its ToolSearch tool, which the local model does not use.
+        ENABLE_TOOL_SEARCH: 'false',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+        CLAUDE_CODE_MAX_RETRIES: '0',
+      },
+      timeoutMs: RUN_TIMEOUT_MS,
+    });
+  } finally {
+    await workspace.remove();
+  }
+  const events: Json[] = run.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
+  const context = `${describeRun(run)}\n--- vault\n${describeVault(rig.vault)}`;
+  expect(run.timedOut, context).toBe(false);
+  return { run, token: workspace.token, events, context };
+}
+
+/** The start-up event: the tools Claude Code offers the model and the state of each MCP server. */
+function initEvent(events: Json[]): Json | undefined {
+  return events.find((event) => event.type === 'system' && event.subtype === 'init');
+}
+
+describe('Claude Code through the gateway’s /mcp', () => {
+  it(
+    'lists and calls the vault’s tool with the gateway key; the answer carries its token; the vault saw only the gateway’s credential',
+    async () => {
+      const { run, token, events, context } = await runClaudeCode(GATEWAY_KEY);
+      const init = initEvent(events);
+      expect(init?.mcp_servers, context).toContainEqual(expect.objectContaining({ name: CLIENT_SERVER_NAME, status: 'connected' }));
+      expect(init?.tools, context).toContain(CLAUDE_TOOL);
+      const toolUses = events
+        .filter((event) => event.type === 'assistant')
+        .flatMap((event) => event.message?.content ?? [])
+        .filter((block: Json) => block.type === 'tool_use');
+      expect(
+        toolUses.map((block: Json) => block.name),
+        context,
+      ).toEqual([CLAUDE_TOOL]);
+      const result = events.at(-1);
+      expect(result, context).toMatchObject({ type: 'result', is_error: false, permission_denials: [] });
+      expect(result?.result, context).toContain(token);
+      expect(run.exitCode, context).toBe(0);
+      expectVaultServedOneCall(rig.vault, context);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'does not see the vault’s tool with a key whose mcp scope leaves the vault out; the vault is never called',
+    async () => {
+      const { run, token, events, context } = await runClaudeCode(NO_VAULT_KEY);
+      const init = initEvent(events);
+      // Connected (the key is valid), with no tool of the gateway's.
+      expect(init?.mcp_servers, context).toContainEqual(expect.objectContaining({ name: CLIENT_SERVER_NAME, status: 'connected' }));
+      expect(
+        (init?.tools ?? []).filter((name: string) => name.startsWith(`mcp__${CLIENT_SERVER_NAME}__`)),
+        context,
+      ).toEqual([]);
+      expect(init?.tools?.length, context).toBeGreaterThan(0);
+      expect(run.stdout, context).not.toContain(token);
+      expect(rig.vault.calls, context).toEqual([]);
+      expect(
+        rig.vault.requests.flatMap((request) => request.rpc),
+        context,
+      ).not.toContain('tools/call');
+      expectOnlyTheGatewayCredential(rig.vault, context);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { expect } from 'vitest';
+import { z } from 'zod';
+import { createGateway } from '../../src/gateway.js';
+import type { Logger } from '../../src/logger.js';
+import { createLocalProvider } from '../../src/providers/local/local-provider.js';
+import { serve, type Served } from '../helpers/serve.js';
+import { GATEWAY_KEY } from './scripted-upstream.js';
+
+/**
+ * The MCP side of the agent tests: a `vault` MCP server built with the SDK on loopback, whose one
+ * tool (`reveal`) answers with the current run's random token, behind a gateway that serves the
+ * model from the local provider and the vault at `/mcp`. The CLI gets the gateway's key for both;
+ * the vault only ever sees the gateway's own credential for it.
+ */
+
+/** The credential the gateway's config holds for the vault (injected as `Authorization: Bearer …`). */
+export const VAULT_CREDENTIAL = 'vault-upstream-credential';
+/** A gateway key that may use models but no MCP server the gateway has (its `mcp` names another). */
+export const NO_VAULT_KEY = 'sk-agent-no-vault';
+/** The name the CLIs register the gateway's `/mcp` under (no `_`: Gemini CLI splits its tool names on the first one). */
+export const CLIENT_SERVER_NAME = 'gw';
+/** The vault's tool as the gateway lists it: `<server>__<tool>`. */
+export const GATEWAY_TOOL = 'vault__reveal';
+
+/** One HTTP request the vault received: its JSON-RPC methods and every header, to check what the gateway injected. */
+export interface VaultRequest {
+  httpMethod: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The JSON-RPC methods of a POST's body (a batch holds several). */
+  rpc: string[];
+  body: string;
+}
+
+export interface Vault {
+  url: string;
+  /** What `reveal` answers with; each run sets its workspace's token. */
+  token: string;
+  requests: VaultRequest[];
+  /** The `reveal` calls, with the arguments the model filled in. */
+  calls: Record<string, unknown>[];
+  reset(): void;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let body = '';
+  for await (const chunk of req) body += chunk;
+  return body;
+}
+
+/** The upstream MCP server: Streamable HTTP with sessions, as the SDK's own servers run. */
+export async function startVault(): Promise<Vault> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const vault: Omit<Vault, 'url' | 'close'> = {
+    token: '',
+    requests: [],
+    calls: [],
+    reset() {
+      this.token = '';
+      this.requests.length = 0;
+      this.calls.length = 0;
+    },
+  };
+  const served: Served = await serve(async (req, res) => {
+    const body = req.method === 'POST' ? await readBody(req) : '';
+    const parsed: unknown = body ? JSON.parse(body) : undefined;
+    const messages = (Array.isArray(parsed) ? parsed : parsed ? [parsed] : []) as { method?: unknown }[];
+    vault.requests.push({
+      httpMethod: req.method ?? '',
+      headers: { ...req.headers },
+      rpc: messages.map((message) => String(message.method ?? 'response')),
+      body,
+    });
+    const id = req.headers['mcp-session-id'];
+    let transport = typeof id === 'string' ? transports.get(id) : undefined;
+    if (!transport) {
+      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sid) => void transports.set(sid, created) });
+      const server = new McpServer({ name: 'vault', version: '1' });
+      server.registerTool(
+        'reveal',
+        { description: 'Reveals the vault token', inputSchema: { purpose: z.string().describe('Why the token is needed') } },
+        async (args) => {
+          vault.calls.push(args);
+          return { content: [{ type: 'text', text: `The vault token is ${vault.token}` }] };
+        },
+      );
+      await server.connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(req, res, parsed);
+  });
+  return Object.assign(vault, { url: `${served.url}/mcp`, close: () => served.close() });
+}
+
+export interface McpAgentRig {
+  /** Base URL of the gateway (its MCP endpoint is `${gateway}/mcp`). */
+  gateway: string;
+  vault: Vault;
+  /** Everything the gateway logged (its access log on), one object per line. */
+  log: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+/**
+ * The vault behind a gateway serving `publicModels` from the local provider. Two keys: the
+ * agents' `GATEWAY_KEY`, whose `mcp` scope names the vault, and `NO_VAULT_KEY`, whose does not.
+ */
+export async function startMcpAgentRig(publicModels: readonly string[]): Promise<McpAgentRig> {
+  const vault = await startVault();
+  const log: Record<string, unknown>[] = [];
+  const record = (level: string) => (message: string, fields?: Record<string, unknown>) => void log.push({ level, message, ...fields });
+  const logger: Logger = { info: record('info'), warn: record('warn'), error: record('error') };
+  const local = createLocalProvider({ chunkDelayMs: 0 });
+  const gateway = createGateway({
+    keys: [
+      { key: GATEWAY_KEY, id: 'agent', mcp: ['vault'] },
+      { key: NO_VAULT_KEY, id: 'agent-no-vault', mcp: ['github'] },
+    ],
+    providers: { local },
+    models: publicModels.map((id) => ({ id, provider: 'local', upstreamModel: 'local-chat' })),
+    mcp: { servers: { vault: { url: vault.url, bearerToken: VAULT_CREDENTIAL } } },
+    logger,
+    accessLog: true,
+  });
+  const served = await serve(gateway as never);
+  return {
+    gateway: served.url,
+    vault,
+    log,
+    async close() {
+      await served.close();
+      await vault.close();
+      await local.close?.();
+    },
+  };
+}
+
+/** The vault's requests as one line each, for an assertion message. */
+export function describeVault(vault: Vault): string {
+  if (vault.requests.length === 0) return 'the vault received no request';
+  return vault.requests.map((request, i) => `#${i + 1} ${request.httpMethod} ${request.rpc.join(',')} auth=${request.headers.authorization}`).join('\n');
+}
+
+/**
+ * The vault served the call the agent made: `reveal` ran once, and every request the vault got
+ * carried the gateway's credential for it, never the agent's gateway key (in no header, no body).
+ */
+export function expectVaultServedOneCall(vault: Vault, context: string): void {
+  const message = `${context}\n--- vault\n${describeVault(vault)}`;
+  expect(vault.calls, message).toHaveLength(1);
+  expect(
+    vault.requests.flatMap((request) => request.rpc),
+    message,
+  ).toContain('tools/call');
+  expectOnlyTheGatewayCredential(vault, message);
+}
+
+/** Every request the vault received carried `VAULT_CREDENTIAL` and nothing of the agents' keys. */
+export function expectOnlyTheGatewayCredential(vault: Vault, message: string): void {
+  for (const request of vault.requests) {
+    expect(request.headers.authorization, message).toBe(`Bearer ${VAULT_CREDENTIAL}`);
+    const seen = JSON.stringify(request.headers) + request.body;
+    expect(seen, message).not.toContain(GATEWAY_KEY);
+    expect(seen, message).not.toContain(NO_VAULT_KEY);
+  }
+}
