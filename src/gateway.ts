@@ -131,6 +131,8 @@ export class GatewayCore {
     if (route.style.name === 'anthropic' && !this.options.messagesEnabled) {
       throw new GatewayError({ status: 404, message: 'The Messages endpoint is not available on this gateway (coming soon).' });
     }
+    // A gateway without MCP servers has no `/mcp`: unknown to anyone, before any key is asked for.
+    if (route.style.name === 'mcp' && !this.options.mcp) throw notFound(pathname);
     const key = await authenticate(request, style, this.options.keyStore, serverContext);
     // Fails closed: a plugin that throws here (a suspended tenant's 403) refuses the request.
     for (const plugin of this.options.plugins) await plugin.onAuthenticated?.({ request, requestId, key, serverContext });

@@ -19,6 +19,7 @@ import { deleteResponse, listInputItems, retrieveResponse } from './stored-respo
 import { textRoute } from './text/text-route.js';
 import { getUsage } from './usage.js';
 import { mcpRoute } from './mcp.js';
+import { mcpStyle } from '../mcp/mcp-style.js';
 import { createTranscription } from './transcriptions.js';
 import { createVideo, getVideo, getVideoContent } from './video.js';
 
@@ -67,8 +68,8 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/v1/audio/transcriptions', style: openai, admits: 'transcription', handler: createTranscription },
   { method: 'POST', path: '/v1/embeddings', style: openai, admits: 'embedding', handler: createEmbeddings },
   { method: 'GET', path: '/v1/usage', style: openai, admits: 'requests', handler: getUsage },
-  // The MCP gateway (WIP, issue 27): 404 unless `mcp` is configured.
-  { method: 'POST', path: '/mcp', style: openai, admits: 'requests', handler: mcpRoute },
-  { method: 'GET', path: '/mcp', style: openai, handler: mcpRoute },
-  { method: 'DELETE', path: '/mcp', style: openai, handler: mcpRoute },
+  // The MCP gateway: 404 unless `mcp` is configured. No GET: the router's 405 (`Allow: POST, DELETE`)
+  // tells clients there is no server-initiated stream, as the Streamable HTTP transport allows.
+  { method: 'POST', path: '/mcp', style: mcpStyle, admits: 'requests', handler: mcpRoute },
+  { method: 'DELETE', path: '/mcp', style: mcpStyle, handler: mcpRoute },
 ];

@@ -16,6 +16,8 @@ export interface ClientStyle {
    * `requestId` is the answer's, which Anthropic's body repeats.
    */
   errorBody(error: GatewayError, requestId: string): unknown;
+  /** Headers an error answer carries besides its own (MCP's 401 challenge: `mcp/mcp-style.ts`). */
+  errorHeaders?(error: GatewayError): Record<string, string>;
   /** Headers these clients read on every answer, errors included. */
   responseHeaders?(requestId: string): Record<string, string>;
 }

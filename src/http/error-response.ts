@@ -8,5 +8,5 @@ import { jsonResponse } from './json-response.js';
  */
 export function errorResponse(error: unknown, style: ClientStyle, requestId: string): Response {
   const err = toPublicError(error);
-  return jsonResponse(style.errorBody(err, requestId), err.status, err.headers);
+  return jsonResponse(style.errorBody(err, requestId), err.status, { ...style.errorHeaders?.(err), ...err.headers });
 }
