@@ -57,6 +57,35 @@ export async function readJsonBodyWithText(
   timeoutMs?: number,
   keys: KeySpelling = 'snake_case',
 ): Promise<{ body: Record<string, unknown>; text: string }> {
+  const { value, text } = await readJsonText(request, limitBytes, timeoutMs);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new GatewayError({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'invalid_body',
+      message: `The request body must be a JSON object, received ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}.`,
+    });
+  }
+  if (text.length > YIELD_EVERY_BYTES) await yieldToLoop();
+  checkTopLevelKeys(checkShape(text), keys);
+  return { body: value as Record<string, unknown>, text };
+}
+
+/**
+ * `readJsonBody` for a body that may be any JSON value (a JSON-RPC batch is an array), under the
+ * same limits, depth and value count; the caller judges its shape. Its top-level keys are not
+ * checked: that is for bodies an upstream reads as text.
+ */
+export async function readJsonValue(request: Request, limitBytes: number, timeoutMs?: number): Promise<unknown> {
+  const { value, text } = await readJsonText(request, limitBytes, timeoutMs);
+  if (typeof value !== 'object' || value === null) return value;
+  if (text.length > YIELD_EVERY_BYTES) await yieldToLoop();
+  checkShape(text);
+  return value;
+}
+
+/** The body read and parsed: content type, length, encoding and syntax checked (see `readJsonBody`). */
+async function readJsonText(request: Request, limitBytes: number, timeoutMs: number | undefined): Promise<{ value: unknown; text: string }> {
   checkContentType(request.headers.get('content-type'));
 
   const declared = request.headers.get('content-length');
@@ -82,9 +111,8 @@ export async function readJsonBodyWithText(
   // other streams much more than 20 ms.
   const large = text.length > YIELD_EVERY_BYTES;
   if (large) await yieldToLoop();
-  let value: unknown;
   try {
-    value = large ? await parseJsonOutlined(text) : JSON.parse(text);
+    return { value: large ? await parseJsonOutlined(text) : JSON.parse(text), text };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new GatewayError({
@@ -94,17 +122,6 @@ export async function readJsonBodyWithText(
       message: `We could not parse the JSON body of your request: ${truncate(reason, MAX_REASON)}`,
     });
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError({
-      status: 400,
-      type: 'invalid_request_error',
-      code: 'invalid_body',
-      message: `The request body must be a JSON object, received ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}.`,
-    });
-  }
-  if (large) await yieldToLoop();
-  checkTopLevelKeys(checkShape(text), keys);
-  return { body: value as Record<string, unknown>, text };
 }
 
 /** `application/json`, `application/json; charset=utf-8`, `application/vnd.x+json`, any case. */
