@@ -10,3 +10,4 @@ export { RedisUsageStore, type RedisUsageStoreOptions } from './state/redis-usag
 export { RedisHealthBus, type RedisHealthBusOptions } from './policy/redis-health-bus.js';
 export type { RedisClient, RedisClusterOptions, RedisConnectionOptions, RedisSentinelOptions } from './redis/connection.js';
 export { RedisKeyStore, type RedisKeyStoreOptions } from './admin/keys/redis-key-store.js';
+export { RedisMcpSessionStore, type RedisMcpSessionStoreOptions } from './mcp/redis-session-store.js';

@@ -1,3 +1,5 @@
+import * as v from 'valibot';
+
 /** What the gateway keeps of one upstream session within a client session. */
 export interface UpstreamState {
   sessionId?: string | undefined;
@@ -15,23 +17,98 @@ export interface McpSessionRecord {
   upstream: Record<string, UpstreamState>;
 }
 
-/** Sessions by id, shared by every instance that uses the same store. */
+/**
+ * Sessions by id, shared by every instance that uses the same store. A session unused for the
+ * store's TTL is gone: `get` renews it (an idle expiry, not one from its start).
+ */
 export interface McpSessionStore {
   get(id: string): Promise<McpSessionRecord | undefined>;
   set(id: string, record: McpSessionRecord): Promise<void>;
   delete(id: string): Promise<void>;
 }
 
-/** In this process only (the default). */
+/**
+ * How long a session lives without a request: a day, so an agent left idle over a meeting keeps
+ * its session (peers use 30–60 min; a client whose session expired gets a 404 and initializes again).
+ */
+export const DEFAULT_MCP_SESSION_TTL_SECONDS = 24 * 3600;
+
+/** Most sessions one process keeps in memory: a client opening sessions in a loop evicts the least recently used. */
+export const DEFAULT_MCP_MAX_SESSIONS = 10_000;
+
+export interface MemoryMcpSessionStoreOptions {
+  /** A session unused this long is forgotten, in seconds. Default a day. */
+  ttlSeconds?: number | undefined;
+  /** Most sessions kept; past it the least recently used goes. Default 10,000. */
+  maxSessions?: number | undefined;
+}
+
+/** In this process only (the default): bounded in count, idle sessions expire. */
 export class MemoryMcpSessionStore implements McpSessionStore {
-  private readonly sessions = new Map<string, McpSessionRecord>();
+  /** In order of last use, oldest first: eviction and expiry both start at the head. */
+  private readonly sessions = new Map<string, { record: McpSessionRecord; expiresAt: number }>();
+  private readonly ttlMs: number;
+  private readonly maxSessions: number;
+
+  constructor(options: MemoryMcpSessionStoreOptions = {}) {
+    const ttlSeconds = options.ttlSeconds ?? DEFAULT_MCP_SESSION_TTL_SECONDS;
+    this.maxSessions = options.maxSessions ?? DEFAULT_MCP_MAX_SESSIONS;
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new TypeError('MemoryMcpSessionStore: ttlSeconds must be a positive integer');
+    if (!Number.isInteger(this.maxSessions) || this.maxSessions < 1) throw new TypeError('MemoryMcpSessionStore: maxSessions must be a positive integer');
+    this.ttlMs = ttlSeconds * 1000;
+  }
+
   async get(id: string) {
-    return this.sessions.get(id);
+    const entry = this.sessions.get(id);
+    if (!entry) return undefined;
+    this.sessions.delete(id);
+    if (entry.expiresAt <= Date.now()) return undefined;
+    this.keep(id, entry.record);
+    return entry.record;
   }
+
   async set(id: string, record: McpSessionRecord) {
-    this.sessions.set(id, record);
+    this.sessions.delete(id);
+    this.keep(id, record);
   }
+
   async delete(id: string) {
     this.sessions.delete(id);
   }
+
+  /** Stores `id` as the most recently used, after dropping the expired and the oldest past the bound. */
+  private keep(id: string, record: McpSessionRecord): void {
+    const now = Date.now();
+    for (const [oldest, entry] of this.sessions) {
+      if (entry.expiresAt > now && this.sessions.size < this.maxSessions) break;
+      this.sessions.delete(oldest);
+    }
+    this.sessions.set(id, { record, expiresAt: now + this.ttlMs });
+  }
+}
+
+const optionalText = v.optional(v.string());
+
+/** A record read back from a shared store: anything else (corrupted, another version's) is no session. */
+const SessionRecordSchema = v.object({
+  keyId: v.string(),
+  protocolVersion: v.string(),
+  createdAt: v.number(),
+  // valibot's record takes an array (as `{ "0": … }`).
+  upstream: v.pipe(
+    v.custom<unknown>((value) => !Array.isArray(value)),
+    v.record(v.string(), v.object({ sessionId: optionalText, protocolVersion: optionalText, down: optionalText })),
+  ),
+});
+
+/** The record in `json`, or `undefined` when it is not one. */
+export function parseSessionRecord(json: string): McpSessionRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const result = v.safeParse(SessionRecordSchema, value);
+  return result.success ? result.output : undefined;
 }

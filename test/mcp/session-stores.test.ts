@@ -1,0 +1,147 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { RedisMcpSessionStore } from '../../src/mcp/redis-session-store.js';
+import { type McpSessionRecord, MemoryMcpSessionStore } from '../../src/mcp/session-store.js';
+import { freePort } from '../helpers/serve.js';
+import { redisTargets } from '../redis/targets.js';
+
+/** The MCP session stores: what they keep, for how long, how many; a record that does not read back is no session. */
+
+const record = (keyId = 'key_a'): McpSessionRecord => ({
+  keyId,
+  protocolVersion: '2025-06-18',
+  createdAt: 1_700_000_000_000,
+  upstream: { github: { sessionId: 'up-1', protocolVersion: '2025-06-18' }, jira: { down: 'connect ECONNREFUSED' } },
+});
+
+describe('MemoryMcpSessionStore', () => {
+  it('keeps, replaces and deletes records', async () => {
+    const store = new MemoryMcpSessionStore();
+    await store.set('s1', record());
+    expect(await store.get('s1')).toEqual(record());
+    await store.set('s1', record('key_b'));
+    expect((await store.get('s1'))?.keyId).toBe('key_b');
+    await store.delete('s1');
+    expect(await store.get('s1')).toBeUndefined();
+    expect(await store.get('never')).toBeUndefined();
+  });
+
+  it('forgets a session unused for ttlSeconds; each use starts the wait again', async () => {
+    vi.useFakeTimers({ now: 1_000_000, toFake: ['Date'] });
+    try {
+      const store = new MemoryMcpSessionStore({ ttlSeconds: 60 });
+      await store.set('used', record());
+      await store.set('idle', record());
+      vi.setSystemTime(1_000_000 + 59_999);
+      expect(await store.get('used')).toBeDefined();
+      vi.setSystemTime(1_000_000 + 60_000);
+      expect(await store.get('idle')).toBeUndefined();
+      // 60 s after its start, but not after its last use.
+      vi.setSystemTime(1_000_000 + 119_998);
+      expect(await store.get('used')).toBeDefined();
+      vi.setSystemTime(1_000_000 + 119_998 + 60_000);
+      expect(await store.get('used')).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('holds at most maxSessions, dropping the least recently used: a client opening sessions in a loop cannot grow it', async () => {
+    const store = new MemoryMcpSessionStore({ maxSessions: 3 });
+    for (const id of ['a', 'b', 'c']) await store.set(id, record());
+    await store.get('a');
+    await store.set('d', record());
+    expect(await store.get('b')).toBeUndefined();
+    for (const id of ['a', 'c', 'd']) expect(await store.get(id)).toBeDefined();
+    for (let i = 0; i < 1000; i++) await store.set(`loop-${i}`, record());
+    const kept = await Promise.all(['loop-997', 'loop-998', 'loop-999', 'loop-996', 'a'].map((id) => store.get(id)));
+    expect(kept.map((found) => found !== undefined)).toEqual([true, true, true, false, false]);
+  });
+
+  it('has documented defaults and rejects bad options', () => {
+    expect(() => new MemoryMcpSessionStore()).not.toThrow();
+    expect(() => new MemoryMcpSessionStore({ maxSessions: 0 })).toThrow(/maxSessions/);
+    expect(() => new MemoryMcpSessionStore({ ttlSeconds: 1.5 })).toThrow(/ttlSeconds/);
+  });
+});
+
+const targets = await redisTargets();
+const prefix = `infergate-test-${randomBytes(4).toString('hex')}:`;
+
+describe.each(targets)('RedisMcpSessionStore ($name)', (target) => {
+  const { connection } = target;
+  afterAll(() => target.close(prefix));
+
+  it('keeps one string key per session with the TTL; get renews it; delete removes it', async () => {
+    const store = new RedisMcpSessionStore({ ...connection, keyPrefix: prefix, ttlSeconds: 600 });
+    try {
+      const id = randomUUID();
+      await store.set(id, record());
+      const raw = target.client();
+      const key = `${prefix}mcp-session:${id}`;
+      expect(await raw.type(key)).toBe('string');
+      expect(JSON.parse((await raw.get(key))!)).toEqual(record());
+      expect(await raw.ttl(key)).toBeGreaterThan(590);
+      await raw.expire(key, 5);
+      expect(await store.get(id)).toEqual(record());
+      expect(await raw.ttl(key)).toBeGreaterThan(590);
+      await store.delete(id);
+      expect(await raw.exists(key)).toBe(0);
+      expect(await store.get(id)).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('defaults to a day', async () => {
+    const store = new RedisMcpSessionStore({ ...connection, keyPrefix: prefix });
+    try {
+      const id = randomUUID();
+      await store.set(id, record());
+      const ttl = await target.client().ttl(`${prefix}mcp-session:${id}`);
+      expect(ttl).toBeGreaterThan(24 * 3600 - 60);
+      expect(ttl).toBeLessThanOrEqual(24 * 3600);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a record that does not read back as one is no session (the client gets a 404), never a crash', async () => {
+    const store = new RedisMcpSessionStore({ ...connection, keyPrefix: prefix });
+    const raw = target.client();
+    try {
+      const corrupted = [
+        '{"keyId":',
+        'null',
+        '[]',
+        '"text"',
+        '{"keyId":"k","protocolVersion":"v","createdAt":"now","upstream":{}}',
+        '{"keyId":"k","protocolVersion":"v","createdAt":1,"upstream":[]}',
+        '{"keyId":"k","protocolVersion":"v","createdAt":1,"upstream":{"github":{"sessionId":5}}}',
+      ];
+      for (const value of corrupted) {
+        const id = randomUUID();
+        await raw.set(`${prefix}mcp-session:${id}`, value);
+        expect(await store.get(id), value).toBeUndefined();
+      }
+      expect(await store.get('x'.repeat(10_000))).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('rejects within its timeout while Redis is down', async () => {
+    const store = new RedisMcpSessionStore({ ...target.unreachable(await freePort()), keyPrefix: prefix, timeoutMs: 300 });
+    try {
+      await expect(store.get(randomUUID())).rejects.toThrow();
+      await expect(store.set(randomUUID(), record())).rejects.toThrow();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('rejects bad options', () => {
+    expect(() => new RedisMcpSessionStore({ ...connection, ttlSeconds: 0 })).toThrow(/ttlSeconds/);
+    expect(() => new RedisMcpSessionStore(undefined as never)).toThrow(/RedisMcpSessionStore/);
+  });
+});
