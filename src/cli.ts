@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     redisResponseStore,
     redisCacheStore,
     redisUsageStore,
+    redisMcpSessionStore,
     adminKey: configAdminKey,
     metrics: metricsWanted,
     keyStoreConfig,
@@ -89,13 +90,16 @@ async function main(): Promise<void> {
   // Metrics are scraped with the admin key: without one nobody could read them, so none are kept.
   const metrics = admin && metricsWanted !== false ? (await import('./metrics.js')).metricsHandler() : undefined;
   const redis =
-    redisTaskStore || redisLimitStore || redisHealthBus || redisResponseStore || redisCacheStore || redisUsageStore ? await importRedis() : undefined;
+    redisTaskStore || redisLimitStore || redisHealthBus || redisResponseStore || redisCacheStore || redisUsageStore || redisMcpSessionStore
+      ? await importRedis()
+      : undefined;
   const taskStore = redisTaskStore ? new redis!.RedisTaskStore(redisTaskStore) : undefined;
   const limitEngine = redisLimitStore ? new redis!.RedisLimitEngine(redisLimitStore) : undefined;
   const healthBus = redisHealthBus ? new redis!.RedisHealthBus(redisHealthBus) : undefined;
   const responseStore = redisResponseStore ? new redis!.RedisResponseStore(redisResponseStore) : undefined;
   const cacheStore = redisCacheStore ? new redis!.RedisCacheStore(redisCacheStore) : undefined;
   const usageStore = redisUsageStore ? new redis!.RedisUsageStore(redisUsageStore) : undefined;
+  const mcpSessionStore = redisMcpSessionStore ? new redis!.RedisMcpSessionStore(redisMcpSessionStore) : undefined;
   const gateway = createGateway({
     // Standalone, one line per request is what an operator expects to see.
     accessLog: true,
@@ -109,6 +113,7 @@ async function main(): Promise<void> {
     ...(usageStore ? { usageStore } : team.usageStore ? { usageStore: team.usageStore } : {}),
     responseCache: cacheStore ? { ...(typeof options.responseCache === 'object' ? options.responseCache : {}), store: cacheStore } : options.responseCache,
     metrics: metrics ? { meterProvider: metrics.meterProvider } : false,
+    mcp: options.mcp && mcpSessionStore ? { ...options.mcp, sessionStore: mcpSessionStore } : options.mcp,
   });
   const metricsRoute = admin && metrics ? createServerAdapter(adminMetricsRoute(admin, metrics)) : undefined;
   const adminHandler =
@@ -161,6 +166,7 @@ async function main(): Promise<void> {
         responseStore?.close(),
         cacheStore?.close(),
         usageStore?.close(),
+        mcpSessionStore?.close(),
         metrics?.shutdown(),
         // Flushes the rows still queued.
         team.log?.close(),

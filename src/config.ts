@@ -15,6 +15,9 @@ import { createProvider } from './providers/registry.js';
 import type { ModelConfig } from './routing/model.js';
 import { jsonSyntaxErrorPosition } from './json-syntax-error.js';
 import { ModelPriceSchema } from './pricing/price-schema.js';
+import type { McpOptions } from './mcp/mcp-options.js';
+import { mcpFields } from './mcp/mcp-schema.js';
+import { MemoryMcpSessionStore } from './mcp/session-store.js';
 
 /**
  * The standalone server's JSON config file (docs/configuration.md, "Config file"): validated field by field,
@@ -64,6 +67,8 @@ export interface LoadedConfig extends GatewayOptions {
   redisCacheStore?: RedisStoreConfig | undefined;
   /** `usageStore` of type `redis`: the CLI opens a `RedisUsageStore` (`GET /v1/usage` across restarts and instances). */
   redisUsageStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
+  /** `mcp.sessionStore` of type `redis`: the CLI opens a `RedisMcpSessionStore`. */
+  redisMcpSessionStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
   /** `keyStore`: where the admin API keeps keys made at run time (the CLI opens it). */
   keyStoreConfig?: KeyStoreConfig | undefined;
   /** `requestLog`: where each request's row goes (the CLI opens it; `content` became `captureContent`). */
@@ -139,6 +144,7 @@ export function parseConfig(json: unknown, source = 'config'): LoadedConfig {
     redisResponseStore: config.responseStore?.type === 'redis' ? config.responseStore : undefined,
     redisUsageStore: config.usageStore?.type === 'redis' ? config.usageStore : undefined,
     ...responseCacheOf(config.responseCache),
+    ...mcpOf(config.mcp),
     videoRefreshIntervalMs: config.videoRefreshIntervalMs,
     videoPoller: config.videoPoller,
     port: config.port,
@@ -165,6 +171,18 @@ function responseCacheOf(cache: ConfigFile['responseCache']): Pick<LoadedConfig,
   if (!cache) return {};
   const { store, ...settings } = cache;
   return { responseCache: settings, redisCacheStore: store?.type === 'redis' ? store : undefined };
+}
+
+/** The file's `mcp`, split into the gateway option and the Redis session store the CLI opens. */
+function mcpOf(mcp: ConfigFile['mcp']): Pick<LoadedConfig, 'mcp' | 'redisMcpSessionStore'> {
+  if (!mcp) return {};
+  const { sessionStore, ...settings } = mcp;
+  const options = settings as McpOptions;
+  if (sessionStore?.type !== 'redis') {
+    const { ttlSeconds, maxSessions } = sessionStore ?? {};
+    return { mcp: sessionStore ? { ...options, sessionStore: new MemoryMcpSessionStore({ ttlSeconds, maxSessions }) } : options };
+  }
+  return { mcp: options, redisMcpSessionStore: sessionStore };
 }
 
 function crossCheckKeys(keys: readonly StaticKey[]): string[] {
@@ -221,6 +239,7 @@ const KeySchema = strictObject({
   strictParams: v.optional(flag),
   storageUris: v.optional(storageUriPrefixes),
   guardrails: v.optional(keySettingFields.guardrails),
+  mcp: v.optional(keySettingFields.mcp),
 });
 
 const DeploymentSchema = strictObject({
@@ -291,6 +310,15 @@ function storeOf<const O extends v.VariantOptions<'type'>>(kinds: O, expected: s
 function memoryOrRedis<const E extends v.ObjectEntries>(redisFields: E) {
   return storeOf([memoryStore, redisStore(redisFields)], 'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }');
 }
+
+/** Where MCP client sessions live: memory (default) or Redis, shared by every instance. */
+const McpSessionStoreSchema = storeOf(
+  [
+    strictObject({ type: v.literal('memory'), ttlSeconds: v.optional(positiveInteger), maxSessions: v.optional(positiveInteger) }),
+    redisStore({ ttlSeconds: v.optional(positiveInteger) }),
+  ],
+  'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
+);
 
 /** Prompts and answers in the request log (`captureContent`): `true`, or `{ "maxBytes" }` of each. */
 const ContentSchema = v.union(
@@ -452,6 +480,8 @@ const ConfigSchema = strictObject({
   admin: v.optional(strictObject({ key: v.optional(v.pipe(text, v.minLength(ADMIN_KEY_MIN_LENGTH, `expected at least ${ADMIN_KEY_MIN_LENGTH} characters`))) })),
   /** Metrics at `/metrics`, for the admin key (docs/metrics.md). Default: on when there is an admin key. */
   metrics: v.optional(flag),
+  /** The MCP gateway at `/mcp` (docs/configuration.md, "mcp"): upstream servers and where sessions live. */
+  mcp: v.optional(strictObject({ ...mcpFields, sessionStore: McpSessionStoreSchema })),
 });
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
@@ -467,8 +497,8 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
   const last = keys.at(-1);
   // An unknown field, or a check across an object's fields: "got Object" would say nothing.
   const complete = (issue.type === 'strict_object' && issue.expected !== 'Object') || (issue.type === 'check' && issue.received === 'Object');
-  // A secret in the wrong shape must not be printed back.
-  const secret = typeof last === 'string' && /key|secret|token|password/i.test(last);
+  // A secret in the wrong shape must not be printed back (headers and a child's environment carry them too).
+  const secret = (typeof last === 'string' && /key|secret|token|password/i.test(last)) || keys.slice(0, -1).some((key) => key === 'headers' || key === 'env');
   let found = '';
   if (!complete && !secret) found = issue.received === 'undefined' ? ', but it is missing' : `, got ${withoutUserinfo(issue.received)}`;
   return `${path}: ${issue.message}${found}`;

@@ -101,6 +101,14 @@ export {
   type StatsPoint,
 } from './logs/request-log.js';
 export { MemoryRequestLog, type MemoryRequestLogOptions } from './logs/memory-request-log.js';
+export type { McpOptions, McpServerConfig, McpHttpServerConfig, McpStdioServerConfig, McpOAuthClientCredentials } from './mcp/mcp-options.js';
+export {
+  MemoryMcpSessionStore,
+  type MemoryMcpSessionStoreOptions,
+  type McpSessionStore,
+  type McpSessionRecord,
+  type UpstreamState,
+} from './mcp/session-store.js';
 export { InvalidCursorError } from './logs/log-cursor.js';
 export { MAX_STATS_BUCKETS } from './logs/stats-series.js';
 export { createAdminHandler, type AdminHandler, type AdminHandlerOptions } from './admin/admin-handler.js';

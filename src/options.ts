@@ -1,4 +1,5 @@
 import type { McpOptions } from './mcp/mcp-options.js';
+import { checkMcpOptions, checkMcpPatterns } from './mcp/mcp-schema.js';
 import { StaticKeyStore, type KeyStore, type StaticKey } from './auth/key-store.js';
 import { jsonLogger, silentLogger, type Logger } from './logger.js';
 import { DEFAULT_CONTENT_BYTES } from './logs/content-capture.js';
@@ -295,7 +296,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedOptions {
     telemetry: resolveTelemetry(options.telemetry),
     metrics: resolveMetrics(options.metrics),
     captureContent: resolveCaptureContent(options.captureContent),
-    mcp: options.mcp,
+    mcp: options.mcp === undefined ? undefined : checkMcpOptions(options.mcp),
   };
 }
 
@@ -368,6 +369,7 @@ function resolveKeyStore(keys: GatewayOptions['keys']): KeyStore {
       if (entry.limits !== undefined) checkLimits(entry.limits, `options.keys[${index}].limits`);
       if (entry.budget !== undefined && entry.budget !== false) checkBudget(entry.budget, `options.keys[${index}].budget`);
       if (entry.balance !== undefined && !Number.isFinite(entry.balance)) throw new TypeError(`options.keys[${index}].balance must be a number`);
+      if (entry.mcp !== undefined) checkMcpPatterns(entry.mcp, `options.keys[${index}].mcp`);
     }
     return new StaticKeyStore(keys as StaticKey[]);
   }

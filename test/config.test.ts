@@ -174,11 +174,11 @@ describe('parseConfig', () => {
         prots: 8080,
       }),
     ).toEqual([
-      'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata, limits, balance, budget, cache, strictParams, storageUris, guardrails)',
+      'keys[0].modles: unknown field (allowed: key, id, models, group, disabled, metadata, limits, balance, budget, cache, strictParams, storageUris, guardrails, mcp)',
       'providers.local.apiKey: unknown field (allowed: type, chunkDelayMs, videoRenderMs)',
       'providers.oai.base_url: unknown field (allowed: type, baseURL, apiKey, responses, chat, translateVia, headers, timeouts)',
       'models[0].upstream: unknown field (allowed: id, provider, upstreamModel, deployments, kind, family, groups, ownedBy, previousResponseId, serviceTierAuto, upstreamConversations, reasoning, strictParams, firstByteTimeoutMs, cache, price, guardrails)',
-      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, usageStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host, keyStore, requestLog, admin, metrics)',
+      'prots: unknown field (allowed: $schema, keys, providers, models, basePath, messages, contractVersion, limits, taskStore, policies, responseStore, usageStore, responseCache, videoRefreshIntervalMs, videoPoller, port, host, keyStore, requestLog, admin, metrics, mcp)',
     ]);
   });
 

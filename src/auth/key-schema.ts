@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { flag, nonNegativeNumber, strictObject, text } from '../config-fields.js';
 import { KeyBudgetSchema } from '../policy/budget-schema.js';
 import { GuardrailListSchema } from '../guardrails/guardrail-schema.js';
+import { McpPatternsSchema } from '../mcp/mcp-schema.js';
 
 /**
  * The fields of a key that both the config file's `keys` and the admin API (`POST`/`PATCH
@@ -29,4 +30,5 @@ export const keySettingFields = {
   limits: KeyLimitsSchema,
   budget: KeyBudgetSchema,
   guardrails: GuardrailListSchema,
+  mcp: McpPatternsSchema,
 };

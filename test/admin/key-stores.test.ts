@@ -79,14 +79,22 @@ function keyStoreSuite(name: string, open: () => Promise<KeyStoreSetup>): void {
       const { store } = await fresh();
       const { key, secret } = await store.create({ name: 'ci', models: ['gpt-chat'], limits: { requestsPerMinute: 5 } }, alice);
       await store.lookup(secret, context); // cached where the store caches
-      const updated = await store.update(key.id, { models: ['gpt-chat', 'claude'], limits: null, name: null, disabled: true }, alice);
-      expect(updated).toMatchObject({ id: key.id, models: ['gpt-chat', 'claude'], disabled: true });
+      const updated = await store.update(key.id, { models: ['gpt-chat', 'claude'], limits: null, name: null, disabled: true, mcp: ['github__get_*'] }, alice);
+      expect(updated).toMatchObject({ id: key.id, models: ['gpt-chat', 'claude'], disabled: true, mcp: ['github__get_*'] });
       expect(updated).not.toHaveProperty('limits');
       expect(updated).not.toHaveProperty('name');
       expect(updated!.updatedAt).toBeGreaterThanOrEqual(key.updatedAt);
       expect(await store.get(key.id)).toEqual(updated);
       expect(await eventually(async () => (await store.lookup(secret, context))?.disabled === true)).toBe(true);
-      expect(await store.lookup(secret, context)).toEqual({ id: key.id, models: ['gpt-chat', 'claude'], group: 'default', disabled: true });
+      expect(await store.lookup(secret, context)).toEqual({
+        id: key.id,
+        models: ['gpt-chat', 'claude'],
+        group: 'default',
+        disabled: true,
+        mcp: ['github__get_*'],
+      });
+      expect(await store.update(key.id, { mcp: null }, alice)).not.toHaveProperty('mcp');
+      expect(await store.get(key.id)).not.toHaveProperty('mcp');
       expect(await store.update('key_0000000000000000', { name: 'x' }, alice)).toBeUndefined();
     });
 

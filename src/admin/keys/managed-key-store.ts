@@ -23,6 +23,8 @@ export interface KeySettings {
   metadata?: Record<string, unknown> | undefined;
   /** The key's guardrails (docs/policies.md, "Guardrails"). */
   guardrails?: readonly GuardrailSpec[] | undefined;
+  /** The MCP servers and tools the key may use at `/mcp` (`KeyRecord.mcp`). */
+  mcp?: readonly string[] | undefined;
 }
 
 /**
@@ -44,6 +46,7 @@ export interface ManagedKey {
   disabled: boolean;
   metadata?: Record<string, unknown> | undefined;
   guardrails?: readonly GuardrailSpec[] | undefined;
+  mcp?: readonly string[] | undefined;
   /** The key's first characters (`sk-ig-Ab12…`), so people can tell which key they hold. */
   prefix: string;
   /** ms since epoch. */
@@ -148,5 +151,6 @@ export function recordOf(key: ManagedKey): KeyRecord {
     ...(key.limits ? { limits: key.limits } : {}),
     ...(key.budget !== undefined ? { budget: key.budget } : {}),
     ...(key.guardrails ? { guardrails: key.guardrails } : {}),
+    ...(key.mcp ? { mcp: key.mcp } : {}),
   };
 }

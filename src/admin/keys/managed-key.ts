@@ -26,6 +26,7 @@ export function patchedKey(key: ManagedKey, patch: KeyPatch, now: number): Manag
   if (patch.disabled !== undefined) next.disabled = patch.disabled ?? false;
   if (patch.metadata !== undefined) next.metadata = patch.metadata ?? undefined;
   if (patch.guardrails !== undefined) next.guardrails = patch.guardrails ?? undefined;
+  if (patch.mcp !== undefined) next.mcp = patch.mcp === null ? undefined : [...patch.mcp];
   return withoutUndefined(next);
 }
 

@@ -363,8 +363,8 @@ export class PostgresKeyStore implements ManagedKeyStore {
 
 /** The operator's settings of a key, as the `settings` column keeps them. */
 function settingsOf(key: ManagedKey): KeySettings {
-  const { name, models, group, limits, budget, disabled, metadata, guardrails } = key;
-  return withoutUndefined({ name, models, group, limits, budget, disabled, metadata, guardrails });
+  const { name, models, group, limits, budget, disabled, metadata, guardrails, mcp } = key;
+  return withoutUndefined({ name, models, group, limits, budget, disabled, metadata, guardrails, mcp });
 }
 
 function keyOf(row: KeyRow): ManagedKey {
