@@ -68,6 +68,8 @@ export type { AwsCredentials, AwsCredentialSource } from './providers/bedrock/si
 export type { EntraCredentials } from './providers/azure/entra-tokens.js';
 export type { UpstreamTimeouts } from './providers/http/upstream-client.js';
 export type { AttemptEvent, RequestObserver, EventError, RefusalEvent, RefusalReason } from './policy/events.js';
+export type { McpToolCallEvent } from './mcp/tool-call-event.js';
+export type { McpCallOutcome, McpToolCall } from './mcp/tool-call.js';
 export type { PolicyOptions, RoutingPolicy } from './policy/policy-options.js';
 export type { HealthBus, HealthNotice } from './policy/health-bus.js';
 export { MemoryHealthBus } from './policy/memory-health-bus.js';

@@ -1,5 +1,6 @@
 import type { McpOptions } from './mcp/mcp-options.js';
 import { checkMcpOptions, checkMcpPatterns } from './mcp/mcp-schema.js';
+import type { McpToolCallEvent } from './mcp/tool-call-event.js';
 import { StaticKeyStore, type KeyStore, type StaticKey } from './auth/key-store.js';
 import { jsonLogger, silentLogger, type Logger } from './logger.js';
 import { DEFAULT_CONTENT_BYTES } from './logs/content-capture.js';
@@ -25,7 +26,7 @@ import type { TaskStore } from './tasks/task-store.js';
 
 export type { AttemptEvent, UsageEvent, RequestHookPayload, ResponseHookPayload };
 
-/** Four fixed hooks: sugar for one plugin (`onRequest` is its `onGatewayRequest`, `onResponse` its `onGatewayResponse`). */
+/** Five fixed hooks: sugar for one plugin (`onRequest` is its `onGatewayRequest`, `onResponse` its `onGatewayResponse`). */
 export interface GatewayHooks {
   /** Before routing and authentication. */
   onRequest?: ((payload: RequestHookPayload) => void | Promise<void>) | undefined;
@@ -38,6 +39,8 @@ export interface GatewayHooks {
   onUsage?: ((event: UsageEvent) => void | Promise<void>) | undefined;
   /** Once per upstream attempt, so retries and fallbacks are visible. */
   onAttempt?: ((event: AttemptEvent) => void | Promise<void>) | undefined;
+  /** Once per `tools/call` through `/mcp`, when it ends: server, tool, outcome, duration, bytes (never the arguments unless `mcp.captureArguments`). */
+  onToolCall?: ((event: McpToolCallEvent) => void | Promise<void>) | undefined;
 }
 
 export interface GatewayLimits {

@@ -1,5 +1,6 @@
 import type { GuardrailOutcome } from '../guardrails/checker.js';
 import type { CapturedContent } from '../logs/content-capture.js';
+import type { McpToolCallEvent } from '../mcp/tool-call-event.js';
 import type { IRUsage } from '../protocols/ir.js';
 import type { RouteReason } from '../routing/deployments.js';
 import type { ModelKind } from '../routing/model.js';
@@ -130,4 +131,6 @@ export interface RequestObserver {
   onUsage?(event: UsageEvent, request: Request): void | Promise<void>;
   /** A request refused at admission (see `RefusalEvent`). */
   onRefused?(event: RefusalEvent): void | Promise<void>;
+  /** Each `tools/call` through `/mcp`, once it ended (see `McpToolCallEvent`). */
+  onToolCall?(event: McpToolCallEvent, request: Request): void | Promise<void>;
 }

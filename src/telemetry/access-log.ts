@@ -1,12 +1,13 @@
 import type { Logger } from '../logger.js';
+import type { McpToolCallEvent } from '../mcp/tool-call-event.js';
 import type { AttemptEvent, UsageEvent } from '../policy/events.js';
 import type { GatewayPlugin } from '../plugins/plugin.js';
 import { guardrailSummaries } from './guardrail-summary.js';
 
 /**
- * One structured line per request when it ends, and one warning per failed upstream attempt
- * that the gateway retries. Built from the events alone, which carry ids, never a key, a prompt
- * or an upstream URL. Built in: `accessLog: true` adds it.
+ * One structured line per request when it ends, one per MCP tool call, and one warning per failed
+ * upstream attempt that the gateway retries. Built from the events alone, which carry ids, never a
+ * key, a prompt, a tool's arguments or an upstream URL. Built in: `accessLog: true` adds it.
  */
 export function accessLogObserver(logger: Logger): GatewayPlugin {
   return {
@@ -16,6 +17,26 @@ export function accessLogObserver(logger: Logger): GatewayPlugin {
     onUsage(event) {
       logger.info('request', requestFields(event));
     },
+    onToolCall(event) {
+      logger.info('tool call', toolCallFields(event));
+    },
+  };
+}
+
+/** Never `arguments`, even when `mcp.captureArguments` put them on the event: a log line is not the place. */
+function toolCallFields(event: McpToolCallEvent): Record<string, unknown> {
+  return {
+    requestId: event.requestId,
+    keyId: event.keyId,
+    endpoint: '/mcp',
+    sessionId: event.sessionId,
+    server: event.server,
+    tool: event.tool,
+    outcome: event.outcome,
+    durationMs: event.durationMs,
+    requestBytes: event.requestBytes,
+    responseBytes: event.responseBytes,
+    ...(event.error !== undefined ? { error: event.error } : {}),
   };
 }
 

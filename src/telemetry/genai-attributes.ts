@@ -134,7 +134,12 @@ export function errorType(error: EventError | undefined, cancelled?: boolean): s
 /** The span status description: the message the client saw, scrubbed and kept short. */
 export function statusMessage(error: EventError | undefined, cancelled?: boolean): string {
   if (!error) return cancelled ? 'client disconnected' : 'failed';
-  const message = scrubSecrets(error.message);
+  return shortStatus(error.message);
+}
+
+/** A span status description from a message: scrubbed and kept short. */
+export function shortStatus(text: string): string {
+  const message = scrubSecrets(text);
   return message.length > 256 ? message.slice(0, 255) + '…' : message;
 }
 

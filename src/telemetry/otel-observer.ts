@@ -1,9 +1,19 @@
 import type { Context, Span, TextMapGetter, Tracer } from '@opentelemetry/api';
 import type { Logger } from '../logger.js';
+import type { McpToolCallEvent } from '../mcp/tool-call-event.js';
 import type { AttemptEvent, UsageEvent } from '../policy/events.js';
 import type { GatewayPlugin } from '../plugins/plugin.js';
 import { AttemptBuffer } from './attempt-buffer.js';
-import { GUARDRAIL_EVENT, attemptAttributes, guardrailEventAttributes, operationName, requestAttributes, statusMessage } from './genai-attributes.js';
+import {
+  GUARDRAIL_EVENT,
+  attemptAttributes,
+  guardrailEventAttributes,
+  operationName,
+  requestAttributes,
+  shortStatus,
+  statusMessage,
+} from './genai-attributes.js';
+import { toolCallAttributes, toolCallErrorType, toolCallSpanName } from './mcp-attributes.js';
 import { INFERGATE_VERSION } from './version.js';
 
 type OpenTelemetryApi = typeof import('@opentelemetry/api');
@@ -28,7 +38,7 @@ export interface OpenTelemetryObserverOptions {
 /**
  * Spans from the gateway's events, made after the fact: a span per request (SERVER, or
  * INTERNAL under a host's own HTTP span), named `{gen_ai.operation.name} {model}`, with a
- * CLIENT child per upstream attempt. The request path pays for nothing but the events; the
+ * CLIENT child per upstream attempt; a span per MCP tool call (`mcp-attributes.ts`). The request path pays for nothing but the events; the
  * spans carry the events' own start and end times.
  *
  * `@opentelemetry/api` is an optional peer dependency, loaded on first use; without it the
@@ -62,7 +72,25 @@ export function openTelemetryObserver(options: OpenTelemetryObserverOptions = {}
       const tracer = options.tracer ?? otel.trace.getTracer('infergate', INFERGATE_VERSION);
       emitSpans(otel, tracer, event, requestAttempts, request, providerName);
     },
+    async onToolCall(event, request) {
+      const otel = await loadApi();
+      if (!otel) return;
+      emitToolCallSpan(otel, options.tracer ?? otel.trace.getTracer('infergate', INFERGATE_VERSION), event, request);
+    },
   };
+}
+
+/** The gateway's MCP server span for one tool call, in the caller's trace as a request span is. */
+function emitToolCallSpan(otel: OpenTelemetryApi, tracer: Tracer, event: McpToolCallEvent, request: Request): void {
+  const { parent, local } = parentContext(otel, request);
+  const span = tracer.startSpan(
+    toolCallSpanName(event),
+    { kind: local ? otel.SpanKind.INTERNAL : otel.SpanKind.SERVER, startTime: event.startedAt, attributes: toolCallAttributes(event) },
+    parent,
+  );
+  const error = toolCallErrorType(event.outcome);
+  if (error) setError(otel, span, shortStatus(event.error ?? error));
+  span.end(event.startedAt + event.durationMs);
 }
 
 function emitSpans(

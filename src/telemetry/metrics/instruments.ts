@@ -16,6 +16,8 @@ const PER_OUTPUT_TOKEN_SECONDS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3,
 /** The gateway's own time is sub-millisecond when all is well: fine buckets from 50 µs. */
 const OVERHEAD_SECONDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 /** A local detector takes microseconds, a remote check tens of ms to seconds: both ends covered. */
+/** The MCP conventions' boundaries for operation duration: tools run from milliseconds to minutes. */
+const MCP_OPERATION_SECONDS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 const GUARDRAIL_SECONDS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export interface Instruments {
@@ -31,6 +33,8 @@ export interface Instruments {
   cost: CumulativeCounter;
   guardrailChecks: CumulativeCounter;
   guardrailDuration: Histogram;
+  mcpToolCalls: CumulativeCounter;
+  mcpOperationDuration: Histogram;
   deploymentState: ObservableGauge;
 }
 
@@ -81,6 +85,16 @@ export function createInstruments(meter: Meter): Instruments {
       's',
       "Time one guardrail spent checking one phase of a request (a stream's output: all its windows).",
       GUARDRAIL_SECONDS,
+    ),
+    mcpToolCalls: new CumulativeCounter(meter, 'infergate.mcp.tool_calls', {
+      unit: '{call}',
+      description: 'MCP tool calls through /mcp, by server, tool and outcome (ok, tool_error, refused, upstream_error, timeout, cancelled).',
+    }),
+    mcpOperationDuration: histogram(
+      'mcp.server.operation.duration',
+      's',
+      'Time from the gateway taking a tools/call to its answer, the upstream call included.',
+      MCP_OPERATION_SECONDS,
     ),
     deploymentState: meter.createObservableGauge('infergate.deployment.state', {
       unit: '1',

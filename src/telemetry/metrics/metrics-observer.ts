@@ -1,15 +1,19 @@
 import type { Meter, MeterProvider, ObservableResult } from '@opentelemetry/api';
 import type { GuardrailOutcome } from '../../guardrails/checker.js';
 import type { Logger } from '../../logger.js';
+import { TOOL_SEPARATOR } from '../../mcp/mcp-options.js';
+import type { McpToolCallEvent } from '../../mcp/tool-call-event.js';
 import type { DeploymentHealthEntry } from '../../policy/deployment-health.js';
 import type { AttemptEvent, RefusalEvent, UsageEvent } from '../../policy/events.js';
 import type { GatewayPlugin } from '../../plugins/plugin.js';
 import type { ModelEntry } from '../../routing/model.js';
 import { errorType, operationName } from '../genai-attributes.js';
+import { toolCallErrorType } from '../mcp-attributes.js';
 import { INFERGATE_VERSION } from '../version.js';
 import { createInstruments, type Instruments } from './instruments.js';
 import { type LabelSet, LabelSets } from './label-sets.js';
 import { modelLabeler, type ModelLabels } from './model-label.js';
+import { ToolLabeler } from './tool-label.js';
 
 const STATES: readonly DeploymentHealthEntry['state'][] = ['healthy', 'degraded', 'open', 'half_open'];
 
@@ -30,7 +34,7 @@ export interface MetricsObserverOptions {
 
 /**
  * Metrics from the gateway's events, recorded through an `@opentelemetry/api` meter: the usage
- * event (after the answer), each attempt, each refusal and, for the response cache, the answer's
+ * event (after the answer), each attempt, each refusal, each MCP tool call and, for the response cache, the answer's
  * `x-infergate-cache` header. Nothing is recorded per stream chunk. Without a meter provider
  * given, `@opentelemetry/api` (an optional peer dependency) is loaded at construction, in the
  * background; built in as a plugin: `metrics: true` adds it.
@@ -55,6 +59,7 @@ export function metricsObserver(options: MetricsObserverOptions): GatewayPlugin 
     onUsage: (event) => withInstruments((all) => recorder.usage(all, event)),
     onAttempt: (event) => withInstruments((all) => recorder.attempt(all, event)),
     onRefused: (event) => withInstruments((all) => recorder.refusal(all, event)),
+    onToolCall: (event) => withInstruments((all) => recorder.toolCall(all, event)),
     onGatewayResponse({ response }) {
       const cache = response.headers.get('x-infergate-cache');
       if (cache === 'hit' || cache === 'miss') return withInstruments((all) => recorder.cacheLookup(all, cache));
@@ -84,6 +89,7 @@ class Recorder {
   /** Each request's label sets by its raw ids, found with no string built (bounded: past it, `labels` alone). */
   private readonly requests = new NestedCache<RequestLabels>();
   private readonly okAttempts = new NestedCache<LabelSet>();
+  private readonly tools = new ToolLabeler();
 
   constructor(
     private readonly models: (model: string, upstreamModel: string) => ModelLabels,
@@ -166,6 +172,22 @@ class Recorder {
       'http.response.status_code': event.status,
     }));
     instruments.refusals.add(1, set);
+  }
+
+  /** A call by bounded server, tool and outcome; its duration by the MCP conventions' attributes. */
+  toolCall(instruments: Instruments, event: McpToolCallEvent): void {
+    const { server, tool } = this.tools.of(event);
+    const called = this.labels.of(`tool\0${server}\0${tool}`, () => ({ 'infergate.mcp.server': server, 'infergate.mcp.tool': tool }));
+    instruments.mcpToolCalls.add(1, this.variant(called, 'infergate.mcp.outcome', event.outcome));
+    const name = tool === '_OTHER' ? '_OTHER' : `${server}${TOOL_SEPARATOR}${tool}`;
+    const error = toolCallErrorType(event.outcome);
+    const timed = this.labels.of(`mcp\0${name}\0${error}`, () => ({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': name,
+      ...(error ? { 'error.type': error } : {}),
+    }));
+    instruments.mcpOperationDuration.record(event.durationMs / 1000, timed.attributes);
   }
 
   cacheLookup(instruments: Instruments, result: 'hit' | 'miss'): void {

@@ -1,0 +1,21 @@
+import type { McpToolCall } from './tool-call.js';
+
+/**
+ * One per `tools/call` through `/mcp`, whatever its outcome: a tool call's usage event, told to the
+ * plugins' `onToolCall` stage (the access log, spans, metrics, `hooks.onToolCall`). Its own kind of
+ * event, not a `UsageEvent`: a tool call uses no tokens and costs nothing, so spend, the usage store
+ * and the request log never see it. Ids and sizes only: never an upstream credential, and the
+ * arguments only with `mcp.captureArguments`.
+ */
+export interface McpToolCallEvent extends McpToolCall {
+  requestId: string;
+  keyId: string;
+  /** The key's group (`KeyRecord.group`, `default` when unset). */
+  keyGroup: string;
+  /** The gateway's MCP session (`mcp-session-id`), not an upstream's. */
+  sessionId: string;
+  /** The MCP protocol version the client sent (`mcp-protocol-version`), when it sent one. */
+  protocolVersion?: string | undefined;
+  /** ms since epoch when the gateway's MCP server took the call. */
+  startedAt: number;
+}
