@@ -289,7 +289,8 @@ describe('a key’s limits on /mcp', () => {
       const third = await post(gateway.url, call(2), session);
       expect(third.status).toBe(429);
       expect(third.headers.get('retry-after')).toMatch(/^\d+$/);
-      await third.text();
+      // In MCP's shape (the route's client style), the gateway's code for programs to branch on.
+      expect(await third.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { data: { code: 'rate_limit_exceeded' } } });
       await expect.poll(() => gateway.refusals.length).toBe(1);
       expect(gateway.refusals[0]).toMatchObject({ keyId: 'gov-key', reason: 'requests', status: 429 });
       // Only the admitted call was made and observed.
