@@ -121,7 +121,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     timesRequests: options.metrics !== false,
     captureContent: options.captureContent,
     mcp: options.mcp
-      ? { options: options.mcp, store: options.mcp.sessionStore ?? new MemoryMcpSessionStore(), upstreams: createUpstreams(options.mcp) }
+      ? { options: options.mcp, store: options.mcp.sessionStore ?? new MemoryMcpSessionStore(), upstreams: createUpstreams(options.mcp, logger) }
       : undefined,
   };
 }

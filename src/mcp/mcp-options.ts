@@ -6,8 +6,10 @@ export interface McpOAuthClientCredentials {
   clientId: string;
   clientSecret: string;
   scope?: string | undefined;
-  /** Sent as `audience` / `resource` where the authorization server asks for one. */
+  /** Sent as `audience` (Auth0, Keycloak), and as `resource` (RFC 8707) when it is an absolute URL. */
   audience?: string | undefined;
+  /** How the client authenticates to the token endpoint (default `client_secret_basic`, which RFC 6749 makes every server take). */
+  authMethod?: 'client_secret_basic' | 'client_secret_post' | undefined;
 }
 
 /** An upstream reached over Streamable HTTP; its credentials are injected on every request, never shown. */

@@ -1,9 +1,11 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isStdioServer, type McpHttpServerConfig, type McpOptions } from './mcp-options.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type Logger, silentLogger } from '../logger.js';
+import { isStdioServer, type McpOptions, type McpServerConfig } from './mcp-options.js';
 import type { UpstreamState } from './session-store.js';
-
-const CLIENT_INFO = { name: 'infergate', version: '1' };
+import { httpUpstream, upstreamDispatcher } from './upstream-http.js';
+import { stdioUpstream } from './upstream-stdio.js';
+import type { Upstream } from './upstream-client.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './upstream-timeout.js';
 
 /**
  * The gateway's side of its upstream MCP servers, shared by every request of one gateway: how a
@@ -15,6 +17,7 @@ export interface McpUpstreams {
   /**
    * Runs `work` with a client of `server` in the upstream session `state` (re-initialized once
    * when the upstream forgot it). Answers the state to keep: changed when the session was renewed.
+   * Each request `work` sends is bounded by the server's timeout (`isUpstreamTimeout`).
    */
   use<T>(
     server: string,
@@ -24,7 +27,7 @@ export interface McpUpstreams {
   ): Promise<{ result: T; state: UpstreamState }>;
   /** Ends the upstream session (best effort: a DELETE for HTTP, nothing for stdio). */
   terminate(server: string, state: UpstreamState): Promise<void>;
-  /** Stops what the gateway holds open (stdio processes, token refreshes); `gateway.dispose()` calls it. */
+  /** Stops what the gateway holds open (stdio processes, pooled connections); `gateway.dispose()` calls it. */
   close(): Promise<void>;
 }
 
@@ -33,67 +36,56 @@ export function rpcError(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-/** The upstreams of `options`, over Streamable HTTP. */
-export function createUpstreams(options: McpOptions): McpUpstreams {
-  const http = (server: string): McpHttpServerConfig => {
-    const config = options.servers[server];
-    if (!config) throw rpcError(-32602, `Unknown server: ${server}`);
-    if (isStdioServer(config)) throw rpcError(-32603, `Server \`${server}\` is not reachable over HTTP from this gateway yet.`);
-    return config;
+/** A `down` reason is kept in the session record: an upstream's error page is cut short. */
+const MAX_DOWN_REASON = 300;
+
+/**
+ * The upstreams of `options`: Streamable HTTP servers and stdio commands. Throws a TypeError
+ * naming the server for a config that cannot work (a header the transport sets itself, a URL
+ * that is not http(s), a timeout that is not a positive number).
+ */
+export function createUpstreams(options: McpOptions, logger: Logger = silentLogger): McpUpstreams {
+  const timeoutOf = (server: string, config: McpServerConfig): number => {
+    const timeoutMs = config.timeoutMs ?? options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new TypeError(`mcp.servers.${server}.timeoutMs must be a positive number of milliseconds`);
+    return timeoutMs;
   };
+  const servers = Object.entries(options.servers);
+  const timeouts = servers.map(([server, config]) => timeoutOf(server, config));
+  const dispatcher = upstreamDispatcher(Math.max(0, ...timeouts.filter((_, at) => !isStdioServer(servers[at]![1]))));
+  const upstreams = new Map<string, Upstream>(
+    servers.map(([server, config], at) => [
+      server,
+      isStdioServer(config) ? stdioUpstream(server, config, timeouts[at]!, logger) : httpUpstream(server, config, timeouts[at]!, dispatcher),
+    ]),
+  );
+  const upstream = (server: string): Upstream => {
+    const found = upstreams.get(server);
+    if (!found) throw rpcError(-32602, `Unknown server: ${server}`);
+    return found;
+  };
+
   return {
     async initialize(signal) {
-      const states: Record<string, UpstreamState> = {};
-      await Promise.all(
-        Object.keys(options.servers).map(async (server) => {
+      const states = await Promise.all(
+        [...upstreams].map(async ([server, each]): Promise<[string, UpstreamState]> => {
           try {
-            const client = await connectHttp(http(server), undefined, signal);
-            states[server] = stateOf(client);
-            await client.close();
+            return [server, await each.initialize(signal)];
           } catch (error) {
-            states[server] = { down: error instanceof Error ? error.message : String(error) };
+            const reason = error instanceof Error ? error.message : String(error);
+            const detail = (error as { detail?: unknown })?.detail;
+            logger.warn('MCP server unavailable to a new session', { server, reason, ...(typeof detail === 'string' ? { detail } : {}) });
+            return [server, { down: reason.length > MAX_DOWN_REASON ? `${reason.slice(0, MAX_DOWN_REASON)}…` : reason }];
           }
         }),
       );
-      return states;
+      return Object.fromEntries(states);
     },
-    async use(server, state, signal, work) {
-      const client = await connectHttp(http(server), state, signal);
-      try {
-        return { result: await work(client), state: stateOf(client, state) };
-      } finally {
-        await client.close();
-      }
+    use: (server, state, signal, work) => upstream(server).use(state, signal, work),
+    terminate: (server, state) => upstream(server).terminate(state),
+    async close() {
+      await Promise.all([...upstreams.values()].map((each) => each.close().catch(() => {})));
+      await dispatcher.close();
     },
-    async terminate(server, state) {
-      if (!state.sessionId) return;
-      const client = await connectHttp(http(server), state, AbortSignal.timeout(5_000)).catch(() => undefined);
-      await (client?.transport as StreamableHTTPClientTransport | undefined)?.terminateSession().catch(() => undefined);
-      await client?.close();
-    },
-    async close() {},
   };
-}
-
-function stateOf(client: Client, previous?: UpstreamState): UpstreamState {
-  const transport = client.transport as StreamableHTTPClientTransport | undefined;
-  return { sessionId: transport?.sessionId ?? previous?.sessionId, protocolVersion: transport?.protocolVersion ?? previous?.protocolVersion };
-}
-
-/**
- * A client of an upstream HTTP server: a new session (`initialize`), or an existing one by its id
- * (connecting with a known session id skips `initialize`). Credentials from the config are
- * injected on every request.
- */
-async function connectHttp(config: McpHttpServerConfig, resume: UpstreamState | undefined, signal: AbortSignal): Promise<Client> {
-  const headers: Record<string, string> = { ...config.headers };
-  if (config.bearerToken) headers.authorization = `Bearer ${config.bearerToken}`;
-  const transport = new StreamableHTTPClientTransport(new URL(config.url), {
-    requestInit: { headers },
-    ...(resume?.sessionId ? { sessionId: resume.sessionId } : {}),
-  });
-  if (resume?.protocolVersion) transport.setProtocolVersion(resume.protocolVersion);
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
-  await client.connect(transport, { signal });
-  return client;
 }
