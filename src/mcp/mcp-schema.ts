@@ -68,6 +68,7 @@ const OAuthSchema = strictObject({
   clientSecret: text,
   scope: v.optional(text),
   audience: v.optional(text),
+  authMethod: v.optional(v.picklist(['client_secret_basic', 'client_secret_post'], 'expected "client_secret_basic" or "client_secret_post"')),
 });
 
 const HttpServerSchema = v.pipe(
