@@ -89,15 +89,18 @@ export class MemoryMcpSessionStore implements McpSessionStore {
 
 const optionalText = v.optional(v.string());
 
-/** A record read back from a shared store: anything else (corrupted, another version's) is no session. */
-const SessionRecordSchema = v.object({
+/**
+ * A record read back from a shared store: anything else (corrupted, hand-edited) is no session.
+ * Fields it does not check are kept, so a field added to the record survives the round trip.
+ */
+const SessionRecordSchema = v.looseObject({
   keyId: v.string(),
   protocolVersion: v.string(),
   createdAt: v.number(),
   // valibot's record takes an array (as `{ "0": … }`).
   upstream: v.pipe(
     v.custom<unknown>((value) => !Array.isArray(value)),
-    v.record(v.string(), v.object({ sessionId: optionalText, protocolVersion: optionalText, down: optionalText })),
+    v.record(v.string(), v.looseObject({ sessionId: optionalText, protocolVersion: optionalText, down: optionalText })),
   ),
 });
 

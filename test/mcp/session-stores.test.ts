@@ -93,6 +93,18 @@ describe.each(targets)('RedisMcpSessionStore ($name)', (target) => {
     }
   });
 
+  it('keeps fields it does not check, so a field added to the record survives the round trip', async () => {
+    const store = new RedisMcpSessionStore({ ...connection, keyPrefix: prefix });
+    try {
+      const id = randomUUID();
+      const extended = { ...record(), clientInfo: { name: 'codex' }, upstream: { github: { sessionId: 'up-1', resumeToken: 'r' } } };
+      await store.set(id, extended);
+      expect(await store.get(id)).toEqual(extended);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('defaults to a day', async () => {
     const store = new RedisMcpSessionStore({ ...connection, keyPrefix: prefix });
     try {
