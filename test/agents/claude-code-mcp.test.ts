@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
+import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
+import type { RecordedRequest } from '../fakes/fake-server.js';
 import { claudeCodeBinary, describeRun, makeWorkspace, runCli, type CliRun } from './cli-harness.js';
 import {
   CLIENT_SERVER_NAME,
@@ -9,8 +12,9 @@ import {
   NO_VAULT_KEY,
   startMcpAgentRig,
   type McpAgentRig,
+  type Vault,
 } from './mcp-rig.js';
-import { GATEWAY_KEY } from './scripted-upstream.js';
+import { expectUpstreamSawToolResult, GATEWAY_KEY, scriptedReply } from './scripted-upstream.js';
 
 type Json = Record<string, any>;
 
@@ -44,8 +48,8 @@ interface McpRun {
   context: string;
 }
 
-/** Runs `claude -p` in a fresh home, with `/mcp` registered per run (`--mcp-config`) under the key `mcpKey`. */
-async function runClaudeCode(mcpKey: string): Promise<McpRun> {
+/** Runs `claude -p` in a fresh home on `rig`'s gateway, with its `/mcp` registered per run (`--mcp-config`) under the key `mcpKey`. */
+async function runClaudeCode(rig: McpAgentRig, mcpKey: string): Promise<McpRun> {
   const workspace = await makeWorkspace();
   rig.vault.token = workspace.token;
   const mcpConfig = { mcpServers: { [CLIENT_SERVER_NAME]: { type: 'http', url: `${rig.gateway}/mcp`, headers: { Authorization: `Bearer ${mcpKey}` } } } };
@@ -97,27 +101,31 @@ function initEvent(events: Json[]): Json | undefined {
   return events.find((event) => event.type === 'system' && event.subtype === 'init');
 }
 
+/** Claude Code listed the tool, called it once, and answered with the vault's token; the vault saw only the gateway's credential. */
+function expectClaudeCodeCalledTheVault({ run, token, events, context }: McpRun, vault: Vault): void {
+  const init = initEvent(events);
+  expect(init?.mcp_servers, context).toContainEqual(expect.objectContaining({ name: CLIENT_SERVER_NAME, status: 'connected' }));
+  expect(init?.tools, context).toContain(CLAUDE_TOOL);
+  const toolUses = events
+    .filter((event) => event.type === 'assistant')
+    .flatMap((event) => event.message?.content ?? [])
+    .filter((block: Json) => block.type === 'tool_use');
+  expect(
+    toolUses.map((block: Json) => block.name),
+    context,
+  ).toEqual([CLAUDE_TOOL]);
+  const result = events.at(-1);
+  expect(result, context).toMatchObject({ type: 'result', is_error: false, permission_denials: [] });
+  expect(result?.result, context).toContain(token);
+  expect(run.exitCode, context).toBe(0);
+  expectVaultServedOneCall(vault, context);
+}
+
 describe('Claude Code through the gateway’s /mcp', () => {
   it(
     'lists and calls the vault’s tool with the gateway key; the answer carries its token; the vault saw only the gateway’s credential',
     async () => {
-      const { run, token, events, context } = await runClaudeCode(GATEWAY_KEY);
-      const init = initEvent(events);
-      expect(init?.mcp_servers, context).toContainEqual(expect.objectContaining({ name: CLIENT_SERVER_NAME, status: 'connected' }));
-      expect(init?.tools, context).toContain(CLAUDE_TOOL);
-      const toolUses = events
-        .filter((event) => event.type === 'assistant')
-        .flatMap((event) => event.message?.content ?? [])
-        .filter((block: Json) => block.type === 'tool_use');
-      expect(
-        toolUses.map((block: Json) => block.name),
-        context,
-      ).toEqual([CLAUDE_TOOL]);
-      const result = events.at(-1);
-      expect(result, context).toMatchObject({ type: 'result', is_error: false, permission_denials: [] });
-      expect(result?.result, context).toContain(token);
-      expect(run.exitCode, context).toBe(0);
-      expectVaultServedOneCall(rig.vault, context);
+      expectClaudeCodeCalledTheVault(await runClaudeCode(rig, GATEWAY_KEY), rig.vault);
     },
     TEST_TIMEOUT_MS,
   );
@@ -125,7 +133,7 @@ describe('Claude Code through the gateway’s /mcp', () => {
   it(
     'does not see the vault’s tool with a key whose mcp scope leaves the vault out; the vault is never called',
     async () => {
-      const { run, token, events, context } = await runClaudeCode(NO_VAULT_KEY);
+      const { run, token, events, context } = await runClaudeCode(rig, NO_VAULT_KEY);
       const init = initEvent(events);
       // Connected (the key is valid), with no tool of the gateway's.
       expect(init?.mcp_servers, context).toContainEqual(expect.objectContaining({ name: CLIENT_SERVER_NAME, status: 'connected' }));
@@ -141,6 +149,27 @@ describe('Claude Code through the gateway’s /mcp', () => {
         context,
       ).not.toContain('tools/call');
       expectOnlyTheGatewayCredential(rig.vault, context);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'calls the vault’s tool on a strict Anthropic upstream model: the tool’s definition and its result go through the gateway to the model',
+    async () => {
+      const anthropic = await startFakeAnthropic();
+      anthropic.answerWith((request: RecordedRequest) => scriptedReply('anthropic', request.body));
+      const onAnthropic = await startMcpAgentRig([MODEL], {
+        provider: createAnthropicProvider({ baseURL: anthropic.url, apiKey: 'up-key' }),
+        upstreamModel: 'claude-sonnet-4-5',
+      });
+      try {
+        const run = await runClaudeCode(onAnthropic, GATEWAY_KEY);
+        expectClaudeCodeCalledTheVault(run, onAnthropic.vault);
+        expectUpstreamSawToolResult('anthropic', anthropic, run.token);
+      } finally {
+        await onAnthropic.close();
+        await anthropic.close();
+      }
     },
     TEST_TIMEOUT_MS,
   );

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { createGateway } from '../../src/gateway.js';
 import type { Logger } from '../../src/logger.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
+import type { Provider } from '../../src/providers/provider.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { GATEWAY_KEY } from './scripted-upstream.js';
 
@@ -105,23 +106,30 @@ export interface McpAgentRig {
   close(): Promise<void>;
 }
 
+/** Where the rig's gateway sends the model: the local provider unless a test gives another. */
+export interface RigModel {
+  provider: Provider;
+  upstreamModel: string;
+}
+
 /**
- * The vault behind a gateway serving `publicModels` from the local provider. Two keys: the
- * agents' `GATEWAY_KEY`, whose `mcp` scope names the vault, and `NO_VAULT_KEY`, whose does not.
+ * The vault behind a gateway serving `publicModels` (from the local provider unless `model`). Two
+ * keys: the agents' `GATEWAY_KEY`, whose `mcp` scope names the vault, and `NO_VAULT_KEY`, whose
+ * does not.
  */
-export async function startMcpAgentRig(publicModels: readonly string[]): Promise<McpAgentRig> {
+export async function startMcpAgentRig(publicModels: readonly string[], model?: RigModel): Promise<McpAgentRig> {
   const vault = await startVault();
   const log: Record<string, unknown>[] = [];
   const record = (level: string) => (message: string, fields?: Record<string, unknown>) => void log.push({ level, message, ...fields });
   const logger: Logger = { info: record('info'), warn: record('warn'), error: record('error') };
-  const local = createLocalProvider({ chunkDelayMs: 0 });
+  const { provider, upstreamModel } = model ?? { provider: createLocalProvider({ chunkDelayMs: 0 }), upstreamModel: 'local-chat' };
   const gateway = createGateway({
     keys: [
       { key: GATEWAY_KEY, id: 'agent', mcp: ['vault'] },
       { key: NO_VAULT_KEY, id: 'agent-no-vault', mcp: ['github'] },
     ],
-    providers: { local },
-    models: publicModels.map((id) => ({ id, provider: 'local', upstreamModel: 'local-chat' })),
+    providers: { model: provider },
+    models: publicModels.map((id) => ({ id, provider: 'model', upstreamModel })),
     mcp: { servers: { vault: { url: vault.url, bearerToken: VAULT_CREDENTIAL } } },
     logger,
     accessLog: true,
@@ -134,7 +142,7 @@ export async function startMcpAgentRig(publicModels: readonly string[]): Promise
     async close() {
       await served.close();
       await vault.close();
-      await local.close?.();
+      await provider.close?.();
     },
   };
 }

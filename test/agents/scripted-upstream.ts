@@ -54,6 +54,12 @@ const TOKEN = /tok_[0-9a-f]{16}/;
 const SECRET_PATH = /\/[\w./-]*\/secret\.txt/;
 
 /**
+ * The MCP tool the model calls when the prompt names it: the gateway's `vault__reveal`, as each
+ * client names it (`mcp__gw__vault__reveal`, `mcp_gw_vault__reveal`).
+ */
+const MCP_TOOL = 'vault__reveal';
+
+/**
  * How the model reads a file with each client's own tool: Claude Code's `Read` takes an absolute
  * `file_path`; Codex's `exec_command` runs a shell command; Gemini CLI's `read_file` takes a
  * `file_path` (absolute, or relative to its workspace).
@@ -71,6 +77,7 @@ const FILE_READERS: { name: string; args: (path: string) => Json }[] = [
  *   check) → a value of that schema, as the local model makes one;
  * - the request carries tool results → an answer quoting the token found in them (or saying that
  *   none was, which the test then shows);
+ * - the request names the vault's MCP tool and offers it → a call of it;
  * - the request offers the client's file-reading tool and names the secret file → a call of that
  *   tool on the file, after a short thought (a signed thinking block, an encrypted reasoning
  *   item), which the client must send back;
@@ -85,7 +92,13 @@ export function scriptedReply(kind: Wire, body: Json): Reply {
     if (token) return { text: ['The token in the file is ', token, '.'] };
     return { text: [`The tool result held no token: ${JSON.stringify(outputs).slice(0, 300)}`] };
   }
-  const path = JSON.stringify(body.messages ?? body.input ?? body.contents ?? '').match(SECRET_PATH)?.[0];
+  const conversation = JSON.stringify(body.messages ?? body.input ?? body.contents ?? '');
+  const mcpTool = conversation.includes(MCP_TOOL) ? toolNames(kind, body).find((name) => name.endsWith(MCP_TOOL)) : undefined;
+  if (mcpTool) {
+    const call = { name: mcpTool, args: ['{"purpose":', '"the user asked"}'] };
+    return thinks(kind, body) ? { reasoning: ['The user wants the token; ', 'I will ask the vault.'], toolCalls: [call] } : { toolCalls: [call] };
+  }
+  const path = conversation.match(SECRET_PATH)?.[0];
   const reader = FILE_READERS.find((tool) => toolNames(kind, body).includes(tool.name));
   if (path && reader) {
     const args = JSON.stringify(reader.args(path));
