@@ -7,12 +7,12 @@ import {
   CLIENT_SERVER_NAME,
   describeVault,
   expectOnlyTheGatewayCredential,
+  expectToolCallLogged,
   expectVaultServedOneCall,
   GATEWAY_TOOL,
   NO_VAULT_KEY,
   startMcpAgentRig,
   type McpAgentRig,
-  type Vault,
 } from './mcp-rig.js';
 import { expectUpstreamSawToolResult, GATEWAY_KEY, scriptedReply } from './scripted-upstream.js';
 
@@ -38,7 +38,7 @@ beforeAll(async () => {
   rig = await startMcpAgentRig([MODEL]);
 });
 afterAll(() => rig?.close());
-beforeEach(() => rig.vault.reset());
+beforeEach(() => rig.reset());
 
 interface McpRun {
   run: CliRun;
@@ -101,8 +101,8 @@ function initEvent(events: Json[]): Json | undefined {
   return events.find((event) => event.type === 'system' && event.subtype === 'init');
 }
 
-/** Claude Code listed the tool, called it once, and answered with the vault's token; the vault saw only the gateway's credential. */
-function expectClaudeCodeCalledTheVault({ run, token, events, context }: McpRun, vault: Vault): void {
+/** Claude Code listed the tool, called it once, and answered with the vault's token; the vault saw only the gateway's credential; the gateway logged the call. */
+function expectClaudeCodeCalledTheVault({ run, token, events, context }: McpRun, rig: McpAgentRig): void {
   const init = initEvent(events);
   expect(init?.mcp_servers, context).toContainEqual(expect.objectContaining({ name: CLIENT_SERVER_NAME, status: 'connected' }));
   expect(init?.tools, context).toContain(CLAUDE_TOOL);
@@ -118,14 +118,15 @@ function expectClaudeCodeCalledTheVault({ run, token, events, context }: McpRun,
   expect(result, context).toMatchObject({ type: 'result', is_error: false, permission_denials: [] });
   expect(result?.result, context).toContain(token);
   expect(run.exitCode, context).toBe(0);
-  expectVaultServedOneCall(vault, context);
+  expectVaultServedOneCall(rig.vault, context);
+  expectToolCallLogged(rig, context);
 }
 
 describe('Claude Code through the gateway’s /mcp', () => {
   it(
-    'lists and calls the vault’s tool with the gateway key; the answer carries its token; the vault saw only the gateway’s credential',
+    'lists and calls the vault’s tool with the gateway key; the answer carries its token; the vault saw only the gateway’s credential; the access log has the call',
     async () => {
-      expectClaudeCodeCalledTheVault(await runClaudeCode(rig, GATEWAY_KEY), rig.vault);
+      expectClaudeCodeCalledTheVault(await runClaudeCode(rig, GATEWAY_KEY), rig);
     },
     TEST_TIMEOUT_MS,
   );
@@ -149,6 +150,7 @@ describe('Claude Code through the gateway’s /mcp', () => {
         context,
       ).not.toContain('tools/call');
       expectOnlyTheGatewayCredential(rig.vault, context);
+      expect(rig.log.filter((line) => line.message === 'tool call')).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );
@@ -164,7 +166,7 @@ describe('Claude Code through the gateway’s /mcp', () => {
       });
       try {
         const run = await runClaudeCode(onAnthropic, GATEWAY_KEY);
-        expectClaudeCodeCalledTheVault(run, onAnthropic.vault);
+        expectClaudeCodeCalledTheVault(run, onAnthropic);
         expectUpstreamSawToolResult('anthropic', anthropic, run.token);
       } finally {
         await onAnthropic.close();

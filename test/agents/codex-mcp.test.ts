@@ -2,7 +2,15 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { codexBinary, describeRun, makeWorkspace, runCli, type CliRun } from './cli-harness.js';
-import { CLIENT_SERVER_NAME, describeVault, expectVaultServedOneCall, GATEWAY_TOOL, startMcpAgentRig, type McpAgentRig } from './mcp-rig.js';
+import {
+  CLIENT_SERVER_NAME,
+  describeVault,
+  expectToolCallLogged,
+  expectVaultServedOneCall,
+  GATEWAY_TOOL,
+  startMcpAgentRig,
+  type McpAgentRig,
+} from './mcp-rig.js';
 import { GATEWAY_KEY } from './scripted-upstream.js';
 
 type Json = Record<string, any>;
@@ -29,7 +37,7 @@ beforeAll(async () => {
   rig = await startMcpAgentRig([MODEL]);
 });
 afterAll(() => rig?.close());
-beforeEach(() => rig.vault.reset());
+beforeEach(() => rig.reset());
 
 /**
  * The gateway as Codex's model provider and as its MCP server, as `codex mcp add gw --url …
@@ -57,7 +65,7 @@ function configToml(gatewayUrl: string): string {
 
 describe('Codex through the gateway’s /mcp', () => {
   it(
-    'lists and calls the vault’s tool with the gateway key; the answer carries its token; the vault saw only the gateway’s credential',
+    'lists and calls the vault’s tool with the gateway key; the answer carries its token; the vault saw only the gateway’s credential; the access log has the call',
     async () => {
       const workspace = await makeWorkspace();
       rig.vault.token = workspace.token;
@@ -95,6 +103,7 @@ describe('Codex through the gateway’s /mcp', () => {
       expect(events.at(-1)?.type, context).toBe('turn.completed');
       expect(run.exitCode, context).toBe(0);
       expectVaultServedOneCall(rig.vault, context);
+      expectToolCallLogged(rig, context);
     },
     TEST_TIMEOUT_MS,
   );

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jsonOutput } from './agent-cells.js';
 import { describeRun, geminiCliEntry, makeWorkspace, runCli, type CliRun } from './cli-harness.js';
-import { CLIENT_SERVER_NAME, describeVault, expectVaultServedOneCall, GATEWAY_TOOL, startMcpAgentRig, type McpAgentRig } from './mcp-rig.js';
+import {
+  CLIENT_SERVER_NAME,
+  describeVault,
+  expectToolCallLogged,
+  expectVaultServedOneCall,
+  GATEWAY_TOOL,
+  startMcpAgentRig,
+  type McpAgentRig,
+} from './mcp-rig.js';
 import { GATEWAY_KEY } from './scripted-upstream.js';
 
 /**
@@ -27,7 +35,7 @@ beforeAll(async () => {
   rig = await startMcpAgentRig([MODEL]);
 });
 afterAll(() => rig?.close());
-beforeEach(() => rig.vault.reset());
+beforeEach(() => rig.reset());
 
 /**
  * `~/.gemini/settings.json`: the gateway key as a Gemini API key, nothing that would reach the
@@ -48,7 +56,7 @@ function settings(gatewayUrl: string): Record<string, unknown> {
 
 describe('Gemini CLI through the gateway’s /mcp', () => {
   it(
-    'lists and calls the vault’s tool with the gateway key; the answer carries its token; the vault saw only the gateway’s credential',
+    'lists and calls the vault’s tool with the gateway key; the answer carries its token; the vault saw only the gateway’s credential; the access log has the call',
     async () => {
       const workspace = await makeWorkspace();
       rig.vault.token = workspace.token;
@@ -82,6 +90,7 @@ describe('Gemini CLI through the gateway’s /mcp', () => {
       expect(result?.response, context).toContain(workspace.token);
       expect(run.exitCode, context).toBe(0);
       expectVaultServedOneCall(rig.vault, context);
+      expectToolCallLogged(rig, context);
     },
     TEST_TIMEOUT_MS,
   );

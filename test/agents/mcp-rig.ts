@@ -103,6 +103,8 @@ export interface McpAgentRig {
   vault: Vault;
   /** Everything the gateway logged (its access log on), one object per line. */
   log: Record<string, unknown>[];
+  /** Forgets what the vault received and what the gateway logged. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -139,6 +141,10 @@ export async function startMcpAgentRig(publicModels: readonly string[], model?: 
     gateway: served.url,
     vault,
     log,
+    reset() {
+      vault.reset();
+      log.length = 0;
+    },
     async close() {
       await served.close();
       await vault.close();
@@ -175,4 +181,18 @@ export function expectOnlyTheGatewayCredential(vault: Vault, message: string): v
     expect(seen, message).not.toContain(GATEWAY_KEY);
     expect(seen, message).not.toContain(NO_VAULT_KEY);
   }
+}
+
+/**
+ * The gateway's access log has the call, once, as the agents' key's (`tool call`: server, tool,
+ * outcome), and no line of the log holds a key, the vault's credential or its token.
+ */
+export function expectToolCallLogged(rig: McpAgentRig, context: string): void {
+  const message = `${context}\n--- gateway log\n${rig.log.map((line) => JSON.stringify(line)).join('\n')}`;
+  expect(
+    rig.log.filter((line) => line.message === 'tool call'),
+    message,
+  ).toEqual([expect.objectContaining({ keyId: 'agent', server: 'vault', tool: 'reveal', outcome: 'ok' })]);
+  const logged = JSON.stringify(rig.log);
+  for (const secret of [GATEWAY_KEY, NO_VAULT_KEY, VAULT_CREDENTIAL, rig.vault.token]) expect(logged, message).not.toContain(secret);
 }
