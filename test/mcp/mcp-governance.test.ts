@@ -226,6 +226,8 @@ describe('a tool call through /mcp', () => {
     expect(duration({ mcp_method_name: 'tools/call', gen_ai_operation_name: 'execute_tool', gen_ai_tool_name: 'vault__echo' })).toBe(1);
     expect(duration({ gen_ai_tool_name: 'vault__fail', error_type: 'tool_error' })).toBe(1);
     expect(duration({ gen_ai_tool_name: '_OTHER', error_type: '-32602' })).toBe(1);
+    // The conventions' buckets, up to five minutes.
+    expect(sample(text, 'mcp_server_operation_duration_bucket', { gen_ai_tool_name: 'vault__echo', le: '300' })).toBe(1);
     expect(text).not.toContain('gov-key');
     expect(text).not.toContain('secret');
   });
