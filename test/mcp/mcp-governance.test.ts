@@ -32,6 +32,15 @@ const CLIENT_KEY = 'sk-gov-client-SECRET';
 const ARGUMENT = 'private-argument-4a9b';
 let upstream: Served;
 let dead: string;
+/** The `slow` tool answers once the test opens its gate (`closeGate`); `slowStarted` resolves when it waits there. */
+let slowGate: Promise<void> = Promise.resolve();
+let openGate = () => {};
+let startSlow = () => {};
+let slowStarted: Promise<void> = Promise.resolve();
+function closeGate(): void {
+  slowGate = new Promise((resolve) => (openGate = resolve));
+  slowStarted = new Promise((resolve) => (startSlow = resolve));
+}
 
 beforeAll(async () => {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -48,6 +57,11 @@ beforeAll(async () => {
       // The SDK's server answers a throwing tool with `isError: true`: the tool failed, the call did not.
       server.registerTool('fail', { description: 'Always fails' }, async () => {
         throw new Error('the tool broke');
+      });
+      server.registerTool('slow', { description: 'Answers when the test lets it' }, async () => {
+        startSlow();
+        await slowGate;
+        return { content: [{ type: 'text', text: 'done' }] };
       });
       await server.connect(transport);
     }
@@ -298,6 +312,28 @@ describe('a key’s limits on /mcp', () => {
       // Only the admitted call was made and observed.
       await expect.poll(() => gateway.events.length).toBe(1);
       expect(gateway.events[0]!.outcome).toBe('ok');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('holds a concurrency slot for a tool call until its answer is sent', async () => {
+    const gateway = await observedGateway({
+      keys: [{ key: CLIENT_KEY, id: 'gov-key', mcp: ['vault'], limits: { concurrentRequests: 1 } }],
+    });
+    try {
+      closeGate();
+      const { client } = await connect(gateway.url);
+      const slow = client.callTool({ name: 'vault__slow', arguments: {} });
+      await slowStarted;
+      // The slow call's POST is still answering (its SSE body is open): a second one is refused.
+      await expect(client.callTool({ name: 'vault__echo', arguments: { label: 'x' } })).rejects.toThrow(/429|[Rr]ate limit|concurren/);
+      await vi.waitFor(() => expect(gateway.refusals).toMatchObject([{ reason: 'concurrency', status: 429 }]));
+      openGate();
+      expect((await slow).content).toEqual([{ type: 'text', text: 'done' }]);
+      // Its answer sent, the slot is free again.
+      expect(JSON.stringify((await client.callTool({ name: 'vault__echo', arguments: { label: 'x' } })).content)).toContain(TOKEN);
+      await client.close();
     } finally {
       await gateway.close();
     }
