@@ -62,6 +62,9 @@ export function oauthTokens(server: string, credentials: McpOAuthClientCredentia
         const description = error.error_description?.split(/\r?\n/)[0];
         throw accessTokenFailure(service, `the token endpoint answered ${error.status} (${error.error}${description ? `: ${description}` : ''})`, error);
       }
+      // A 401 for the client's authentication comes with a challenge (RFC 6749 §5.2), not read as a body.
+      if (error instanceof oauth.WWWAuthenticateChallengeError)
+        throw accessTokenFailure(service, `the token endpoint refused the client's credentials (${error.status})`, error);
       throw accessTokenFailure(service, 'the token endpoint answered without a usable access token', error);
     }
   };
