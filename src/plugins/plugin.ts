@@ -7,12 +7,12 @@ import type { TextStage } from './text-stage.js';
  * A plugin: a whatwg-node server plugin (`onRequest`/`onResponse` around the whole handler,
  * `instrumentation`, dispose), plus the gateway's own stages, in the order a request meets them:
  * `onGatewayRequest` → `onAuthenticated` → `wrapText` (text generations) → `onAttempt` (each upstream attempt) → `onUsage` (the
- * request's end; after the answer for a stream) → `onGatewayResponse`. The hooks, the access log
- * and OpenTelemetry are plugins too.
+ * request's end; after the answer for a stream) → `onGatewayResponse`; `onToolCall` once per MCP
+ * tool call at `/mcp`. The hooks, the access log and OpenTelemetry are plugins too.
  *
  * `onGatewayRequest` and `onAuthenticated` may refuse a request by throwing (a `GatewayError`
  * keeps its status, anything else is a logged 500), answered in the route's error shape: access
- * fails closed. A failure in `onAttempt`, `onUsage` or `onGatewayResponse` is logged and never
+ * fails closed. A failure in `onAttempt`, `onUsage`, `onToolCall` or `onGatewayResponse` is logged and never
  * changes the answer. whatwg-node's own stages run outside the gateway, with whatwg-node's rules.
  */
 export interface GatewayPlugin extends ServerAdapterPlugin<Record<string, unknown>>, RequestObserver {

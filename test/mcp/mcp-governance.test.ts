@@ -270,6 +270,33 @@ describe('mcp.captureArguments', () => {
   });
 });
 
+describe('onToolCall', () => {
+  it('a throwing observer is logged and never changes the answer', async () => {
+    const gateway = await observedGateway({
+      hooks: {
+        onToolCall: () => {
+          throw new Error('observer broke');
+        },
+      },
+    });
+    try {
+      const { client } = await connect(gateway.url);
+      const result = await client.callTool({ name: 'vault__echo', arguments: { label: 'x' } });
+      expect(JSON.stringify(result.content)).toContain(TOKEN);
+      await client.close();
+      await vi.waitFor(() =>
+        expect(gateway.lines).toContainEqual(
+          expect.objectContaining({ level: 'error', message: 'onToolCall observer failed', fields: expect.objectContaining({ message: 'observer broke' }) }),
+        ),
+      );
+      // The other observers still saw the call.
+      expect(gateway.lines.filter((line) => line.message === 'tool call')).toHaveLength(1);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('a key’s limits on /mcp', () => {
   /** One JSON-RPC POST as an MCP client sends it; a tool call's answer comes as one SSE event. */
   const post = (url: string, body: unknown, session?: string) =>
