@@ -1,5 +1,5 @@
 import type { McpGateway } from './mcp/mcp-session.js';
-import { MemoryMcpSessionStore } from './mcp/session-store.js';
+import { MemoryMcpSessionStore, unavailableAs503 } from './mcp/session-store.js';
 import { createUpstreams } from './mcp/upstreams.js';
 import type { KeyStore } from './auth/key-store.js';
 import type { Logger } from './logger.js';
@@ -121,7 +121,11 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     timesRequests: options.metrics !== false,
     captureContent: options.captureContent,
     mcp: options.mcp
-      ? { options: options.mcp, store: options.mcp.sessionStore ?? new MemoryMcpSessionStore(), upstreams: createUpstreams(options.mcp, logger) }
+      ? {
+          options: options.mcp,
+          store: unavailableAs503(options.mcp.sessionStore ?? new MemoryMcpSessionStore()),
+          upstreams: createUpstreams(options.mcp, logger),
+        }
       : undefined,
   };
 }

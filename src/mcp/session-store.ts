@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { GatewayError, isGatewayError } from '../errors.js';
 
 /** What the gateway keeps of one upstream session within a client session. */
 export interface UpstreamState {
@@ -85,6 +86,33 @@ export class MemoryMcpSessionStore implements McpSessionStore {
     }
     this.sessions.set(id, { record, expiresAt: now + this.ttlMs });
   }
+}
+
+/**
+ * The store as the route uses it: one that cannot answer (its Redis unreachable) is a 503 the
+ * client may retry, as an unreachable key store is, never a 500; the cause is logged.
+ */
+export function unavailableAs503(store: McpSessionStore): McpSessionStore {
+  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (isGatewayError(error)) throw error;
+      throw new GatewayError({
+        status: 503,
+        message: 'MCP sessions cannot be reached right now; try again shortly.',
+        code: 'mcp_session_store_unavailable',
+        headers: { 'retry-after': '1' },
+        detail: `mcp session store: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
+    }
+  };
+  return {
+    get: (id) => guarded(() => store.get(id)),
+    set: (id, record) => guarded(() => store.set(id, record)),
+    delete: (id) => guarded(() => store.delete(id)),
+  };
 }
 
 const optionalText = v.optional(v.string());

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
 import { RedisMcpSessionStore } from '../../src/mcp/redis-session-store.js';
 import { startVault, type Vault } from '../agents/mcp-rig.js';
-import { serve, type Served } from '../helpers/serve.js';
+import { freePort, serve, type Served } from '../helpers/serve.js';
 import { startCliProcess, stopGatewayProcesses } from '../policy/gateway-processes.js';
 import { redisTargets } from '../redis/targets.js';
 
@@ -129,6 +129,45 @@ describe.each(targets)('/mcp on two instances sharing Redis ($name)', (target) =
       expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32001);
     }
     await client.close();
+  });
+});
+
+describe.each(targets)('/mcp while its Redis is unreachable ($name)', (target) => {
+  it('answers 503 with retry-after in MCP’s shape, logs the cause, and never calls the upstream', async () => {
+    const store = new RedisMcpSessionStore({ ...target.unreachable(await freePort()), keyPrefix: prefix, timeoutMs: 300 });
+    const logged: { message: string; fields: Record<string, unknown> | undefined }[] = [];
+    const record = (message: string, fields?: Record<string, unknown>) => void logged.push({ message, fields });
+    const gateway = createGateway({
+      keys: [{ key: KEY, id: 'redis-key', mcp: ['vault'] }],
+      providers: {},
+      models: [],
+      logger: { info: record, warn: record, error: record },
+      mcp: { servers: { vault: { url: vault.url } }, sessionStore: store },
+    });
+    vault.reset();
+    try {
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      };
+      const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      for (const [extra, body] of [
+        [{}, initialize],
+        [{ 'mcp-session-id': randomUUID() }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }],
+      ] as const) {
+        const response = await gateway.fetch('http://gateway.test/mcp', { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('1');
+        expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('try again') } });
+      }
+      expect(JSON.stringify(logged)).toContain('mcp session store');
+      expect(vault.calls).toEqual([]);
+    } finally {
+      await gateway.dispose();
+      await store.close();
+    }
   });
 });
 
