@@ -5,6 +5,7 @@ import { TOOL_SEPARATOR } from './mcp-options.js';
 import type { McpRequestContext } from './mcp-session.js';
 import type { McpCallOutcome } from './tool-call.js';
 import { mayUse } from './tool-scope.js';
+import { isUpstreamTimeout } from './upstream-timeout.js';
 import { rpcError } from './upstreams.js';
 
 /**
@@ -77,7 +78,7 @@ export function aggregateServer(context: McpRequestContext): Server {
       return result;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      observe(signal.aborted ? 'cancelled' : 'upstream_error', { message }, message);
+      observe(signal.aborted ? 'cancelled' : isUpstreamTimeout(error) ? 'timeout' : 'upstream_error', { message }, message);
       throw error;
     }
   });

@@ -107,6 +107,27 @@ describe('timeouts', () => {
     expect(await echo(client, 'vault__echo', 'still here')).toEqual([{ type: 'text', text: 'still here' }]);
   });
 
+  it('a tool call that timed out is observed with the outcome timeout', async () => {
+    const vault = await upstream();
+    const events: { outcome: string; error?: string | undefined }[] = [];
+    const instance = createGateway({
+      providers: {},
+      models: [],
+      keys: [{ key: 'sk-mcp', id: 'mcp-key', mcp: ['*'] }],
+      logger: false,
+      mcp: { servers: { vault: { url: `${vault.url}/mcp`, timeoutMs: 500 } } },
+      hooks: { onToolCall: (event) => void events.push(event) },
+    });
+    const served = await serve(instance as never);
+    cleanup.push(async () => {
+      await served.close();
+      await instance.dispose();
+    });
+    const client = await connect(served);
+    await expect(client.callTool({ name: 'vault__hang', arguments: {} })).rejects.toThrow(/-32001/);
+    await vi.waitFor(() => expect(events).toMatchObject([{ outcome: 'timeout', error: 'Server `vault` did not answer within 500 ms.' }]));
+  });
+
   it('isUpstreamTimeout tells a timeout from a cancellation', async () => {
     const vault = await upstream();
     const upstreams = createUpstreams({ servers: { vault: { url: `${vault.url}/mcp` } }, timeoutMs: 500 });
