@@ -18,21 +18,21 @@ export function toolCallErrorType(outcome: McpCallOutcome): string | undefined {
   return outcome;
 }
 
-/** The name the client called the tool by: `<server>__<tool>`, or what it sent when that matched no server. */
-export function clientToolName(event: Pick<McpToolCallEvent, 'server' | 'tool'>): string {
+/** The tool's full name, `<server>__<tool>` (unshortened), or what the client sent when that matched no server. */
+export function fullToolName(event: Pick<McpToolCallEvent, 'server' | 'tool'>): string {
   return event.server ? `${event.server}${TOOL_SEPARATOR}${event.tool}` : event.tool;
 }
 
 /** `tools/call {tool}`; a refused call's name is whatever the client sent, so not in the span name (low cardinality). */
 export function toolCallSpanName(event: McpToolCallEvent): string {
-  return event.outcome === 'refused' ? 'tools/call' : `tools/call ${clientToolName(event)}`;
+  return event.outcome === 'refused' ? 'tools/call' : `tools/call ${fullToolName(event)}`;
 }
 
 export function toolCallAttributes(event: McpToolCallEvent): Attributes {
   const attributes: Attributes = {
     'mcp.method.name': 'tools/call',
     'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': clientToolName(event),
+    'gen_ai.tool.name': fullToolName(event),
     'mcp.session.id': event.sessionId,
     'http.route': '/mcp',
     'infergate.request_id': event.requestId,

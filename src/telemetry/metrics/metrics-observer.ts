@@ -1,14 +1,13 @@
 import type { Meter, MeterProvider, ObservableResult } from '@opentelemetry/api';
 import type { GuardrailOutcome } from '../../guardrails/checker.js';
 import type { Logger } from '../../logger.js';
-import { TOOL_SEPARATOR } from '../../mcp/mcp-options.js';
 import type { McpToolCallEvent } from '../../mcp/tool-call-event.js';
 import type { DeploymentHealthEntry } from '../../policy/deployment-health.js';
 import type { AttemptEvent, RefusalEvent, UsageEvent } from '../../policy/events.js';
 import type { GatewayPlugin } from '../../plugins/plugin.js';
 import type { ModelEntry } from '../../routing/model.js';
 import { errorType, operationName } from '../genai-attributes.js';
-import { toolCallErrorType } from '../mcp-attributes.js';
+import { fullToolName, toolCallErrorType } from '../mcp-attributes.js';
 import { INFERGATE_VERSION } from '../version.js';
 import { createInstruments, type Instruments } from './instruments.js';
 import { type LabelSet, LabelSets } from './label-sets.js';
@@ -179,7 +178,7 @@ class Recorder {
     const { server, tool } = this.tools.of(event);
     const called = this.labels.of(`tool\0${server}\0${tool}`, () => ({ 'infergate.mcp.server': server, 'infergate.mcp.tool': tool }));
     instruments.mcpToolCalls.add(1, this.variant(called, 'infergate.mcp.outcome', event.outcome));
-    const name = tool === '_OTHER' ? '_OTHER' : `${server}${TOOL_SEPARATOR}${tool}`;
+    const name = tool === '_OTHER' ? '_OTHER' : fullToolName({ server, tool });
     const error = toolCallErrorType(event.outcome);
     const timed = this.labels.of(`mcp\0${name}\0${error}`, () => ({
       'mcp.method.name': 'tools/call',
