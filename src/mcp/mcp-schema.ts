@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { flag, positiveInteger, strictObject, text } from '../config-fields.js';
 import { formatPath } from '../schemas/validate.js';
 import type { McpOptions } from './mcp-options.js';
+import { TRANSPORT_HEADERS } from './upstream-headers.js';
 
 /**
  * `mcp` as the config file and `createGateway` write it (docs/configuration.md, "mcp"). Messages
@@ -51,7 +52,11 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const headerMap = v.pipe(
   v.custom<unknown>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected an object of header names to strings'),
   v.record(
-    v.pipe(v.string(), v.regex(HEADER_NAME, "expected a header name (letters, digits and !#$%&'*+.^_`|~-)")),
+    v.pipe(
+      v.string(),
+      v.regex(HEADER_NAME, "expected a header name (letters, digits and !#$%&'*+.^_`|~-)"),
+      v.check((name) => !TRANSPORT_HEADERS.has(name.toLowerCase()), 'expected a header the MCP transport does not set itself'),
+    ),
     v.pipe(v.string('expected a string header value'), v.regex(/^[^\r\n\0]*$/, 'expected a header value without line breaks')),
     'expected an object of header names to strings',
   ),

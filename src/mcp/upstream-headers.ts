@@ -4,7 +4,7 @@ import type { McpHttpServerConfig } from './mcp-options.js';
  * Headers the MCP transport sets itself. The SDK spreads configured headers after its own, so
  * one of these in a config would replace the session id, the protocol version or the framing.
  */
-const TRANSPORT_HEADERS = new Set([
+export const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
   'mcp-session-id',
   'mcp-protocol-version',
   'last-event-id',
