@@ -11,6 +11,7 @@ import { aggregateServer } from './aggregate-server.js';
 import { badMessage, RPC, rpcErrorAnswer, sessionNotFound, sessionRequired } from './mcp-errors.js';
 import type { McpGateway } from './mcp-session.js';
 import { type PostedMessages, readMessages } from './read-messages.js';
+import { invalidParams } from './request-params.js';
 import type { McpSessionRecord } from './session-store.js';
 import type { McpToolCall } from './tool-call.js';
 
@@ -42,6 +43,8 @@ export function mcpHandler(gateway: McpGateway, observeCall: (context: RouteCont
     // A refusal answered to the request itself (the host's Response class is not always the global one).
     if (!('record' in session)) return session;
     const { id, record } = session;
+    const refused = refuseInvalidParams(posted);
+    if (refused) return refused;
     const server = aggregateServer({
       options: gateway.options,
       upstreams: gateway.upstreams,
@@ -60,6 +63,20 @@ export function mcpHandler(gateway: McpGateway, observeCall: (context: RouteCont
     headers.set('mcp-session-id', id);
     return new Response(answer.body, { status: answer.status, headers });
   };
+}
+
+/**
+ * A request whose params do not fit its method's schema is answered -32602 here (the SDK's server
+ * would answer -32603); in a batch (2025-03-26 sessions only) the whole batch is refused, naming it.
+ */
+function refuseInvalidParams({ messages, batch }: PostedMessages): Response | undefined {
+  for (const [index, message] of messages.entries()) {
+    const problem = invalidParams(message);
+    if (problem === undefined) continue;
+    if (batch) throw badMessage(`Invalid Request: message ${index} of the batch: ${problem}`, 'invalid_message');
+    return rpcErrorAnswer((message as { id?: unknown }).id, RPC.invalidParams, problem);
+  }
+  return undefined;
 }
 
 interface Session {

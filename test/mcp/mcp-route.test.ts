@@ -254,6 +254,18 @@ describe('/mcp protocol', () => {
     expect(upstreamRequests).toBe(before);
   });
 
+  it('params that do not fit the method: -32602 Invalid params naming the field (the SDK’s server says -32603)', async () => {
+    const session = await newSession();
+    const call = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'vault__reveal', arguments: 'not an object' } };
+    expect(await (await post(call, { 'mcp-session-id': session })).json()).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32602, message: expect.stringContaining('Invalid params for tools/call: params.arguments') },
+    });
+    const [noParams] = await messagesOf(await post({ jsonrpc: '2.0', id: 5, method: 'tools/call' }, { 'mcp-session-id': session }));
+    expect(noParams).toMatchObject({ id: 5, error: { code: -32602 } });
+  });
+
   it('batches: refused in a session of 2025-06-18 or later (batching was removed), answered in a 2025-03-26 one', async () => {
     const batch = [
       { jsonrpc: '2.0', id: 'a', method: 'ping' },
