@@ -33,6 +33,8 @@ export type RouteName =
   | 'gemini-models'
   | 'gemini-model-get'
   | 'usage'
+  | 'mcp'
+  | 'mcp-initialize'
   | 'unrouted';
 
 /**
@@ -77,7 +79,8 @@ export interface FuzzCase {
   /**
    * Request target, sent as written; default the route's path. `{completed}`, `{queued}` and
    * `{foreign}` stand for video task ids made at start (finished, never finishing, another key's),
-   * `{response}` and `{foreignResponse}` for stored response ids (the caller's, another key's).
+   * `{response}` and `{foreignResponse}` for stored response ids (the caller's, another key's);
+   * in header values `{mcpSession}` and `{foreignMcpSession}` for MCP sessions (the caller's, another key's).
    * Here, in header values and in multipart dispositions, `{{20000×g}}` stands for 20 000 `g`s.
    */
   target?: string;

@@ -35,6 +35,8 @@ const generators: { name: string; weight: number; cases: fc.Arbitrary<FuzzCase> 
   { name: 'gemini stream body', weight: 0.5, cases: jsonRouteCases('gemini-stream') },
   { name: 'gemini embed body', weight: 0.5, cases: jsonRouteCases('gemini-embed') },
   { name: 'gemini countTokens body', weight: 0.5, cases: jsonRouteCases('gemini-count') },
+  { name: 'mcp JSON-RPC in a session', weight: 1.5, cases: jsonRouteCases('mcp') },
+  { name: 'mcp initialize', weight: 0.5, cases: jsonRouteCases('mcp-initialize') },
   { name: 'edits multipart', weight: 2, cases: multipartCases() },
   { name: 'transcriptions multipart', weight: 1, cases: multipartCases('transcriptions') },
   { name: 'request heads', weight: 2, cases: wireCases() },

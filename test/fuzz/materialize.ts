@@ -1,7 +1,7 @@
 import type { BodySpec, FuzzCase, MultipartSpec, Piece } from './cases.js';
 import { fixtures } from './fixtures.js';
 import { routeOf } from './routes.js';
-import { FUZZ_KEY } from './settings.js';
+import { FUZZ_KEY, MCP_FUZZ_VERSION } from './settings.js';
 import type { WireRequest } from './wire.js';
 
 export const DEFAULT_BOUNDARY = 'fuzzboundary';
@@ -9,9 +9,9 @@ export const DEFAULT_BOUNDARY = 'fuzzboundary';
 /**
  * Ids made at start, substituted for their `{name}` in targets: video tasks (`{completed}`,
  * `{queued}`, another key's `{foreign}`) and stored responses (`{response}`, another key's
- * `{foreignResponse}`).
+ * `{foreignResponse}`); in header values, MCP sessions (`{mcpSession}`, another key's `{foreignMcpSession}`).
  */
-export type PreparedIds = Record<'completed' | 'queued' | 'foreign' | 'response' | 'foreignResponse', string>;
+export type PreparedIds = Record<'completed' | 'queued' | 'foreign' | 'response' | 'foreignResponse' | 'mcpSession' | 'foreignMcpSession', string>;
 
 const utf8 = new TextEncoder();
 
@@ -63,6 +63,13 @@ function defaultHeaders(testCase: FuzzCase, body: Buffer): Record<string, string
   } else {
     headers.authorization = `Bearer ${FUZZ_KEY}`;
   }
+  if (route.style === 'mcp') {
+    headers.accept = 'application/json, text/event-stream';
+    if (route.name === 'mcp') {
+      headers['mcp-session-id'] = '{mcpSession}';
+      headers['mcp-protocol-version'] = MCP_FUZZ_VERSION;
+    }
+  }
   if (route.body === 'json') headers['content-type'] = 'application/json';
   if (route.body === 'multipart') headers['content-type'] = 'multipart/form-data; boundary={boundary}';
   if (testCase.chunked) headers['transfer-encoding'] = 'chunked';
@@ -81,7 +88,10 @@ export function materialize(testCase: FuzzCase, ids: PreparedIds): WireRequest {
   const headers: [string, string][] = [];
   for (const [name, value] of Object.entries(merged)) {
     if (value === null) continue;
-    for (const one of Array.isArray(value) ? value : [value]) headers.push([name, expandRuns(one.replaceAll('{boundary}', boundary))]);
+    for (const one of Array.isArray(value) ? value : [value]) {
+      const expanded = one.replaceAll('{boundary}', boundary).replace(/\{(mcpSession|foreignMcpSession)\}/g, (_, name: keyof PreparedIds) => ids[name]);
+      headers.push([name, expandRuns(expanded)]);
+    }
   }
   for (let i = 0; i < (testCase.extraHeaders ?? 0); i++) headers.push([`x-fuzz-${i}`, String(i)]);
 

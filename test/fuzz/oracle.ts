@@ -13,13 +13,15 @@ import { headBytes, type WireOutcome, type WireRequest, type WireResponse } from
  *    `{"error":{"message","type","param","code"}}`, or on `/v1/messages` and its `count_tokens`
  *    (and the model routes, to a client sending Anthropic's headers) Anthropic's
  *    `{"type":"error","error":{"type","message"},"request_id"}`, the id its `request-id` header
- *    carries. A 4xx without that header came from Node's
+ *    carries; on `/mcp` a JSON-RPC error with no id, `{"jsonrpc":"2.0","error":{"code","message"},"id":null}`.
+ *    A 4xx without that header came from Node's
  *    HTTP parser before the gateway saw the request (400 bad request, 431 headers too large): its
  *    status is all there is to check.
  * 4. A 400 for a corrupted body field names that field in `param` (OpenAI shape; Anthropic's
  *    body has none, and its messages name the field only where validation does: hand-written
  *    cases check it with `expect.message`).
- * 5. A 2xx body is what its content type says: JSON parses; an SSE stream has no error event.
+ * 5. A 2xx body is what its content type says: JSON parses; an SSE stream has no error event; an
+ *    MCP answer holds no JSON-RPC internal error (-32603: a handler that threw, the 500 of JSON-RPC).
  * 6. The gateway logged no error for the request, and did not crash.
  */
 export function judge(testCase: FuzzCase, outcome: WireOutcome, logs: readonly LogLine[], crashed: string | undefined, request: WireRequest): string[] {
@@ -41,7 +43,7 @@ export function judge(testCase: FuzzCase, outcome: WireOutcome, logs: readonly L
   const isHead = (testCase.method ?? routeOf(testCase.route).method) === 'HEAD';
   const style = styleFor(request);
   if (status >= 400 && status < 500 && fromGateway && !isHead) problems.push(...checkErrorBody(testCase, response, style));
-  if (status >= 200 && status < 300 && !isHead) problems.push(...checkSuccessBody(response));
+  if (status >= 200 && status < 300 && !isHead) problems.push(...checkSuccessBody(response, style));
   problems.push(...checkExpectations(testCase, response, style));
   return problems;
 }
@@ -72,6 +74,13 @@ function checkErrorBody(testCase: FuzzCase, response: WireResponse, style: Error
     body = JSON.parse(response.body.toString('utf8'));
   } catch {
     return [...problems, `error body is not JSON: ${preview(response)}`];
+  }
+  if (style === 'mcp') {
+    const error = isObject(body) && body.jsonrpc === '2.0' && body.id === null && isObject(body.error) ? body.error : undefined;
+    const shaped = error && Number.isInteger(error.code) && typeof error.message === 'string' && error.message !== '';
+    if (!shaped) return [...problems, `error body is not a JSON-RPC error {"jsonrpc":"2.0","error":{"code","message"},"id":null}: ${preview(response)}`];
+    if (response.status >= 400 && response.status < 500 && error.code === -32603) problems.push(`a 4xx answered as an internal error: ${preview(response)}`);
+    return problems;
   }
   if (style === 'gemini') {
     const error = isObject(body) && isObject(body.error) ? body.error : undefined;
@@ -127,7 +136,7 @@ function topLevel(path: string): string {
   return /^[^.[]*/.exec(path)![0];
 }
 
-type ErrorStyle = 'openai' | 'anthropic' | 'gemini';
+type ErrorStyle = 'openai' | 'anthropic' | 'gemini' | 'mcp';
 
 /** The field a Google error names: its `google.rpc.BadRequest` detail's first violation. */
 function googleParam(error: Record<string, unknown>): string | null {
@@ -161,6 +170,7 @@ function styleFor(request: WireRequest): ErrorStyle {
     path = request.target;
   }
   if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
+  if (path === '/mcp') return 'mcp';
   // Google's routes: the listing, and `/v1beta/models/<id, slashes allowed>` (one model, or
   // `:generateContent` / `:streamGenerateContent` in its last segment) when the id decodes.
   const googleRest = /^\/v1beta\/models\/((?:[^/]+\/)*[^/]+)$/.exec(path)?.[1];
@@ -188,9 +198,10 @@ function decodes(text: string): boolean {
   }
 }
 
-function checkSuccessBody(response: WireResponse): string[] {
+function checkSuccessBody(response: WireResponse, style: ErrorStyle): string[] {
   const type = response.headers['content-type'] ?? '';
   const text = () => response.body.toString('utf8');
+  if (style === 'mcp') return checkMcpAnswer(response);
   if (/^application\/json/.test(type)) {
     try {
       JSON.parse(text());
@@ -214,6 +225,26 @@ function checkSuccessBody(response: WireResponse): string[] {
   return [];
 }
 
+/** A 2xx of `/mcp`: JSON, or SSE frames of JSON-RPC messages; none an internal error. */
+function checkMcpAnswer(response: WireResponse): string[] {
+  const type = response.headers['content-type'] ?? '';
+  const text = response.body.toString('utf8');
+  let messages: unknown[];
+  try {
+    if (/^application\/json/.test(type)) messages = [JSON.parse(text)].flat();
+    else if (/^text\/event-stream/.test(type)) {
+      messages = text
+        .split('\n')
+        .filter((line) => line.startsWith('data:') && line.slice(5).trim() !== '')
+        .map((line) => JSON.parse(line.slice(5)));
+    } else messages = [];
+  } catch {
+    return [`2xx MCP answer does not parse: ${preview(response)}`];
+  }
+  const internal = messages.find((message) => isObject(message) && isObject(message.error) && message.error.code === -32603);
+  return internal ? [`2xx MCP answer holds an internal error: ${JSON.stringify(internal).slice(0, 400)}`] : [];
+}
+
 function checkExpectations(testCase: FuzzCase, response: WireResponse, style: ErrorStyle): string[] {
   const { expect } = testCase;
   if (!expect) return [];
@@ -228,8 +259,13 @@ function checkExpectations(testCase: FuzzCase, response: WireResponse, style: Er
     } catch {
       error = undefined;
     }
-    // Anthropic's error body has neither `param` nor `code`: a case expecting them is mistaken.
-    if (style === 'anthropic' && (expect.param !== undefined || expect.code !== undefined))
+    // Anthropic's error body has neither `param` nor `code`: a case expecting them is mistaken;
+    // a JSON-RPC error has the gateway's code in `data.code`, and no field.
+    if (style === 'mcp') {
+      if (expect.param !== undefined) problems.push('expect.param does not apply to a JSON-RPC error');
+      const data = error && isObject(error.data) ? error.data : undefined;
+      if (expect.code !== undefined && data?.code !== expect.code) problems.push(`expected code ${JSON.stringify(expect.code)}: ${preview(response)}`);
+    } else if (style === 'anthropic' && (expect.param !== undefined || expect.code !== undefined))
       problems.push('expect.param and expect.code do not apply to an Anthropic error body; use expect.message');
     else if (style === 'gemini') {
       if (expect.param !== undefined && (error ? googleParam(error) : null) !== expect.param)

@@ -9,9 +9,9 @@ export interface FuzzRoute {
   /**
    * `/v1/messages` and its `count_tokens` answer Anthropic's error body, the `/v1beta` routes
    * Google's; everything else OpenAI's (the model routes answer Anthropic's or Google's to a
-   * client that sends their headers: `oracle.ts`).
+   * client that sends their headers: `oracle.ts`); `/mcp` a JSON-RPC error.
    */
-  style: 'openai' | 'anthropic' | 'gemini';
+  style: 'openai' | 'anthropic' | 'gemini' | 'mcp';
   body: 'json' | 'multipart' | 'none';
 }
 
@@ -43,6 +43,9 @@ export const fuzzRoutes: readonly FuzzRoute[] = [
   { name: 'gemini-models', method: 'GET', path: '/v1beta/models', style: 'gemini', body: 'none' },
   { name: 'gemini-model-get', method: 'GET', path: '/v1beta/models/local-chat', style: 'gemini', body: 'none' },
   { name: 'usage', method: 'GET', path: '/v1/usage', style: 'openai', body: 'none' },
+  // In the caller's session (`Mcp-Session-Id: {mcpSession}`), and `initialize`, which makes one.
+  { name: 'mcp', method: 'POST', path: '/mcp', style: 'mcp', body: 'json' },
+  { name: 'mcp-initialize', method: 'POST', path: '/mcp', style: 'mcp', body: 'json' },
   { name: 'unrouted', method: 'GET', path: '/v1/nothing-here', style: 'openai', body: 'none' },
 ];
 
@@ -411,6 +414,44 @@ export const validBodies: Partial<Record<RouteName, readonly Record<string, unkn
     { model: 'local-embedding', input: ['a cat', 'a dog'], encoding_format: 'float', dimensions: 8, user: 'fuzzer' },
     { model: 'local-embedding', input: [[1, 2, 3], [4]], encoding_format: 'base64' },
     { model: 'local-embedding', input: 'one text' },
+  ],
+  // JSON-RPC in a session: each method the gateway serves, params of every kind (`_meta`, a
+  // progress token, a cursor, nested tool arguments), a notification, a response, a batch.
+  mcp: [
+    {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: {
+        name: 'vault__echo',
+        arguments: { text: 'hello', times: 2, tags: ['a', 'b'], options: { loud: false, note: null } },
+        _meta: { progressToken: 'p1', 'x-codex-turn-metadata': { turn_id: 't1' } },
+      },
+    },
+    { jsonrpc: '2.0', id: 'list-1', method: 'tools/list', params: { cursor: 'c', _meta: {} } },
+    { jsonrpc: '2.0', id: 3, method: 'ping' },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'user' } },
+    { jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'a sampling answer' }] } },
+    { jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: {} },
+  ],
+  'mcp-initialize': [
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: { roots: { listChanged: true }, elicitation: { form: {}, url: {} }, sampling: {} },
+        clientInfo: { name: 'claude-code', version: '2.1.332', title: 'Claude Code' },
+        _meta: { trace: 'x' },
+      },
+    },
+    {
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'gemini-cli-mcp-client', version: '0.61.0' } },
+    },
   ],
   speech: [
     {

@@ -2,7 +2,7 @@ import type { FuzzCase, RouteName } from './cases.js';
 import type { GatewayProcess, LogLine } from './child.js';
 import { materialize, type PreparedIds } from './materialize.js';
 import { judge, judgeLogs } from './oracle.js';
-import { CASE_DEADLINE_MS, CASE_HEADER, FUZZ_KEY, OTHER_KEY, SLOW_VIDEO_MODEL, STATEFUL_MODEL } from './settings.js';
+import { CASE_DEADLINE_MS, CASE_HEADER, FUZZ_KEY, MCP_FUZZ_VERSION, OTHER_KEY, SLOW_VIDEO_MODEL, STATEFUL_MODEL } from './settings.js';
 import { sendRaw, type WireOutcome } from './wire.js';
 
 export type CaseSource = 'corpus' | 'generated';
@@ -25,7 +25,7 @@ export interface LateProblem {
  * responses made again), so one crash does not hide the rest of the run.
  */
 export class FuzzRunner {
-  private ids: PreparedIds = { completed: '', queued: '', foreign: '', response: '', foreignResponse: '' };
+  private ids: PreparedIds = { completed: '', queued: '', foreign: '', response: '', foreignResponse: '', mcpSession: '', foreignMcpSession: '' };
   /** Every case run so far, by number (the `x-fuzz-case` tag), for late log lines to name. */
   private readonly casesByNumber: FuzzCase[] = [];
   readonly counts = new Map<CaseSource, Map<RouteName, number>>([
@@ -42,7 +42,7 @@ export class FuzzRunner {
   constructor(private readonly gateway: GatewayProcess) {}
 
   async prepare(): Promise<void> {
-    this.ids = { ...(await createTasks(this.gateway.url)), ...(await createResponses(this.gateway.url)) };
+    this.ids = { ...(await createTasks(this.gateway.url)), ...(await createResponses(this.gateway.url)), ...(await createMcpSessions(this.gateway.url)) };
   }
 
   /** Runs one case; what the oracle found wrong, or nothing. */
@@ -65,8 +65,10 @@ export class FuzzRunner {
     const crashed = this.gateway.alive ? undefined : this.gateway.exitReason;
     const problems = judge(testCase, outcome, logs, crashed, request);
     this.tally(testCase, source, outcome);
-    // A DELETE may have removed a stored response: the next cases get fresh ones to read.
-    if (request.method.toUpperCase() === 'DELETE' && this.gateway.alive) Object.assign(this.ids, await createResponses(this.gateway.url));
+    // A DELETE may have removed a stored response or ended the MCP session: the next cases get fresh ones.
+    if (request.method.toUpperCase() === 'DELETE' && this.gateway.alive) {
+      Object.assign(this.ids, await createResponses(this.gateway.url), await createMcpSessions(this.gateway.url));
+    }
     return problems;
   }
 
@@ -151,6 +153,26 @@ async function createResponses(origin: string): Promise<Pick<PreparedIds, 'respo
   const response = await createdId(origin, '/v1/responses', FUZZ_KEY, { model: STATEFUL_MODEL, previous_response_id: first, input });
   const foreignResponse = await createdId(origin, '/v1/responses', OTHER_KEY, { model: STATEFUL_MODEL, input: 'Hello.' });
   return { response, foreignResponse };
+}
+
+/** MCP sessions the `/mcp` cases run in: the caller's and another key's, at `MCP_FUZZ_VERSION`. */
+async function createMcpSessions(origin: string): Promise<Pick<PreparedIds, 'mcpSession' | 'foreignMcpSession'>> {
+  const open = async (key: string) => {
+    const initialize = { protocolVersion: MCP_FUZZ_VERSION, capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } };
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: initialize }));
+    const headers: [string, string][] = [
+      ['host', '127.0.0.1'],
+      ['authorization', `Bearer ${key}`],
+      ['accept', 'application/json, text/event-stream'],
+      ['content-type', 'application/json'],
+      ['content-length', String(body.byteLength)],
+    ];
+    const outcome = await sendRaw(origin, { method: 'POST', target: '/mcp', headers, body }, CASE_DEADLINE_MS);
+    const session = outcome.kind === 'response' && outcome.response.status === 200 ? outcome.response.headers['mcp-session-id'] : undefined;
+    if (typeof session !== 'string') throw new Error(`could not initialize an MCP session: ${JSON.stringify(outcome).slice(0, 500)}`);
+    return session;
+  };
+  return { mcpSession: await open(FUZZ_KEY), foreignMcpSession: await open(OTHER_KEY) };
 }
 
 /** Video tasks the GET cases read: a finished one, one that never finishes, and another key's. */

@@ -24,3 +24,9 @@ export const CASE_DEADLINE_MS = 5_000;
 
 /** Tags each request with its case number, so that the gateway's log lines can be traced to their case. */
 export const CASE_HEADER = 'x-fuzz-case';
+
+/**
+ * The protocol version of the fuzzer's MCP sessions: 2025-03-26, the last with JSON-RPC batches,
+ * so that a body wrapped in `[...]` reaches the SDK as a batch instead of being refused at once.
+ */
+export const MCP_FUZZ_VERSION = '2025-03-26';
