@@ -35,9 +35,10 @@ export function userForRequest(request: Request): AppUser | undefined {
   return userForKey(request.headers.get('authorization'), request.headers.get('x-api-key'));
 }
 
-/** What the gateway needs to know of a user: a non-secret id, the models of their plan, whether they may call. */
+/** What the gateway needs to know of a user: a non-secret id, the models (and MCP servers) of their plan, whether they may call. */
 export function keyRecordFor(user: AppUser): KeyRecord {
-  return { id: `user_${user.id}`, models: user.plan === 'pro' ? '*' : ['local-chat'], disabled: user.suspended, metadata: { user: user.id } };
+  const pro = user.plan === 'pro';
+  return { id: `user_${user.id}`, models: pro ? '*' : ['local-chat'], mcp: pro ? ['*'] : [], disabled: user.suspended, metadata: { user: user.id } };
 }
 
 /** An `onResponse` hook naming the host's user in `x-app-user`: hooks see the host's context too. */

@@ -10,7 +10,7 @@ transportSuite({
     spawnHost({
       command: join(repoRoot, 'node_modules/.bin/bun'),
       args: ['examples/bun/server.ts'],
-      env: { PORT: '0', ...upstreamEnv(options.upstream) },
+      env: { PORT: '0', ...upstreamEnv(options) },
       mount: '/ai',
       ready: listeningLine,
       timeoutMs: 20_000,

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../helpers/serve.js';
+import type { ExampleOptions } from '../../examples/shared/catalog.ts';
 import type { RunningHost } from './suite.js';
 
 export { freePort };
@@ -79,6 +80,9 @@ export function listeningLine(output: string): string | undefined {
 }
 
 /** The environment by which an example's server entry offers the test upstream (`optionsFromEnv`). */
-export function upstreamEnv(upstream: { baseURL: string; models: readonly string[] } | undefined): Record<string, string> {
-  return upstream ? { OPENAI_BASE_URL: upstream.baseURL, OPENAI_MODELS: upstream.models.join(',') } : {};
+export function upstreamEnv({ upstream, mcpServerUrl }: ExampleOptions): Record<string, string> {
+  return {
+    ...(upstream ? { OPENAI_BASE_URL: upstream.baseURL, OPENAI_MODELS: upstream.models.join(',') } : {}),
+    ...(mcpServerUrl ? { MCP_SERVER_URL: mcpServerUrl } : {}),
+  };
 }

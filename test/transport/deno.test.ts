@@ -11,7 +11,7 @@ transportSuite({
     spawnHost({
       command: join(repoRoot, 'node_modules/.bin/deno'),
       args: ['run', '--allow-net', '--allow-env', '--allow-read', '--config', 'examples/deno/deno.json', 'examples/deno/server.ts'],
-      env: { PORT: '0', NO_COLOR: '1', ...upstreamEnv(options.upstream) },
+      env: { PORT: '0', NO_COLOR: '1', ...upstreamEnv(options) },
       mount: '/ai',
       ready: listeningLine,
       timeoutMs: 20_000,

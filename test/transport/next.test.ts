@@ -32,7 +32,7 @@ transportSuite({
   name: 'Next.js',
   startTimeoutMs: 240_000,
   async start(options) {
-    const host = await startNextDev(upstreamEnv(options.upstream));
+    const host = await startNextDev(upstreamEnv(options));
     // `next dev` compiles the route on its first request: do it now, not inside a timed case.
     // Under load its first connection is sometimes dropped while it compiles: try again.
     const deadline = Date.now() + 60_000;

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExampleOptions } from '../../examples/shared/catalog.ts';
 import { solidPng } from './png.js';
+import { startMcpUpstream } from './mcp-upstream.js';
 import { startSlowUpstream, type SlowUpstream } from './slow-upstream.js';
 
 /** A host app serving the gateway, listening on loopback. */
@@ -42,18 +45,60 @@ function json(key: string, body: unknown): RequestInit {
 export function transportSuite(host: HostUnderTest): void {
   describe(`transport on ${host.name}`, () => {
     let upstream: SlowUpstream;
+    let mcpUpstream: Awaited<ReturnType<typeof startMcpUpstream>>;
     let running: RunningHost;
     let base: string;
 
     beforeAll(async () => {
       upstream = await startSlowUpstream();
-      running = await host.start({ upstream: { baseURL: upstream.baseURL, models: [SLOW_MODEL] } });
+      mcpUpstream = await startMcpUpstream();
+      running = await host.start({ upstream: { baseURL: upstream.baseURL, models: [SLOW_MODEL] }, mcpServerUrl: mcpUpstream.url });
       base = running.origin + running.mount;
     }, host.startTimeoutMs ?? 30_000);
 
     afterAll(async () => {
       await running?.close();
       await upstream?.close();
+      await mcpUpstream?.close();
+    });
+
+    it('serves /mcp: the SDK client initializes, lists and calls a tool; answers stream as SSE; DELETE ends the session', async () => {
+      const client = new Client({ name: 'host-test', version: '1' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ALICE}` } } });
+      await client.connect(transport);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['tools__shout']);
+      const marker = randomUUID();
+      expect((await client.callTool({ name: 'tools__shout', arguments: { text: marker } })).content).toEqual([{ type: 'text', text: marker.toUpperCase() }]);
+      await transport.terminateSession();
+      expect(transport.sessionId).toBeUndefined();
+      await client.close();
+
+      // The answer to a request is an SSE stream, through the host as the gateway wrote it.
+      const initialize = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ALICE}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
+      });
+      expect(initialize.status).toBe(200);
+      expect(initialize.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(initialize.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+      const [data] = [...(await initialize.text()).matchAll(/^data: (\{.*\})$/gm)].map((match) => JSON.parse(match[1]!));
+      expect(data).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', serverInfo: { name: 'infergate' } } });
+      const end = await fetch(`${base}/mcp`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${ALICE}`, 'mcp-session-id': initialize.headers.get('mcp-session-id')! },
+      });
+      expect(end.status).toBe(200);
+      // The host passes the gateway's JSON-RPC refusals through: 405 with Allow, a suspended user's 401.
+      const get = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${ALICE}`, accept: 'text/event-stream' } });
+      expect(get.status).toBe(405);
+      expect(get.headers.get('allow')).toBe('POST, DELETE');
+      expect(await get.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
     });
 
     it('JSON request and response', async () => {
