@@ -179,8 +179,7 @@ function mcpOf(mcp: ConfigFile['mcp']): Pick<LoadedConfig, 'mcp' | 'redisMcpSess
   const { sessionStore, ...settings } = mcp;
   const options = settings as McpOptions;
   if (sessionStore?.type !== 'redis') {
-    const { ttlSeconds, maxSessions } = sessionStore ?? {};
-    return { mcp: sessionStore ? { ...options, sessionStore: new MemoryMcpSessionStore({ ttlSeconds, maxSessions }) } : options };
+    return { mcp: sessionStore ? { ...options, sessionStore: new MemoryMcpSessionStore(sessionStore) } : options };
   }
   return { mcp: options, redisMcpSessionStore: sessionStore };
 }
@@ -314,7 +313,12 @@ function memoryOrRedis<const E extends v.ObjectEntries>(redisFields: E) {
 /** Where MCP client sessions live: memory (default) or Redis, shared by every instance. */
 const McpSessionStoreSchema = storeOf(
   [
-    strictObject({ type: v.literal('memory'), ttlSeconds: v.optional(positiveInteger), maxSessions: v.optional(positiveInteger) }),
+    strictObject({
+      type: v.literal('memory'),
+      ttlSeconds: v.optional(positiveInteger),
+      maxSessions: v.optional(positiveInteger),
+      maxSessionsPerKey: v.optional(positiveInteger),
+    }),
     redisStore({ ttlSeconds: v.optional(positiveInteger) }),
   ],
   'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',

@@ -36,55 +36,82 @@ export const DEFAULT_MCP_SESSION_TTL_SECONDS = 24 * 3600;
 
 /** Most sessions one process keeps in memory: a client opening sessions in a loop evicts the least recently used. */
 export const DEFAULT_MCP_MAX_SESSIONS = 10_000;
+/** Most sessions of one key kept in memory: past it the key's own least recently used goes, not another key's. */
+export const DEFAULT_MCP_MAX_SESSIONS_PER_KEY = 1_000;
 
 export interface MemoryMcpSessionStoreOptions {
   /** A session unused this long is forgotten, in seconds. Default a day. */
   ttlSeconds?: number | undefined;
   /** Most sessions kept; past it the least recently used goes. Default 10,000. */
   maxSessions?: number | undefined;
+  /** Most sessions of one key; past it that key's least recently used goes. Default 1,000. */
+  maxSessionsPerKey?: number | undefined;
 }
 
-/** In this process only (the default): bounded in count, idle sessions expire. */
+/** In this process only (the default): bounded in count, in all and per key; idle sessions expire. */
 export class MemoryMcpSessionStore implements McpSessionStore {
   /** In order of last use, oldest first: eviction and expiry both start at the head. */
   private readonly sessions = new Map<string, { record: McpSessionRecord; expiresAt: number }>();
+  /** Sessions held by each key id. */
+  private readonly perKey = new Map<string, number>();
   private readonly ttlMs: number;
   private readonly maxSessions: number;
+  private readonly maxSessionsPerKey: number;
 
   constructor(options: MemoryMcpSessionStoreOptions = {}) {
     const ttlSeconds = options.ttlSeconds ?? DEFAULT_MCP_SESSION_TTL_SECONDS;
     this.maxSessions = options.maxSessions ?? DEFAULT_MCP_MAX_SESSIONS;
-    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new TypeError('MemoryMcpSessionStore: ttlSeconds must be a positive integer');
-    if (!Number.isInteger(this.maxSessions) || this.maxSessions < 1) throw new TypeError('MemoryMcpSessionStore: maxSessions must be a positive integer');
+    this.maxSessionsPerKey = options.maxSessionsPerKey ?? DEFAULT_MCP_MAX_SESSIONS_PER_KEY;
+    for (const [name, value] of Object.entries({ ttlSeconds, maxSessions: this.maxSessions, maxSessionsPerKey: this.maxSessionsPerKey })) {
+      if (!Number.isInteger(value) || value < 1) throw new TypeError(`MemoryMcpSessionStore: ${name} must be a positive integer`);
+    }
     this.ttlMs = ttlSeconds * 1000;
   }
 
   async get(id: string) {
     const entry = this.sessions.get(id);
     if (!entry) return undefined;
-    this.sessions.delete(id);
+    this.drop(id);
     if (entry.expiresAt <= Date.now()) return undefined;
     this.keep(id, entry.record);
     return entry.record;
   }
 
   async set(id: string, record: McpSessionRecord) {
-    this.sessions.delete(id);
+    this.drop(id);
     this.keep(id, record);
   }
 
   async delete(id: string) {
-    this.sessions.delete(id);
+    this.drop(id);
   }
 
-  /** Stores `id` as the most recently used, after dropping the expired and the oldest past the bound. */
+  /** Stores `id` as the most recently used, after dropping the expired and the oldest past the bounds. */
   private keep(id: string, record: McpSessionRecord): void {
     const now = Date.now();
     for (const [oldest, entry] of this.sessions) {
       if (entry.expiresAt > now && this.sessions.size < this.maxSessions) break;
-      this.sessions.delete(oldest);
+      this.drop(oldest);
+    }
+    // A key opening sessions in a loop pushes out its own, never another key's.
+    if ((this.perKey.get(record.keyId) ?? 0) >= this.maxSessionsPerKey) {
+      for (const [oldest, entry] of this.sessions) {
+        if (entry.record.keyId !== record.keyId) continue;
+        this.drop(oldest);
+        break;
+      }
     }
     this.sessions.set(id, { record, expiresAt: now + this.ttlMs });
+    this.perKey.set(record.keyId, (this.perKey.get(record.keyId) ?? 0) + 1);
+  }
+
+  private drop(id: string): void {
+    const entry = this.sessions.get(id);
+    if (!entry) return;
+    this.sessions.delete(id);
+    const left = (this.perKey.get(entry.record.keyId) ?? 1) - 1;
+    if (left > 0) this.perKey.set(entry.record.keyId, left);
+    else this.perKey.delete(entry.record.keyId);
   }
 }
 

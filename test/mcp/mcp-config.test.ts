@@ -43,7 +43,7 @@ describe('config file: mcp', () => {
     });
     expect(redis.redisMcpSessionStore).toEqual({ type: 'redis', url: 'redis://127.0.0.1:6390', ttlSeconds: 600, keyPrefix: 'ig:' });
     expect(redis.mcp).toEqual({ servers: { github } });
-    const memory = parseConfig({ ...base, mcp: { servers: { github }, sessionStore: { type: 'memory', ttlSeconds: 60, maxSessions: 10 } } });
+    const memory = parseConfig({ ...base, mcp: { servers: { github }, sessionStore: { type: 'memory', ttlSeconds: 60, maxSessions: 10, maxSessionsPerKey: 2 } } });
     expect(memory.mcp?.sessionStore).toBeInstanceOf(MemoryMcpSessionStore);
   });
 

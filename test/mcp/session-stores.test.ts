@@ -58,8 +58,22 @@ describe('MemoryMcpSessionStore', () => {
     expect(kept.map((found) => found !== undefined)).toEqual([true, true, true, false, false]);
   });
 
+  it('holds at most maxSessionsPerKey of one key: a key opening sessions in a loop pushes out its own, not another key’s', async () => {
+    const store = new MemoryMcpSessionStore({ maxSessions: 100, maxSessionsPerKey: 3 });
+    await store.set('other', record('key_b'));
+    for (let i = 0; i < 50; i++) await store.set(`loop-${i}`, record('key_a'));
+    expect(await store.get('other')).toBeDefined();
+    const kept = await Promise.all(['loop-47', 'loop-48', 'loop-49', 'loop-46'].map((id) => store.get(id)));
+    expect(kept.map((found) => found !== undefined)).toEqual([true, true, true, false]);
+    // Ending one makes room without pushing out another.
+    await store.delete('loop-47');
+    await store.set('again', record('key_a'));
+    for (const id of ['loop-48', 'loop-49', 'again']) expect(await store.get(id)).toBeDefined();
+  });
+
   it('has documented defaults and rejects bad options', () => {
     expect(() => new MemoryMcpSessionStore()).not.toThrow();
+    expect(() => new MemoryMcpSessionStore({ maxSessionsPerKey: -1 })).toThrow(/maxSessionsPerKey/);
     expect(() => new MemoryMcpSessionStore({ maxSessions: 0 })).toThrow(/maxSessions/);
     expect(() => new MemoryMcpSessionStore({ ttlSeconds: 1.5 })).toThrow(/ttlSeconds/);
   });
