@@ -160,7 +160,10 @@ describe.each(targets)('/mcp while its Redis is unreachable ($name)', (target) =
         const response = await gateway.fetch('http://gateway.test/mcp', { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
         expect(response.status).toBe(503);
         expect(response.headers.get('retry-after')).toBe('1');
-        expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('try again') } });
+        expect(await response.json()).toMatchObject({
+          jsonrpc: '2.0',
+          error: { code: -32603, message: expect.stringContaining('try again'), data: { code: 'mcp_session_store_unavailable' } },
+        });
       }
       expect(JSON.stringify(logged)).toContain('mcp session store');
       expect(vault.calls).toEqual([]);
