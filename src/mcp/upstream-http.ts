@@ -8,6 +8,7 @@ import { McpUpstreamClient, type Upstream } from './upstream-client.js';
 import { upstreamFetch } from './upstream-fetch.js';
 import { upstreamHeaders } from './upstream-headers.js';
 import { oauthTokens } from './upstream-oauth.js';
+import { blankedError, secretBlanker } from './upstream-redact.js';
 import { withDeadline } from './upstream-timeout.js';
 
 /** A stream that broke is not resumed: the request fails and the client may send it again. */
@@ -32,7 +33,10 @@ export function upstreamDispatcher(longestTimeoutMs: number): Agent {
 export function httpUpstream(server: string, config: McpHttpServerConfig, timeoutMs: number, dispatcher: Agent): Upstream {
   const url = new URL(config.url);
   const tokens = config.oauth ? oauthTokens(server, config.oauth, dispatcher) : undefined;
-  const fetch = upstreamFetch(dispatcher, upstreamHeaders(server, config), tokens);
+  const headers = upstreamHeaders(server, config);
+  const fetch = upstreamFetch(dispatcher, headers, tokens);
+  // An upstream's error page may quote what it was sent.
+  const blank = secretBlanker([...Object.values(headers), ...Object.values(config.headers ?? {}), config.bearerToken, config.oauth?.clientSecret]);
 
   const connect = async (resume: UpstreamState | undefined, signal: AbortSignal): Promise<McpUpstreamClient> => {
     const sessionId = resume?.down === undefined ? resume?.sessionId : undefined;
@@ -64,16 +68,22 @@ export function httpUpstream(server: string, config: McpHttpServerConfig, timeou
 
   return {
     async initialize(signal) {
-      return (await run(undefined, signal, async () => undefined)).state;
+      try {
+        return (await run(undefined, signal, async () => undefined)).state;
+      } catch (error) {
+        throw blankedError(error, blank);
+      }
     },
     async use(state, signal, work) {
       try {
         return await run(state, signal, work);
       } catch (error) {
         const resumed = state?.sessionId !== undefined && state.down === undefined;
-        if (!resumed || !(error instanceof StreamableHTTPError && error.code === 404)) throw error;
+        if (!resumed || !(error instanceof StreamableHTTPError && error.code === 404)) throw blankedError(error, blank);
         // The upstream forgot the session (restarted, expired it): a new one, and the work again.
-        return run(undefined, signal, work);
+        return run(undefined, signal, work).catch((again: unknown) => {
+          throw blankedError(again, blank);
+        });
       }
     },
     async terminate(state) {

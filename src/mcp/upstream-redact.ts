@@ -16,3 +16,15 @@ export function secretBlanker(secrets: Iterable<string | undefined>): (text: str
     return out;
   };
 }
+
+/**
+ * `error` with `blank` applied to its message: itself when nothing was blanked, else a plain Error
+ * keeping its `code` (a JSON-RPC code the client is answered with).
+ */
+export function blankedError(error: unknown, blank: (text: string) => string): unknown {
+  if (!(error instanceof Error)) return error;
+  const message = blank(error.message);
+  if (message === error.message) return error;
+  const code = (error as { code?: unknown }).code;
+  return Object.assign(new Error(message), typeof code === 'number' ? { code } : {});
+}

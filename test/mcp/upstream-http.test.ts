@@ -78,6 +78,21 @@ describe('header hygiene', () => {
   });
 });
 
+describe('credentials in upstream errors', () => {
+  it('blanks the configured credentials out of an upstream error that quotes them', async () => {
+    const quoting = await serve((req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`refused ${req.headers.authorization} with ${req.headers['x-api-key']}`);
+    });
+    cleanup.push(() => quoting.close());
+    const upstreams = createUpstreams({
+      servers: { quoting: { url: `${quoting.url}/mcp`, bearerToken: 'bearer-c0ffee', headers: { 'x-api-key': 'key-deadbeef' } } },
+    });
+    cleanup.push(() => upstreams.close());
+    const { quoting: state } = await upstreams.initialize(new AbortController().signal);
+    expect(state?.down).toBe('Streamable HTTP error: Error POSTing to endpoint: refused [redacted] with [redacted]');
+  });
+});
+
 describe('pooled connections', () => {
   it('keeps upstream connections in the gateway’s pool, which dispose() closes', async () => {
     const vault = await upstream();
