@@ -82,3 +82,11 @@ export function jsonOutput(stdout: string): Record<string, any> | undefined {
     return undefined;
   }
 }
+
+/** A CLI's JSON-lines output (`--json`, `stream-json`): one object per line that holds one. */
+export function jsonLines(stdout: string): Record<string, any>[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
+}

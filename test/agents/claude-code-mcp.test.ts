@@ -1,16 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
 import type { RecordedRequest } from '../fakes/fake-server.js';
-import { claudeCodeBinary, describeRun, makeWorkspace, runCli, type CliRun } from './cli-harness.js';
+import { jsonLines } from './agent-cells.js';
+import { claudeCodeBinary, runCli } from './cli-harness.js';
 import {
   CLIENT_SERVER_NAME,
-  describeVault,
   expectOnlyTheGatewayCredential,
   expectToolCallLogged,
   expectVaultServedOneCall,
   GATEWAY_TOOL,
   NO_VAULT_KEY,
+  AGENT_MODEL,
+  RUN_TIMEOUT_MS,
+  TEST_TIMEOUT_MS,
+  runWithVault,
+  useMcpAgentRig,
+  type VaultRun,
   startMcpAgentRig,
   type McpAgentRig,
 } from './mcp-rig.js';
@@ -25,37 +31,22 @@ type Json = Record<string, any>;
  * vault with its own credential, and the answer carries the vault's random token.
  */
 
-const MODEL = 'team-coder';
 /** The tool's name as Claude Code offers it to the model: `mcp__<its server name>__<the gateway's name>`. */
 const CLAUDE_TOOL = `mcp__${CLIENT_SERVER_NAME}__${GATEWAY_TOOL}`;
-/** A run (an MCP start-up, two model turns and a tool call) takes a few seconds; this bounds a hung one. */
-const RUN_TIMEOUT_MS = 60_000;
-const TEST_TIMEOUT_MS = RUN_TIMEOUT_MS + 15_000;
 
-let rig: McpAgentRig;
-beforeAll(async () => {
-  claudeCodeBinary(); // fails here, loudly, when the binary is missing
-  rig = await startMcpAgentRig([MODEL]);
-});
-afterAll(() => rig?.close());
-beforeEach(() => rig.reset());
+/** The local model's rig. */
+const local = useMcpAgentRig(claudeCodeBinary);
 
-interface McpRun {
-  run: CliRun;
-  token: string;
+interface McpRun extends VaultRun {
   /** The `--output-format stream-json` events: `system/init` first, `result` last. */
   events: Json[];
-  context: string;
 }
 
 /** Runs `claude -p` in a fresh home on `rig`'s gateway, with its `/mcp` registered per run (`--mcp-config`) under the key `mcpKey`. */
 async function runClaudeCode(rig: McpAgentRig, mcpKey: string): Promise<McpRun> {
-  const workspace = await makeWorkspace();
-  rig.vault.token = workspace.token;
   const mcpConfig = { mcpServers: { [CLIENT_SERVER_NAME]: { type: 'http', url: `${rig.gateway}/mcp`, headers: { Authorization: `Bearer ${mcpKey}` } } } };
-  let run: CliRun;
-  try {
-    run = await runCli(claudeCodeBinary(), {
+  const finished = await runWithVault(rig, (workspace) =>
+    runCli(claudeCodeBinary(), {
       args: [
         '-p',
         `Use the ${CLAUDE_TOOL} tool and reply with the token it returns.`,
@@ -75,7 +66,7 @@ async function runClaudeCode(rig: McpAgentRig, mcpKey: string): Promise<McpRun> 
         HOME: workspace.home,
         ANTHROPIC_BASE_URL: rig.gateway,
         ANTHROPIC_API_KEY: GATEWAY_KEY,
-        ANTHROPIC_MODEL: MODEL,
+        ANTHROPIC_MODEL: AGENT_MODEL,
         // Otherwise MCP tools wait behind its ToolSearch tool, which the local model does not use.
         ENABLE_TOOL_SEARCH: 'false',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -83,17 +74,9 @@ async function runClaudeCode(rig: McpAgentRig, mcpKey: string): Promise<McpRun> 
         CLAUDE_CODE_MAX_RETRIES: '0',
       },
       timeoutMs: RUN_TIMEOUT_MS,
-    });
-  } finally {
-    await workspace.remove();
-  }
-  const events: Json[] = run.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line));
-  const context = `${describeRun(run)}\n--- vault\n${describeVault(rig.vault)}`;
-  expect(run.timedOut, context).toBe(false);
-  return { run, token: workspace.token, events, context };
+    }),
+  );
+  return { ...finished, events: jsonLines(finished.run.stdout) };
 }
 
 /** The start-up event: the tools Claude Code offers the model and the state of each MCP server. */
@@ -126,7 +109,7 @@ describe('Claude Code through the gateway’s /mcp', () => {
   it(
     'lists and calls the vault’s tool with the gateway key; the answer carries its token; the vault saw only the gateway’s credential; the access log has the call',
     async () => {
-      expectClaudeCodeCalledTheVault(await runClaudeCode(rig, GATEWAY_KEY), rig);
+      expectClaudeCodeCalledTheVault(await runClaudeCode(local(), GATEWAY_KEY), local());
     },
     TEST_TIMEOUT_MS,
   );
@@ -134,6 +117,7 @@ describe('Claude Code through the gateway’s /mcp', () => {
   it(
     'does not see the vault’s tool with a key whose mcp scope leaves the vault out; the vault is never called',
     async () => {
+      const rig = local();
       const { run, token, events, context } = await runClaudeCode(rig, NO_VAULT_KEY);
       const init = initEvent(events);
       // Connected (the key is valid), with no tool of the gateway's.
@@ -160,7 +144,7 @@ describe('Claude Code through the gateway’s /mcp', () => {
     async () => {
       const anthropic = await startFakeAnthropic();
       anthropic.answerWith((request: RecordedRequest) => scriptedReply('anthropic', request.body));
-      const onAnthropic = await startMcpAgentRig([MODEL], {
+      const onAnthropic = await startMcpAgentRig([AGENT_MODEL], {
         provider: createAnthropicProvider({ baseURL: anthropic.url, apiKey: 'up-key' }),
         upstreamModel: 'claude-sonnet-4-5',
       });

@@ -1,19 +1,21 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { codexBinary, describeRun, makeWorkspace, runCli, type CliRun } from './cli-harness.js';
+import { describe, expect, it } from 'vitest';
+import { codexConfigToml } from './codex-config.js';
+import { jsonLines } from './agent-cells.js';
+import { codexBinary, runCli } from './cli-harness.js';
 import {
   CLIENT_SERVER_NAME,
-  describeVault,
   expectToolCallLogged,
   expectVaultServedOneCall,
   GATEWAY_TOOL,
-  startMcpAgentRig,
-  type McpAgentRig,
+  AGENT_MODEL,
+  RUN_TIMEOUT_MS,
+  TEST_TIMEOUT_MS,
+  runWithVault,
+  useMcpAgentRig,
 } from './mcp-rig.js';
 import { GATEWAY_KEY } from './scripted-upstream.js';
-
-type Json = Record<string, any>;
 
 /**
  * Codex (`codex exec`, the real binary) with the gateway's `/mcp` as its MCP server `gw` and the
@@ -22,22 +24,7 @@ type Json = Record<string, any>;
  * credential, and the answer carries the vault's random token.
  */
 
-/**
- * A model name Codex does not know: for the models it knows (`gpt-5.5`) it defers every MCP tool
- * behind its client-run `tool_search`, which the local model does not use.
- */
-const MODEL = 'team-coder';
-/** A run (an MCP start-up, two model turns and a tool call) takes a few seconds; this bounds a hung one. */
-const RUN_TIMEOUT_MS = 60_000;
-const TEST_TIMEOUT_MS = RUN_TIMEOUT_MS + 15_000;
-
-let rig: McpAgentRig;
-beforeAll(async () => {
-  codexBinary(); // fails here, loudly, when the binary is missing
-  rig = await startMcpAgentRig([MODEL]);
-});
-afterAll(() => rig?.close());
-beforeEach(() => rig.reset());
+const rig = useMcpAgentRig(codexBinary);
 
 /**
  * The gateway as Codex's model provider and as its MCP server, as `codex mcp add gw --url …
@@ -45,17 +32,7 @@ beforeEach(() => rig.reset());
  */
 function configToml(gatewayUrl: string): string {
   return [
-    `model = "${MODEL}"`,
-    'model_provider = "infergate"',
-    '',
-    '[model_providers.infergate]',
-    'name = "infergate"',
-    `base_url = "${gatewayUrl}/v1"`,
-    'env_key = "INFERGATE_API_KEY"',
-    'wire_api = "responses"',
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
-    '',
+    codexConfigToml(AGENT_MODEL, gatewayUrl),
     `[mcp_servers.${CLIENT_SERVER_NAME}]`,
     `url = "${gatewayUrl}/mcp"`,
     'bearer_token_env_var = "INFERGATE_API_KEY"',
@@ -67,12 +44,9 @@ describe('Codex through the gateway’s /mcp', () => {
   it(
     'lists and calls the vault’s tool with the gateway key; the answer carries its token; the vault saw only the gateway’s credential; the access log has the call',
     async () => {
-      const workspace = await makeWorkspace();
-      rig.vault.token = workspace.token;
-      let run: CliRun;
-      try {
-        await writeFile(join(workspace.home, 'config.toml'), configToml(rig.gateway));
-        run = await runCli(codexBinary(), {
+      const { run, token, context } = await runWithVault(rig(), async (workspace) => {
+        await writeFile(join(workspace.home, 'config.toml'), configToml(rig().gateway));
+        return runCli(codexBinary(), {
           // Without the bypass, `codex exec` (approval policy "never") refuses every MCP call.
           args: [
             'exec',
@@ -85,25 +59,18 @@ describe('Codex through the gateway’s /mcp', () => {
           env: { HOME: workspace.home, CODEX_HOME: workspace.home, INFERGATE_API_KEY: GATEWAY_KEY },
           timeoutMs: RUN_TIMEOUT_MS,
         });
-      } finally {
-        await workspace.remove();
-      }
-      const context = `${describeRun(run)}\n--- vault\n${describeVault(rig.vault)}`;
-      expect(run.timedOut, context).toBe(false);
-      const events: Json[] = run.stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line));
+      });
+      const events = jsonLines(run.stdout);
       const completed = events.filter((event) => event.type === 'item.completed').map((event) => event.item);
       const mcpCalls = completed.filter((item) => item.type === 'mcp_tool_call');
       expect(mcpCalls, context).toEqual([expect.objectContaining({ server: CLIENT_SERVER_NAME, tool: GATEWAY_TOOL, status: 'completed' })]);
-      expect(JSON.stringify(mcpCalls[0].result), context).toContain(workspace.token);
+      expect(JSON.stringify(mcpCalls[0].result), context).toContain(token);
       const answer = completed.filter((item) => item.type === 'agent_message').at(-1);
-      expect(answer?.text, context).toContain(workspace.token);
+      expect(answer?.text, context).toContain(token);
       expect(events.at(-1)?.type, context).toBe('turn.completed');
       expect(run.exitCode, context).toBe(0);
-      expectVaultServedOneCall(rig.vault, context);
-      expectToolCallLogged(rig, context);
+      expectVaultServedOneCall(rig().vault, context);
+      expectToolCallLogged(rig(), context);
     },
     TEST_TIMEOUT_MS,
   );

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { itRunsEveryCell, runInWorkspace, type PromptFor } from './agent-cells.js';
+import { codexConfigToml } from './codex-config.js';
 import { codexBinary, runCli, type Workspace } from './cli-harness.js';
 import { GATEWAY_KEY, startAgentRig, type AgentRig, type Cell } from './scripted-upstream.js';
 
@@ -38,28 +39,6 @@ beforeEach(() => {
   for (const fake of Object.values(rig.upstream)) fake.reset();
 });
 
-/**
- * The gateway as a Codex model provider, the way a user configures it; without retries, so a
- * failing cell stops at the gateway's first error instead of backing off until the timeout.
- */
-function configToml(model: string, gatewayUrl: string, webSockets: boolean): string {
-  return [
-    `model = "${model}"`,
-    'model_provider = "infergate"',
-    '',
-    '[model_providers.infergate]',
-    'name = "infergate"',
-    `base_url = "${gatewayUrl}/v1"`,
-    'env_key = "INFERGATE_API_KEY"',
-    'wire_api = "responses"',
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
-    // Codex then opens a WebSocket to `/v1/responses` first, and uses HTTP on the gateway's 426.
-    ...(webSockets ? ['supports_websockets = true'] : []),
-    '',
-  ].join('\n');
-}
-
 /** The prompt of most cells: the command, with the file's absolute path. */
 const ABSOLUTE = (workspace: Workspace) => `Use the exec_command tool to run \`cat ${workspace.secretPath}\` and reply with the token it prints.`;
 
@@ -72,7 +51,7 @@ interface RunOptions {
 /** Runs `codex exec --json` in a fresh CODEX_HOME and work dir; checks the command ran and the answer carries the token. */
 async function expectCodexReadsTheFile(cell: Cell, model: string, { promptFor = ABSOLUTE, webSockets = false }: RunOptions = {}): Promise<string> {
   const { run, workspace, context } = await runInWorkspace(cell, rig, async (workspace) => {
-    await writeFile(join(workspace.home, 'config.toml'), configToml(model, rig.gateway[cell], webSockets));
+    await writeFile(join(workspace.home, 'config.toml'), codexConfigToml(model, rig.gateway[cell], webSockets));
     const prompt = promptFor(workspace);
     return runCli(codexBinary(), {
       // No sandbox: the only command is the scripted `cat` in a temp dir, and the bundled

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { z } from 'zod';
 import { createGateway } from '../../src/gateway.js';
 import type { Logger } from '../../src/logger.js';
 import { createLocalProvider } from '../../src/providers/local/local-provider.js';
 import type { Provider } from '../../src/providers/provider.js';
 import { serve, type Served } from '../helpers/serve.js';
+import { type CliRun, describeRun, makeWorkspace, type Workspace } from './cli-harness.js';
 import { GATEWAY_KEY } from './scripted-upstream.js';
 
 /**
@@ -26,6 +27,15 @@ export const NO_VAULT_KEY = 'sk-agent-no-vault';
 export const CLIENT_SERVER_NAME = 'gw';
 /** The vault's tool as the gateway lists it: `<server>__<tool>`. */
 export const GATEWAY_TOOL = 'vault__reveal';
+
+/**
+ * The model the agents ask for: a name none of them knows (for a model it knows, Codex defers MCP
+ * tools behind its client-run `tool_search`, which the local model does not use).
+ */
+export const AGENT_MODEL = 'team-coder';
+/** A run (an MCP start-up, two model turns and a tool call) takes a few seconds; this bounds a hung one. */
+export const RUN_TIMEOUT_MS = 60_000;
+export const TEST_TIMEOUT_MS = RUN_TIMEOUT_MS + 15_000;
 
 /** One HTTP request the vault received: its JSON-RPC methods and every header, to check what the gateway injected. */
 export interface VaultRequest {
@@ -195,4 +205,42 @@ export function expectToolCallLogged(rig: McpAgentRig, context: string): void {
   ).toEqual([expect.objectContaining({ keyId: 'agent', server: 'vault', tool: 'reveal', outcome: 'ok' })]);
   const logged = JSON.stringify(rig.log);
   for (const secret of [GATEWAY_KEY, NO_VAULT_KEY, VAULT_CREDENTIAL, rig.vault.token]) expect(logged, message).not.toContain(secret);
+}
+
+/**
+ * A test file's rig, serving `AGENT_MODEL`: started once `cliPresent` found the CLI (it throws,
+ * never skips, when the CLI is missing), reset before each test, closed after the file.
+ */
+export function useMcpAgentRig(cliPresent: () => unknown): () => McpAgentRig {
+  let rig: McpAgentRig | undefined;
+  beforeAll(async () => {
+    cliPresent();
+    rig = await startMcpAgentRig([AGENT_MODEL]);
+  });
+  afterAll(() => rig?.close());
+  beforeEach(() => rig?.reset());
+  return () => rig!;
+}
+
+/** A finished run: what the CLI did, the token the vault revealed to it, the assertion message. */
+export interface VaultRun {
+  run: CliRun;
+  token: string;
+  /** What the CLI printed and what the vault received. */
+  context: string;
+}
+
+/** Runs the agent (`start`) in a fresh workspace whose token the vault reveals, removed afterwards; fails when the run timed out. */
+export async function runWithVault(rig: McpAgentRig, start: (workspace: Workspace) => Promise<CliRun>): Promise<VaultRun> {
+  const workspace = await makeWorkspace();
+  rig.vault.token = workspace.token;
+  let run: CliRun;
+  try {
+    run = await start(workspace);
+  } finally {
+    await workspace.remove();
+  }
+  const context = `${describeRun(run)}\n--- vault\n${describeVault(rig.vault)}`;
+  expect(run.timedOut, context).toBe(false);
+  return { run, token: workspace.token, context };
 }
