@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -14,7 +12,8 @@ import { MemoryRequestLog } from '../../src/logs/memory-request-log.js';
 import type { McpToolCallEvent } from '../../src/mcp/tool-call-event.js';
 import { metricsHandler } from '../../src/metrics.js';
 import type { RefusalEvent } from '../../src/policy/events.js';
-import { freePort, serve, type Served } from '../helpers/serve.js';
+import { freePort, serve } from '../helpers/serve.js';
+import { type HttpUpstream, startHttpUpstream } from './fixtures/http-upstream.js';
 import { sample } from '../helpers/prometheus.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 
@@ -30,7 +29,7 @@ const UPSTREAM_SECRET = 'upstream-SECRET-7c1d';
 const CLIENT_KEY = 'sk-gov-client-SECRET';
 /** An argument value that must show up nowhere unless `captureArguments` is on, and then only on the event. */
 const ARGUMENT = 'private-argument-4a9b';
-let upstream: Served;
+let upstream: HttpUpstream;
 let dead: string;
 /** The `slow` tool answers once the test opens its gate (`closeGate`); `slowStarted` resolves when it waits there. */
 let slowGate: Promise<void> = Promise.resolve();
@@ -44,14 +43,9 @@ function closeGate(): void {
 
 beforeAll(async () => {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  upstream = await serve(async (req, res) => {
-    const id = req.headers['mcp-session-id'];
-    let transport = typeof id === 'string' ? transports.get(id) : undefined;
-    if (!transport) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sid) => void transports.set(sid, transport!) });
-      const server = new McpServer({ name: 'vault', version: '1' });
-      server.registerTool('echo', { description: 'Echoes the label with the token', inputSchema: { label: z.string() } }, async ({ label }) => ({
+  upstream = await startHttpUpstream({
+    tools(server) {
+      server.registerTool('reveal', { description: 'Tells the token', inputSchema: { label: z.string() } }, async ({ label }) => ({
         content: [{ type: 'text', text: `${label.length}: ${TOKEN}` }],
       }));
       // The SDK's server answers a throwing tool with `isError: true`: the tool failed, the call did not.
@@ -63,9 +57,7 @@ beforeAll(async () => {
         await slowGate;
         return { content: [{ type: 'text', text: 'done' }] };
       });
-      await server.connect(transport);
-    }
-    await transport.handleRequest(req, res);
+    },
   });
   dead = `http://127.0.0.1:${await freePort()}/mcp`;
 });
@@ -96,7 +88,7 @@ async function observedGateway(overrides: Partial<GatewayOptions> = {}, captureA
   const instance = createGateway({
     providers: {},
     models: [],
-    keys: [{ key: CLIENT_KEY, id: 'gov-key', group: 'tools-team', mcp: ['vault__echo', 'vault__fail', 'gone'] }],
+    keys: [{ key: CLIENT_KEY, id: 'gov-key', group: 'tools-team', mcp: ['vault__reveal', 'vault__fail', 'gone'] }],
     mcp: { servers: { vault: { url: `${upstream.url}/mcp`, bearerToken: UPSTREAM_SECRET }, gone: { url: dead } }, captureArguments },
     hooks: { onToolCall: (event) => void events.push(event) },
     plugins: [{ onRefused: (event) => void refusals.push(event) }],
@@ -126,14 +118,14 @@ describe('a tool call through /mcp', () => {
   let gateway: Observed;
   let sessionId: string;
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-  const echoArguments = { label: ARGUMENT };
-  let echoResult: unknown;
+  const revealArguments = { label: ARGUMENT };
+  let revealResult: unknown;
 
   beforeAll(async () => {
     gateway = await observedGateway();
     const { client, transport } = await connect(gateway.url, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
     sessionId = transport.sessionId!;
-    echoResult = await client.callTool({ name: 'vault__echo', arguments: echoArguments });
+    revealResult = await client.callTool({ name: 'vault__reveal', arguments: revealArguments });
     const failed = await client.callTool({ name: 'vault__fail', arguments: { label: ARGUMENT } });
     expect(failed.isError).toBe(true);
     // Out of the key's scope: refused before any upstream hears of it.
@@ -158,9 +150,9 @@ describe('a tool call through /mcp', () => {
     }
     // Each call is its own POST: its own request id.
     expect(new Set(gateway.events.map((event) => event.requestId)).size).toBe(4);
-    expect(ok).toMatchObject({ server: 'vault', tool: 'echo', outcome: 'ok' });
-    expect(ok!.requestBytes).toBe(bytes({ name: 'vault__echo', arguments: echoArguments }));
-    expect(ok!.responseBytes).toBe(bytes(echoResult));
+    expect(ok).toMatchObject({ server: 'vault', tool: 'reveal', outcome: 'ok' });
+    expect(ok!.requestBytes).toBe(bytes({ name: 'vault__reveal', arguments: revealArguments }));
+    expect(ok!.responseBytes).toBe(bytes(revealResult));
     expect(ok).not.toHaveProperty('error');
     expect(toolError).toMatchObject({ server: 'vault', tool: 'fail', outcome: 'tool_error' });
     expect(toolError!.responseBytes).toBeGreaterThan(0);
@@ -174,7 +166,7 @@ describe('a tool call through /mcp', () => {
   it('is one access log line each, without arguments, keys or upstream credentials', () => {
     const calls = gateway.lines.filter((line) => line.message === 'tool call');
     expect(calls.map((line) => [line.fields!.server, line.fields!.tool, line.fields!.outcome])).toEqual([
-      ['vault', 'echo', 'ok'],
+      ['vault', 'reveal', 'ok'],
       ['vault', 'fail', 'tool_error'],
       ['vault', 'secret', 'refused'],
       ['gone', 'echo', 'upstream_error'],
@@ -195,7 +187,7 @@ describe('a tool call through /mcp', () => {
 
   it('is one MCP server span each in the caller’s trace, after the MCP conventions, without arguments', () => {
     const spans = gateway.exporter.getFinishedSpans();
-    expect(spans.map((span) => span.name)).toEqual(['tools/call vault__echo', 'tools/call vault__fail', 'tools/call', 'tools/call gone__echo']);
+    expect(spans.map((span) => span.name)).toEqual(['tools/call vault__reveal', 'tools/call vault__fail', 'tools/call', 'tools/call gone__echo']);
     for (const span of spans) {
       expect(span.kind).toBe(SpanKind.SERVER);
       expect(span.spanContext().traceId).toBe(traceId);
@@ -208,9 +200,9 @@ describe('a tool call through /mcp', () => {
     }
     const [ok, toolError, refused, upstreamError] = spans;
     expect(ok!.attributes).toMatchObject({
-      'gen_ai.tool.name': 'vault__echo',
+      'gen_ai.tool.name': 'vault__reveal',
       'infergate.mcp.server': 'vault',
-      'infergate.mcp.tool': 'echo',
+      'infergate.mcp.tool': 'reveal',
       'infergate.mcp.outcome': 'ok',
       'infergate.mcp.request_bytes': gateway.events[0]!.requestBytes,
       'infergate.mcp.response_bytes': gateway.events[0]!.responseBytes,
@@ -230,18 +222,18 @@ describe('a tool call through /mcp', () => {
   it('is counted by server, tool and outcome, and timed by the MCP conventions’ attributes', async () => {
     const text = await gateway.metrics.text();
     const calls = (labels: Record<string, string>) => sample(text, 'infergate_mcp_tool_calls_total', labels);
-    expect(calls({ infergate_mcp_server: 'vault', infergate_mcp_tool: 'echo', infergate_mcp_outcome: 'ok' })).toBe(1);
+    expect(calls({ infergate_mcp_server: 'vault', infergate_mcp_tool: 'reveal', infergate_mcp_outcome: 'ok' })).toBe(1);
     expect(calls({ infergate_mcp_server: 'vault', infergate_mcp_tool: 'fail', infergate_mcp_outcome: 'tool_error' })).toBe(1);
     // A refused name is whatever the client sent: never a label.
     expect(calls({ infergate_mcp_server: 'vault', infergate_mcp_tool: '_OTHER', infergate_mcp_outcome: 'refused' })).toBe(1);
     expect(calls({ infergate_mcp_server: 'gone', infergate_mcp_tool: 'echo', infergate_mcp_outcome: 'upstream_error' })).toBe(1);
     expect(calls({})).toBe(4);
     const duration = (labels: Record<string, string>) => sample(text, 'mcp_server_operation_duration_count', labels);
-    expect(duration({ mcp_method_name: 'tools/call', gen_ai_operation_name: 'execute_tool', gen_ai_tool_name: 'vault__echo' })).toBe(1);
+    expect(duration({ mcp_method_name: 'tools/call', gen_ai_operation_name: 'execute_tool', gen_ai_tool_name: 'vault__reveal' })).toBe(1);
     expect(duration({ gen_ai_tool_name: 'vault__fail', error_type: 'tool_error' })).toBe(1);
     expect(duration({ gen_ai_tool_name: '_OTHER', error_type: '-32602' })).toBe(1);
     // The conventions' buckets, up to five minutes.
-    expect(sample(text, 'mcp_server_operation_duration_bucket', { gen_ai_tool_name: 'vault__echo', le: '300' })).toBe(1);
+    expect(sample(text, 'mcp_server_operation_duration_bucket', { gen_ai_tool_name: 'vault__reveal', le: '300' })).toBe(1);
     expect(text).not.toContain('gov-key');
     expect(text).not.toContain('secret');
   });
@@ -258,7 +250,7 @@ describe('mcp.captureArguments', () => {
     const gateway = await observedGateway({}, true);
     try {
       const { client } = await connect(gateway.url);
-      await client.callTool({ name: 'vault__echo', arguments: { label: ARGUMENT } });
+      await client.callTool({ name: 'vault__reveal', arguments: { label: ARGUMENT } });
       await client.close();
       await expect.poll(() => gateway.exporter.getFinishedSpans().length).toBe(1);
       expect(gateway.events[0]!.arguments).toEqual({ label: ARGUMENT });
@@ -281,7 +273,7 @@ describe('onToolCall', () => {
     });
     try {
       const { client } = await connect(gateway.url);
-      const result = await client.callTool({ name: 'vault__echo', arguments: { label: 'x' } });
+      const result = await client.callTool({ name: 'vault__reveal', arguments: { label: 'x' } });
       expect(JSON.stringify(result.content)).toContain(TOKEN);
       await client.close();
       await vi.waitFor(() =>
@@ -310,7 +302,7 @@ describe('a key’s limits on /mcp', () => {
       },
       body: JSON.stringify(body),
     });
-  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'vault__echo', arguments: { label: 'x' } } });
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'vault__reveal', arguments: { label: 'x' } } });
 
   it('refuses the third JSON-RPC POST of a key with 2 requests per minute with a 429, the tool never called', async () => {
     const gateway = await observedGateway({
@@ -354,12 +346,12 @@ describe('a key’s limits on /mcp', () => {
       const slow = client.callTool({ name: 'vault__slow', arguments: {} });
       await slowStarted;
       // The slow call's POST is still answering (its SSE body is open): a second one is refused.
-      await expect(client.callTool({ name: 'vault__echo', arguments: { label: 'x' } })).rejects.toThrow(/429|[Rr]ate limit|concurren/);
+      await expect(client.callTool({ name: 'vault__reveal', arguments: { label: 'x' } })).rejects.toThrow(/429|[Rr]ate limit|concurren/);
       await vi.waitFor(() => expect(gateway.refusals).toMatchObject([{ reason: 'concurrency', status: 429 }]));
       openGate();
       expect((await slow).content).toEqual([{ type: 'text', text: 'done' }]);
       // Its answer sent, the slot is free again.
-      expect(JSON.stringify((await client.callTool({ name: 'vault__echo', arguments: { label: 'x' } })).content)).toContain(TOKEN);
+      expect(JSON.stringify((await client.callTool({ name: 'vault__reveal', arguments: { label: 'x' } })).content)).toContain(TOKEN);
       await client.close();
     } finally {
       await gateway.close();
@@ -372,7 +364,7 @@ describe('a key’s limits on /mcp', () => {
     });
     try {
       const { client } = await connect(gateway.url);
-      const result = await client.callTool({ name: 'vault__echo', arguments: { label: 'x' } });
+      const result = await client.callTool({ name: 'vault__reveal', arguments: { label: 'x' } });
       expect(JSON.stringify(result.content)).toContain(TOKEN);
       await client.close();
       expect(gateway.refusals).toEqual([]);
