@@ -68,7 +68,7 @@ export interface LoadedConfig extends GatewayOptions {
   /** `usageStore` of type `redis`: the CLI opens a `RedisUsageStore` (`GET /v1/usage` across restarts and instances). */
   redisUsageStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
   /** `mcp.sessionStore` of type `redis`: the CLI opens a `RedisMcpSessionStore`. */
-  redisMcpSessionStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined }) | undefined;
+  redisMcpSessionStore?: (RedisStoreConfig & { ttlSeconds?: number | undefined; maxSessionsPerKey?: number | undefined }) | undefined;
   /** `keyStore`: where the admin API keeps keys made at run time (the CLI opens it). */
   keyStoreConfig?: KeyStoreConfig | undefined;
   /** `requestLog`: where each request's row goes (the CLI opens it; `content` became `captureContent`). */
@@ -319,7 +319,7 @@ const McpSessionStoreSchema = storeOf(
       maxSessions: v.optional(positiveInteger),
       maxSessionsPerKey: v.optional(positiveInteger),
     }),
-    redisStore({ ttlSeconds: v.optional(positiveInteger) }),
+    redisStore({ ttlSeconds: v.optional(positiveInteger), maxSessionsPerKey: v.optional(positiveInteger) }),
   ],
   'expected { "type": "memory" } or { "type": "redis", "url": "redis://…" }',
 );

@@ -39,11 +39,14 @@ describe('config file: mcp', () => {
   it('sessionStore: redis is left to the CLI to open, memory is built with its TTL and bound', () => {
     const redis = parseConfig({
       ...base,
-      mcp: { servers: { github }, sessionStore: { type: 'redis', url: 'redis://127.0.0.1:6390', ttlSeconds: 600, keyPrefix: 'ig:' } },
+      mcp: { servers: { github }, sessionStore: { type: 'redis', url: 'redis://127.0.0.1:6390', ttlSeconds: 600, keyPrefix: 'ig:', maxSessionsPerKey: 5 } },
     });
-    expect(redis.redisMcpSessionStore).toEqual({ type: 'redis', url: 'redis://127.0.0.1:6390', ttlSeconds: 600, keyPrefix: 'ig:' });
+    expect(redis.redisMcpSessionStore).toEqual({ type: 'redis', url: 'redis://127.0.0.1:6390', ttlSeconds: 600, keyPrefix: 'ig:', maxSessionsPerKey: 5 });
     expect(redis.mcp).toEqual({ servers: { github } });
-    const memory = parseConfig({ ...base, mcp: { servers: { github }, sessionStore: { type: 'memory', ttlSeconds: 60, maxSessions: 10, maxSessionsPerKey: 2 } } });
+    const memory = parseConfig({
+      ...base,
+      mcp: { servers: { github }, sessionStore: { type: 'memory', ttlSeconds: 60, maxSessions: 10, maxSessionsPerKey: 2 } },
+    });
     expect(memory.mcp?.sessionStore).toBeInstanceOf(MemoryMcpSessionStore);
   });
 

@@ -119,6 +119,31 @@ describe.each(targets)('RedisMcpSessionStore ($name)', (target) => {
     }
   });
 
+  it('holds at most maxSessionsPerKey of one key (an index per key): a key opening sessions in a loop deletes its own oldest, never another key’s', async () => {
+    const store = new RedisMcpSessionStore({ ...connection, keyPrefix: prefix, maxSessionsPerKey: 3 });
+    const raw = target.client();
+    try {
+      const keyId = `key/${randomUUID()}`;
+      const other = randomUUID();
+      await store.set(other, record(`${keyId}-other`));
+      const ids = Array.from({ length: 20 }, () => randomUUID());
+      for (const id of ids) await store.set(id, record(keyId));
+      const alive = (await Promise.all(ids.map((id) => raw.exists(`${prefix}mcp-session:${id}`)))).filter(Boolean);
+      expect(alive).toHaveLength(3);
+      expect(await store.get(ids.at(-1)!)).toBeDefined();
+      expect(await store.get(other)).toBeDefined();
+      const index = `${prefix}mcp-sessions:${encodeURIComponent(keyId)}`;
+      expect(await raw.zcard(index)).toBe(3);
+      expect(await raw.ttl(index)).toBeGreaterThan(24 * 3600 - 60);
+      // Ending a session takes it out of the index.
+      await store.delete(ids.at(-1)!);
+      expect(await raw.zscore(index, ids.at(-1)!)).toBeNull();
+      expect(await raw.zcard(index)).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('defaults to a day', async () => {
     const store = new RedisMcpSessionStore({ ...connection, keyPrefix: prefix });
     try {
@@ -168,6 +193,7 @@ describe.each(targets)('RedisMcpSessionStore ($name)', (target) => {
 
   it('rejects bad options', () => {
     expect(() => new RedisMcpSessionStore({ ...connection, ttlSeconds: 0 })).toThrow(/ttlSeconds/);
+    expect(() => new RedisMcpSessionStore({ ...connection, maxSessionsPerKey: 0 })).toThrow(/maxSessionsPerKey/);
     expect(() => new RedisMcpSessionStore(undefined as never)).toThrow(/RedisMcpSessionStore/);
   });
 });
