@@ -1,10 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { z } from 'zod';
 import { createGateway } from '../../src/index.js';
 import { createLocalProvider, localModels } from '../../src/providers/local/local-provider.js';
 import { serve } from '../helpers/serve.js';
+import { startHttpUpstream } from '../mcp/fixtures/http-upstream.js';
 import { CASE_HEADER, FUZZ_KEY, FUZZ_LIMITS, OTHER_KEY, SLOW_VIDEO_MODEL, STATEFUL_MODEL } from './settings.js';
 
 /**
@@ -28,41 +25,13 @@ for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
 /** Which fuzz case each request belongs to (the harness tags them), so a log line names its case. */
 const caseOfRequest = new Map<string, string>();
 
-/**
- * The MCP server behind `/mcp`: an SDK-built one on loopback with one tool, `echo`, whose
- * arguments have every JSON type, so that a fuzzed `tools/call` reaches a real upstream.
- */
-async function serveVault(): Promise<string> {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const served = await serve(async (req, res) => {
-    const id = req.headers['mcp-session-id'];
-    let transport = typeof id === 'string' ? transports.get(id) : undefined;
-    if (!transport) {
-      const made = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sid) => void transports.set(sid, made) });
-      transport = made;
-      const server = new McpServer({ name: 'vault', version: '1' });
-      const inputSchema = {
-        text: z.string(),
-        times: z.number().optional(),
-        tags: z.array(z.string()).optional(),
-        options: z.record(z.string(), z.unknown()).optional(),
-      };
-      server.registerTool('echo', { description: 'Echoes its text', inputSchema }, async ({ text }) => ({
-        content: [{ type: 'text', text: text.slice(0, 100) }],
-      }));
-      await server.connect(transport);
-    }
-    await transport.handleRequest(req, res);
-  });
-  return `${served.url}/mcp`;
-}
-
 const gateway = createGateway({
   keys: [
     { key: FUZZ_KEY, id: 'key_fuzz', mcp: ['vault'] },
     { key: OTHER_KEY, id: 'key_other', mcp: ['vault'] },
   ],
-  mcp: { servers: { vault: { url: await serveVault() } } },
+  // An SDK-built MCP server on loopback, so a fuzzed `tools/call` of `vault__echo` reaches a real upstream.
+  mcp: { servers: { vault: { url: `${(await startHttpUpstream()).url}/mcp` } } },
   providers: {
     // No pacing: streamed answers are read to the end by the harness, as fast as possible.
     local: createLocalProvider({ chunkDelayMs: 0, videoRenderMs: 0 }),

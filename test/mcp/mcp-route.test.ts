@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import { createGateway } from '../../src/gateway.js';
 import { MemoryMcpSessionStore } from '../../src/mcp/session-store.js';
 import { serve, type Served } from '../helpers/serve.js';
+import { type HttpUpstream, startHttpUpstream } from './fixtures/http-upstream.js';
 
 /**
  * `/mcp` as the Streamable HTTP transport specifies it (2025-06-18, 2025-11-25) and the SDK's
@@ -16,29 +14,16 @@ import { serve, type Served } from '../helpers/serve.js';
  * any session is made or upstream called; the protocol version negotiated and kept with the session.
  */
 
-let upstream: Served;
+let upstream: HttpUpstream;
 let gateway: Served;
 let limited: Served;
 let bare: Served;
 const store = new MemoryMcpSessionStore();
-let upstreamRequests = 0;
+/** Requests the upstream has had so far. */
+const upstreamRequests = () => upstream.seen.length;
 
 beforeAll(async () => {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  upstream = await serve(async (req, res) => {
-    upstreamRequests++;
-    const id = req.headers['mcp-session-id'];
-    let transport = typeof id === 'string' ? transports.get(id) : undefined;
-    if (!transport) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sid) => void transports.set(sid, transport!) });
-      const server = new McpServer({ name: 'vault', version: '1' });
-      server.registerTool('reveal', { description: 'Reveals a label', inputSchema: { label: z.string() } }, async ({ label }) => ({
-        content: [{ type: 'text', text: `label ${label}` }],
-      }));
-      await server.connect(transport);
-    }
-    await transport.handleRequest(req, res);
-  });
+  upstream = await startHttpUpstream();
   const mcp = { servers: { vault: { url: `${upstream.url}/mcp` } }, sessionStore: store };
   const keys = [
     { key: 'sk-mcp', id: 'mcp-key', mcp: ['vault'] },
@@ -173,12 +158,12 @@ describe('/mcp errors in MCP’s shape', () => {
 
 describe('/mcp protocol', () => {
   it('Claude Code’s server/discover probe (2026-07-28, no session): a -32601 at once, no session made', async () => {
-    const before = upstreamRequests;
+    const before = upstreamRequests();
     const response = await post({ jsonrpc: '2.0', id: 'server-discover-probe-1', method: 'server/discover' }, { 'mcp-protocol-version': '2026-07-28' });
     expect(response.status).toBe(200);
     expect(response.headers.get('mcp-session-id')).toBeNull();
     expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 'server-discover-probe-1', error: { code: -32601, message: 'Method not found' } });
-    expect(upstreamRequests).toBe(before);
+    expect(upstreamRequests()).toBe(before);
   });
 
   it('keeps the version negotiated at initialize in the session: the one asked when supported, else the latest', async () => {
@@ -209,7 +194,7 @@ describe('/mcp protocol', () => {
     const session = await newSession('2025-06-18');
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
     const [answer] = await messagesOf(await post(list, { 'mcp-session-id': session }));
-    expect(answer).toMatchObject({ id: 2, result: { tools: [expect.objectContaining({ name: 'vault__reveal' })] } });
+    expect(answer).toMatchObject({ id: 2, result: { tools: expect.arrayContaining([expect.objectContaining({ name: 'vault__echo' })]) } });
     const message = await expectRpcError(
       await post(list, { 'mcp-session-id': session, 'mcp-protocol-version': '2099-01-01' }),
       400,
@@ -237,26 +222,26 @@ describe('/mcp protocol', () => {
 
   it('initialize in a batch, as a notification, or with a session id: 400 -32600, no session made', async () => {
     const session = await newSession();
-    const before = upstreamRequests;
+    const before = upstreamRequests();
     await expectRpcError(await post([initialize()]), 400, -32600, 'invalid_message');
     await expectRpcError(await post([initialize(), { jsonrpc: '2.0', id: 2, method: 'ping' }], { 'mcp-session-id': session }), 400, -32600);
     await expectRpcError(await post({ jsonrpc: '2.0', method: 'initialize', params: {} }), 400, -32600, 'invalid_message');
     await expectRpcError(await post(initialize(), { 'mcp-session-id': session }), 400, -32600, 'already_initialized');
     await expectRpcError(await post(initialize(), { 'mcp-session-id': randomUUID() }), 400, -32600, 'already_initialized');
-    expect(upstreamRequests).toBe(before);
+    expect(upstreamRequests()).toBe(before);
   });
 
   it('an initialize without clientInfo: -32602 to that request, no session made', async () => {
-    const before = upstreamRequests;
+    const before = upstreamRequests();
     const response = await post({ jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
     expect(response.headers.get('mcp-session-id')).toBeNull();
     expect(await response.json()).toMatchObject({ id: 9, error: { code: -32602 } });
-    expect(upstreamRequests).toBe(before);
+    expect(upstreamRequests()).toBe(before);
   });
 
   it('params that do not fit the method: -32602 Invalid params naming the field (the SDK’s server says -32603)', async () => {
     const session = await newSession();
-    const call = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'vault__reveal', arguments: 'not an object' } };
+    const call = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'vault__echo', arguments: 'not an object' } };
     expect(await (await post(call, { 'mcp-session-id': session })).json()).toEqual({
       jsonrpc: '2.0',
       id: 4,
@@ -303,8 +288,8 @@ describe('/mcp protocol', () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer sk-mcp' } } });
     await client.connect(transport);
     expect((await store.get(transport.sessionId!))?.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['vault__reveal']);
-    expect((await client.callTool({ name: 'vault__reveal', arguments: { label: 'x' } })).content).toEqual([{ type: 'text', text: 'label x' }]);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['vault__echo', 'vault__hang']);
+    expect((await client.callTool({ name: 'vault__echo', arguments: { text: 'x' } })).content).toEqual([{ type: 'text', text: 'x' }]);
     await transport.terminateSession();
     expect(await store.get(transport.sessionId ?? '')).toBeUndefined();
     await client.close();

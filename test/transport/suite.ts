@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExampleOptions } from '../../examples/shared/catalog.ts';
 import { solidPng } from './png.js';
-import { startMcpUpstream } from './mcp-upstream.js';
+import { type HttpUpstream, startHttpUpstream } from '../mcp/fixtures/http-upstream.js';
 import { startSlowUpstream, type SlowUpstream } from './slow-upstream.js';
 
 /** A host app serving the gateway, listening on loopback. */
@@ -45,14 +45,14 @@ function json(key: string, body: unknown): RequestInit {
 export function transportSuite(host: HostUnderTest): void {
   describe(`transport on ${host.name}`, () => {
     let upstream: SlowUpstream;
-    let mcpUpstream: Awaited<ReturnType<typeof startMcpUpstream>>;
+    let mcpUpstream: HttpUpstream;
     let running: RunningHost;
     let base: string;
 
     beforeAll(async () => {
       upstream = await startSlowUpstream();
-      mcpUpstream = await startMcpUpstream();
-      running = await host.start({ upstream: { baseURL: upstream.baseURL, models: [SLOW_MODEL] }, mcpServerUrl: mcpUpstream.url });
+      mcpUpstream = await startHttpUpstream();
+      running = await host.start({ upstream: { baseURL: upstream.baseURL, models: [SLOW_MODEL] }, mcpServerUrl: `${mcpUpstream.url}/mcp` });
       base = running.origin + running.mount;
     }, host.startTimeoutMs ?? 30_000);
 
@@ -66,9 +66,9 @@ export function transportSuite(host: HostUnderTest): void {
       const client = new Client({ name: 'host-test', version: '1' });
       const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ALICE}` } } });
       await client.connect(transport);
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['tools__shout']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['tools__echo', 'tools__hang']);
       const marker = randomUUID();
-      expect((await client.callTool({ name: 'tools__shout', arguments: { text: marker } })).content).toEqual([{ type: 'text', text: marker.toUpperCase() }]);
+      expect((await client.callTool({ name: 'tools__echo', arguments: { text: marker } })).content).toEqual([{ type: 'text', text: marker }]);
       await transport.terminateSession();
       expect(transport.sessionId).toBeUndefined();
       await client.close();
