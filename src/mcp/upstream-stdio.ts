@@ -7,6 +7,13 @@ import { withDeadline } from './upstream-timeout.js';
 
 /** A stderr line longer than this is logged in pieces: a child cannot make one log line of any size. */
 const MAX_STDERR_LINE = 1000;
+/**
+ * After a start that failed, the next waits this long, twice as long after each further failure,
+ * up to the maximum; meanwhile the server fails at once with the last failure (a command that
+ * cannot start is not spawned for every session and call).
+ */
+const RESTART_AFTER_FAILURE_MS = 1000;
+const MAX_RESTART_AFTER_FAILURE_MS = 30_000;
 
 /**
  * A local command spoken to over stdio: one long-lived process and client per gateway instance,
@@ -22,6 +29,7 @@ const MAX_STDERR_LINE = 1000;
 export function stdioUpstream(server: string, config: McpStdioServerConfig, timeoutMs: number, logger: Logger): Upstream {
   const blank = secretBlanker(Object.values(config.env ?? {}));
   let running: Promise<McpUpstreamClient> | undefined;
+  let failure: { error: unknown; failures: number; retryAt: number } | undefined;
   let closed = false;
 
   const start = async (stopped: () => void): Promise<McpUpstreamClient> => {
@@ -54,13 +62,21 @@ export function stdioUpstream(server: string, config: McpStdioServerConfig, time
   const client = (): Promise<McpUpstreamClient> => {
     if (closed) return Promise.reject(new Error(`Server \`${server}\` is closed.`));
     if (!running) {
+      if (failure && Date.now() < failure.retryAt) return Promise.reject(failure.error);
       const started: Promise<McpUpstreamClient> = start(() => {
         if (running === started) running = undefined;
       });
       running = started;
-      started.catch(() => {
-        if (running === started) running = undefined;
-      });
+      started.then(
+        () => {
+          failure = undefined;
+        },
+        (error: unknown) => {
+          if (running === started) running = undefined;
+          const failures = (failure?.failures ?? 0) + 1;
+          failure = { error, failures, retryAt: Date.now() + Math.min(MAX_RESTART_AFTER_FAILURE_MS, RESTART_AFTER_FAILURE_MS * 2 ** (failures - 1)) };
+        },
+      );
     }
     return running;
   };

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -139,6 +142,23 @@ describe('stdio upstreams', () => {
     await served.close();
     await dispose();
     expect(alive(pid)).toBe(false);
+  });
+});
+
+describe('a stdio command that cannot start', () => {
+  it('is not spawned again for each session while it keeps failing', async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'infergate-stdio-')), 'starts');
+    const script = `require('node:fs').appendFileSync(${JSON.stringify(starts)}, 'x'); process.exit(1)`;
+    const upstreams = createUpstreams({ servers: { broken: { command: process.execPath, args: ['-e', script] } } });
+    try {
+      const first = await upstreams.initialize(new AbortController().signal);
+      const second = await upstreams.initialize(new AbortController().signal);
+      expect(first.broken?.down).toBe('MCP error -32000: Connection closed');
+      expect(second).toEqual(first);
+      expect(readFileSync(starts, 'utf8')).toBe('x');
+    } finally {
+      await upstreams.close();
+    }
   });
 });
 
