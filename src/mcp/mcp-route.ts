@@ -30,7 +30,10 @@ const MAX_SESSION_ID = 128;
  * stateless transport and server: upstream sessions are resumed by their ids. What the SDK would
  * refuse is refused here first, in its words, before a session is made or an upstream called.
  */
-export function mcpHandler(gateway: McpGateway, observeCall: (context: RouteContext, call: McpToolCall) => void): (context: RouteContext) => Promise<Response> {
+export function mcpHandler(
+  gateway: McpGateway,
+  observeCall: (context: RouteContext, session: Session, call: McpToolCall) => void,
+): (context: RouteContext) => Promise<Response> {
   return async (context) => {
     if (context.request.method === 'DELETE') return endSession(gateway, context);
     const posted = await readMessages(context);
@@ -53,7 +56,7 @@ export function mcpHandler(gateway: McpGateway, observeCall: (context: RouteCont
       sessionId: id,
       record,
       signal: context.signal,
-      observeCall: (call) => observeCall(context, call),
+      observeCall: (call) => observeCall(context, session, call),
     });
     // No session id generator: stateless, the gateway keeps the session itself.
     const transport = new WebStandardStreamableHTTPServerTransport({});
@@ -79,7 +82,8 @@ function refuseInvalidParams({ messages, batch }: PostedMessages): Response | un
   return undefined;
 }
 
-interface Session {
+/** A client session the route found (or made) for a request: its id and record. */
+export interface Session {
   id: string;
   record: McpSessionRecord;
 }

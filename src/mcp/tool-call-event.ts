@@ -14,8 +14,8 @@ export interface McpToolCallEvent extends McpToolCall {
   keyGroup: string;
   /** The gateway's MCP session (`mcp-session-id`), not an upstream's. */
   sessionId: string;
-  /** The MCP protocol version the client sent (`mcp-protocol-version`), when it sent one. */
-  protocolVersion?: string | undefined;
+  /** The MCP protocol version the session negotiated at `initialize`. */
+  protocolVersion: string;
   /** ms since epoch when the gateway's MCP server took the call. */
   startedAt: number;
 }

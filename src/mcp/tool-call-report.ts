@@ -1,18 +1,17 @@
 import type { RouteContext } from '../http/route.js';
+import type { Session } from './mcp-route.js';
 import type { McpToolCall } from './tool-call.js';
 import type { McpToolCallEvent } from './tool-call-event.js';
 
-/** Tells the plugins' `onToolCall` stage of one tool call; never throws, never awaited (as `onUsage`). */
-export function reportToolCall(context: RouteContext, call: McpToolCall): void {
+/** Tells the plugins' `onToolCall` stage of one tool call of `session`; never throws, never awaited (as `onUsage`). */
+export function reportToolCall(context: RouteContext, session: Session, call: McpToolCall): void {
   const { options, requestId, key, request } = context;
-  // The route checked the session id against its record before the call ran; the SDK's transport checked the version.
-  const protocolVersion = request.headers.get('mcp-protocol-version');
   const event: McpToolCallEvent = {
     requestId,
     keyId: key.id,
     keyGroup: key.group ?? 'default',
-    sessionId: request.headers.get('mcp-session-id') ?? '',
-    ...(protocolVersion ? { protocolVersion } : {}),
+    sessionId: session.id,
+    protocolVersion: session.record.protocolVersion,
     startedAt: Date.now() - call.durationMs,
     ...call,
   };

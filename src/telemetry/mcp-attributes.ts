@@ -34,6 +34,7 @@ export function toolCallAttributes(event: McpToolCallEvent): Attributes {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': fullToolName(event),
     'mcp.session.id': event.sessionId,
+    'mcp.protocol.version': event.protocolVersion,
     'http.route': '/mcp',
     'infergate.request_id': event.requestId,
     'infergate.key_id': event.keyId,
@@ -43,7 +44,6 @@ export function toolCallAttributes(event: McpToolCallEvent): Attributes {
     'infergate.mcp.request_bytes': event.requestBytes,
     'infergate.mcp.response_bytes': event.responseBytes,
   };
-  if (event.protocolVersion) attributes['mcp.protocol.version'] = event.protocolVersion;
   const error = toolCallErrorType(event.outcome);
   if (error) attributes['error.type'] = error;
   if (event.outcome === 'refused') attributes['rpc.response.status_code'] = '-32602';
