@@ -25,6 +25,7 @@ const RPC_CODES: Record<string, number> = {
   invalid_message: RPC.invalidRequest,
   json_too_deep: RPC.invalidRequest,
   json_too_large: RPC.invalidRequest,
+  too_many_keys: RPC.invalidRequest,
   batch_refused: RPC.invalidRequest,
   already_initialized: RPC.invalidRequest,
   session_not_found: RPC.sessionNotFound,

@@ -6,6 +6,16 @@ import { readJsonValue } from '../http/read-json.js';
 import type { RouteContext } from '../http/route.js';
 import { badMessage } from './mcp-errors.js';
 
+/**
+ * Most keys a body may hold in the first three levels of its messages (the message; its `params`
+ * or `result`; `params.arguments` and `params._meta`): the objects the SDK's zod schemas copy key
+ * by key, about 3 µs a key for each of the three passes a request gets (the gateway's check, the
+ * transport's, the server's handler), so 900,000 keys in `arguments` held the event loop some
+ * 10 s. Deeper values (a tool argument's own content) are not walked by them. Real tool calls
+ * name a few dozen arguments.
+ */
+const MAX_SHALLOW_KEYS = 10_000;
+
 /** A POST's JSON-RPC messages: one, or a batch (`batch` true, even of one). */
 export interface PostedMessages {
   body: unknown;
@@ -38,6 +48,13 @@ export async function readMessages({ request, options }: RouteContext): Promise<
   const items: unknown[] = batch ? body : [body];
   if (batch && items.length === 0) throw badMessage('Invalid Request: an empty batch holds no message', 'invalid_message');
   if (items.length > MAX_BATCH_SIZE) throw badMessage(`Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`, 'invalid_message');
+  if (shallowKeys(items, 4, MAX_SHALLOW_KEYS) > MAX_SHALLOW_KEYS) {
+    throw new GatewayError({
+      status: 400,
+      message: `Invalid Request: more than ${MAX_SHALLOW_KEYS} keys in the messages, their params and params.arguments`,
+      code: 'too_many_keys',
+    });
+  }
   const messages = items.map((item, index) => {
     const parsed = JSONRPCMessageSchema.safeParse(item);
     if (parsed.success) return parsed.data;
@@ -45,4 +62,22 @@ export async function readMessages({ request, options }: RouteContext): Promise<
     throw badMessage(`Invalid Request: not a JSON-RPC 2.0 request, notification or response${where}`, 'invalid_message');
   });
   return { body, messages, batch };
+}
+
+/** The keys of the objects `levels` deep in `value` (arrays are walked through, not counted), stopping once past `max`. */
+function shallowKeys(value: unknown, levels: number, max: number): number {
+  if (levels === 0 || typeof value !== 'object' || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      count += shallowKeys(item, levels - 1, max - count);
+      if (count > max) break;
+    }
+    return count;
+  }
+  for (const key in value) {
+    count += 1 + shallowKeys((value as Record<string, unknown>)[key], levels - 1, max - count);
+    if (count > max) break;
+  }
+  return count;
 }

@@ -29,7 +29,7 @@ beforeAll(async () => {
     { key: 'sk-mcp', id: 'mcp-key', mcp: ['vault'] },
     { key: 'sk-other', id: 'other-key', mcp: ['vault'] },
   ];
-  gateway = await serve(createGateway({ providers: {}, models: [], keys, mcp, limits: { jsonBodyBytes: 64 * 1024 } }) as never);
+  gateway = await serve(createGateway({ providers: {}, models: [], keys, mcp, limits: { jsonBodyBytes: 512 * 1024 } }) as never);
   limited = await serve(
     createGateway({ providers: {}, models: [], keys: [{ key: 'sk-once', id: 'once', mcp: ['vault'], limits: { requestsPerMinute: 1 } }], mcp }) as never,
   );
@@ -127,7 +127,7 @@ describe('/mcp errors in MCP’s shape', () => {
   });
 
   it('a body over the gateway’s JSON limit: 413, declared or not', async () => {
-    const big = { ...initialize(), pad: 'x'.repeat(70 * 1024) };
+    const big = { ...initialize(), pad: 'x'.repeat(520 * 1024) };
     await expectRpcError(await post(big), 413, -32000, 'request_too_large');
   });
 
@@ -146,6 +146,21 @@ describe('/mcp errors in MCP’s shape', () => {
     ]) {
       await expectRpcError(await post(body), 400, -32600, 'invalid_message');
     }
+  });
+
+  it('more than 10,000 keys in the messages, params and arguments (what zod copies key by key): 400 -32600; nested content is free', async () => {
+    const session = await newSession();
+    const call = (args: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'vault__echo', arguments: args } });
+    const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 0]));
+    await expectRpcError(await post(call({ text: 'x', ...keys(10_001) }), { 'mcp-session-id': session }), 400, -32600, 'too_many_keys');
+    await expectRpcError(
+      await post({ jsonrpc: '2.0', id: 1, method: 'ping', params: keys(10_001) }, { 'mcp-session-id': session }),
+      400,
+      -32600,
+      'too_many_keys',
+    );
+    const [nested] = await messagesOf(await post(call({ text: 'x', content: keys(20_000) }), { 'mcp-session-id': session }));
+    expect(nested).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'x' }] } });
   });
 
   it('a key over its limits: 429 as a JSON-RPC error, retry-after kept', async () => {
