@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from '../../src/providers/anthropic/anthropic-provider.js';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.js';
-import type { RecordedRequest } from '../fakes/fake-server.js';
 import { jsonLines } from './agent-cells.js';
 import { claudeCodeBinary, runCli } from './cli-harness.js';
 import {
   CLIENT_SERVER_NAME,
   expectOnlyTheGatewayCredential,
-  expectToolCallLogged,
-  expectVaultServedOneCall,
+  expectOneGovernedCall,
   GATEWAY_TOOL,
   NO_VAULT_KEY,
   AGENT_MODEL,
@@ -17,10 +15,10 @@ import {
   runWithVault,
   useMcpAgentRig,
   type VaultRun,
-  startMcpAgentRig,
+  onUpstreamModel,
   type McpAgentRig,
 } from './mcp-rig.js';
-import { expectUpstreamSawToolResult, GATEWAY_KEY, scriptedReply } from './scripted-upstream.js';
+import { expectUpstreamSawToolResult, GATEWAY_KEY } from './scripted-upstream.js';
 
 type Json = Record<string, any>;
 
@@ -101,8 +99,7 @@ function expectClaudeCodeCalledTheVault({ run, token, events, context }: McpRun,
   expect(result, context).toMatchObject({ type: 'result', is_error: false, permission_denials: [] });
   expect(result?.result, context).toContain(token);
   expect(run.exitCode, context).toBe(0);
-  expectVaultServedOneCall(rig.vault, context);
-  expectToolCallLogged(rig, context);
+  expectOneGovernedCall(rig, context);
 }
 
 describe('Claude Code through the gateway’s /mcp', () => {
@@ -143,19 +140,16 @@ describe('Claude Code through the gateway’s /mcp', () => {
     'calls the vault’s tool on a strict Anthropic upstream model: the tool’s definition and its result go through the gateway to the model',
     async () => {
       const anthropic = await startFakeAnthropic();
-      anthropic.answerWith((request: RecordedRequest) => scriptedReply('anthropic', request.body));
-      const onAnthropic = await startMcpAgentRig([AGENT_MODEL], {
-        provider: createAnthropicProvider({ baseURL: anthropic.url, apiKey: 'up-key' }),
-        upstreamModel: 'claude-sonnet-4-5',
-      });
-      try {
-        const run = await runClaudeCode(onAnthropic, GATEWAY_KEY);
-        expectClaudeCodeCalledTheVault(run, onAnthropic);
-        expectUpstreamSawToolResult('anthropic', anthropic, run.token);
-      } finally {
-        await onAnthropic.close();
-        await anthropic.close();
-      }
+      await onUpstreamModel(
+        anthropic,
+        'anthropic',
+        { provider: createAnthropicProvider({ baseURL: anthropic.url, apiKey: 'up-key' }), upstreamModel: 'claude-sonnet-4-5' },
+        async (rig) => {
+          const run = await runClaudeCode(rig, GATEWAY_KEY);
+          expectClaudeCodeCalledTheVault(run, rig);
+          expectUpstreamSawToolResult('anthropic', anthropic, run.token);
+        },
+      );
     },
     TEST_TIMEOUT_MS,
   );

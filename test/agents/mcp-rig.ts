@@ -10,7 +10,8 @@ import { createLocalProvider } from '../../src/providers/local/local-provider.js
 import type { Provider } from '../../src/providers/provider.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { type CliRun, describeRun, makeWorkspace, type Workspace } from './cli-harness.js';
-import { GATEWAY_KEY } from './scripted-upstream.js';
+import type { FakeUpstream, RecordedRequest } from '../fakes/fake-server.js';
+import { GATEWAY_KEY, scriptedReply } from './scripted-upstream.js';
 
 /**
  * The MCP side of the agent tests: a `vault` MCP server built with the SDK on loopback, whose one
@@ -243,4 +244,33 @@ export async function runWithVault(rig: McpAgentRig, start: (workspace: Workspac
   const context = `${describeRun(run)}\n--- vault\n${describeVault(rig.vault)}`;
   expect(run.timedOut, context).toBe(false);
   return { run, token: workspace.token, context };
+}
+
+/**
+ * Runs `body` on a rig whose model is the strict fake `upstream` (answering as the scripted model
+ * on its `wire`) behind `model.provider`; closes both after.
+ */
+export async function onUpstreamModel(
+  upstream: FakeUpstream,
+  wire: Parameters<typeof scriptedReply>[0],
+  model: RigModel,
+  body: (rig: McpAgentRig) => Promise<void>,
+): Promise<void> {
+  upstream.answerWith((request: RecordedRequest) => scriptedReply(wire, request.body));
+  try {
+    const rig = await startMcpAgentRig([AGENT_MODEL], model);
+    try {
+      await body(rig);
+    } finally {
+      await rig.close();
+    }
+  } finally {
+    await upstream.close();
+  }
+}
+
+/** The call went through the gateway as it should: the vault served it once with only the gateway's credential, and the access log has it. */
+export function expectOneGovernedCall(rig: McpAgentRig, context: string): void {
+  expectVaultServedOneCall(rig.vault, context);
+  expectToolCallLogged(rig, context);
 }
