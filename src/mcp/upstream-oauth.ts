@@ -1,11 +1,10 @@
 import * as oauth from 'oauth4webapi';
 import type { Dispatcher } from 'undici';
 import { fetch as undiciFetch } from 'undici';
-import { accessTokenFailure, type AccessTokens, cachedAccessTokens, type IssuedToken } from '../providers/http/access-tokens.js';
+import { type AccessTokens, cachedAccessTokens } from '../providers/http/access-tokens.js';
+import { clientCredentialsToken } from '../providers/http/client-credentials.js';
 import type { McpOAuthClientCredentials } from './mcp-options.js';
 
-/** The token endpoint must answer within this; a refresh is shared, so no client's signal bounds it. */
-const EXCHANGE_TIMEOUT_MS = 30_000;
 /** Assumed when an answer leaves `expires_in` out (OAuth makes it optional). */
 const DEFAULT_LIFETIME_S = 3600;
 
@@ -38,35 +37,14 @@ export function oauthTokens(server: string, credentials: McpOAuthClientCredentia
     parameters.set('audience', credentials.audience);
     if (URL.canParse(credentials.audience)) parameters.set('resource', credentials.audience);
   }
-  const service = `MCP server \`${server}\``;
-
-  const exchange = async (): Promise<IssuedToken> => {
-    let response: Response;
-    try {
-      response = await oauth.clientCredentialsGrantRequest(authorizationServer, client, authentication, parameters, {
-        signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS),
-        // Plain HTTP only where the operator wrote it (a local identity server, tests).
-        [oauth.allowInsecureRequests]: tokenUrl.protocol === 'http:',
-        [oauth.customFetch]: (url, init) => undiciFetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>,
-      });
-    } catch (error) {
-      const timedOut = (error as Error)?.name === 'TimeoutError';
-      throw accessTokenFailure(service, timedOut ? 'the token endpoint did not answer in time' : 'the token endpoint could not be reached', error);
-    }
-    try {
-      const answer = await oauth.processClientCredentialsResponse(authorizationServer, client, response);
-      const lifetime = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : DEFAULT_LIFETIME_S;
-      return { token: answer.access_token, expiresInS: lifetime };
-    } catch (error) {
-      if (error instanceof oauth.ResponseBodyError) {
-        const description = error.error_description?.split(/\r?\n/)[0];
-        throw accessTokenFailure(service, `the token endpoint answered ${error.status} (${error.error}${description ? `: ${description}` : ''})`, error);
-      }
-      // A 401 for the client's authentication comes with a challenge (RFC 6749 §5.2), not read as a body.
-      if (error instanceof oauth.WWWAuthenticateChallengeError)
-        throw accessTokenFailure(service, `the token endpoint refused the client's credentials (${error.status})`, error);
-      throw accessTokenFailure(service, 'the token endpoint answered without a usable access token', error);
-    }
-  };
+  const exchange = () =>
+    clientCredentialsToken(`MCP server \`${server}\``, {
+      server: authorizationServer,
+      client,
+      authentication,
+      parameters,
+      defaultLifetimeS: DEFAULT_LIFETIME_S,
+      fetch: (url, init) => undiciFetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>,
+    });
   return cachedAccessTokens(exchange);
 }
