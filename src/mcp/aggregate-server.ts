@@ -1,18 +1,26 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { handleLogLevel } from './call-logs.js';
 import { inFlightCalls } from './in-flight-calls.js';
 import type { McpRequestContext } from './mcp-session.js';
+import { handlePrompts } from './prompts-handlers.js';
 import { handleTools } from './tools-handlers.js';
 
 /**
- * The gateway's MCP server for one request of one session: the upstreams' tools under
- * `<server>__<tool>` (tools-handlers.ts), and cancellations reaching calls that run on this
- * instance. It advertises only what it forwards.
+ * The gateway's MCP server for one request of one session: the upstreams' tools as
+ * `<server>__<tool>` (tools-handlers.ts) and prompts as `<server>__<prompt>`, their log messages
+ * during a call at the session's level (call-logs.ts), and cancellations reaching calls that run
+ * on this instance. It advertises only what it forwards: no resources (docs/mcp.md says why).
  */
 export function aggregateServer(context: McpRequestContext): Server {
   // The low-level Server (the SDK marks it deprecated for servers of their own): a proxy needs its raw handlers.
-  const server = new Server({ name: 'infergate', version: '1' }, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server(
+    { name: 'infergate', version: '1' },
+    { capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, logging: {} } },
+  );
   handleTools(server, context);
+  handlePrompts(server, context);
+  handleLogLevel(server, context);
   // The call it names runs under another request's server: found by session and id.
   server.setNotificationHandler(CancelledNotificationSchema, ({ params }) => {
     if (params.requestId !== undefined) inFlightCalls(context.upstreams).cancel(context.sessionId, params.requestId, params.reason);

@@ -1,4 +1,5 @@
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { forwardLogs } from './call-logs.js';
 import { type ClientRequestExtra, forwardingOptions, withoutProgressToken } from './call-notifications.js';
 import { withCancellationDelivered } from './cancellation-delivery.js';
 import { inFlightCalls } from './in-flight-calls.js';
@@ -51,7 +52,10 @@ export async function callTool(context: McpRequestContext, request: CallToolRequ
     const params = { ...request.params, name: tool, _meta: withoutProgressToken(request.params._meta) };
     try {
       const result = (await withUpstream(context, server, signal, (client) =>
-        withCancellationDelivered(client, () => client.callTool(params, undefined, options)),
+        withCancellationDelivered(client, () => {
+          forwardLogs(client, context, extra);
+          return client.callTool(params, undefined, options);
+        }),
       )) as CallToolResult;
       observe(result.isError === true ? 'tool_error' : 'ok', result);
       return result;

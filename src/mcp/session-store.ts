@@ -16,6 +16,8 @@ export interface McpSessionRecord {
   protocolVersion: string;
   createdAt: number;
   upstream: Record<string, UpstreamState>;
+  /** The least severe upstream log level the client asked for (`logging/setLevel`); unset: every level. */
+  logLevel?: string | undefined;
 }
 
 /**

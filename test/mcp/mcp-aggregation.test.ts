@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ListToolsRequestSchema, LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createGateway } from '../../src/gateway.js';
@@ -12,6 +13,7 @@ import type { McpGateway } from '../../src/mcp/mcp-session.js';
 import type { McpOptions } from '../../src/mcp/mcp-options.js';
 import type { McpToolCall } from '../../src/mcp/tool-call.js';
 import { clientToolName } from '../../src/mcp/tool-names.js';
+import { LIST_BOUNDS, TRUNCATED_META } from '../../src/mcp/upstream-lists.js';
 import { type Served, serve } from '../helpers/serve.js';
 
 /**
@@ -38,7 +40,7 @@ const seen = {
 };
 
 function upstreamServer(): McpServer {
-  const server = new McpServer({ name: 'work', version: '1' });
+  const server = new McpServer({ name: 'work', version: '1' }, { capabilities: { logging: {} } });
   server.registerTool('steps', { description: 'Reports progress twice', inputSchema: { count: z.number() } }, async ({ count }, extra) => {
     const progressToken = extra._meta?.progressToken;
     for (let step = 1; step <= count; step++) {
@@ -57,6 +59,15 @@ function upstreamServer(): McpServer {
     seen.aborted.resolve(extra.signal.reason);
     return { content: [{ type: 'text', text: 'too late' }] };
   });
+  server.registerTool('chatty', { description: 'Logs as it works' }, async (extra) => {
+    for (const level of ['debug', 'warning'] as const) {
+      await extra.sendNotification({ method: 'notifications/message', params: { level, logger: 'work', data: `${level} line` } });
+    }
+    return { content: [{ type: 'text', text: 'said it' }] };
+  });
+  server.registerPrompt('greet', { description: 'A greeting', argsSchema: { name: z.string() } }, ({ name }) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `Hello ${name}` } }],
+  }));
   server.registerTool(LONG_TOOL, { description: 'A name too long for some clients' }, async () => ({ content: [{ type: 'text', text: 'long one' }] }));
   server.registerTool('read__all', { description: 'A name with the separator in it' }, async () => ({ content: [{ type: 'text', text: 'read all' }] }));
   return server;
@@ -124,6 +135,76 @@ describe('/mcp progress', () => {
     // The upstream got a token (the gateway's own, for the SDK to route its progress back).
     expect(result.content).toEqual([{ type: 'text', text: 'done after 2 (token number)' }]);
     await client.close();
+  });
+});
+
+describe('/mcp logging', () => {
+  it("forwards the upstream's log messages during a call, at or above the level the client set", async () => {
+    const client = await connect();
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params));
+    await client.callTool({ name: 'work__chatty', arguments: {} });
+    expect(logs).toEqual([
+      { level: 'debug', logger: 'work', data: 'debug line' },
+      { level: 'warning', logger: 'work', data: 'warning line' },
+    ]);
+    // The level is the session's: kept in its record, whatever instance or server answers next.
+    await client.setLoggingLevel('info');
+    logs.length = 0;
+    await client.callTool({ name: 'work__chatty', arguments: {} });
+    expect(logs).toEqual([{ level: 'warning', logger: 'work', data: 'warning line' }]);
+    await client.close();
+  });
+});
+
+describe('/mcp prompts', () => {
+  it('lists prompts as <server>__<prompt> and gets one by that name', async () => {
+    const client = await connect();
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['work__greet']);
+    const prompt = await client.getPrompt({ name: 'work__greet', arguments: { name: 'Ada' } });
+    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Hello Ada' } }]);
+    await client.close();
+  });
+
+  it('a prompt out of the key’s scope is neither listed nor got', async () => {
+    const client = await connect('sk-steps');
+    expect((await client.listPrompts()).prompts).toEqual([]);
+    await expect(client.getPrompt({ name: 'work__greet', arguments: { name: 'Ada' } })).rejects.toThrow('Unknown prompt: work__greet');
+    await client.close();
+  });
+});
+
+describe('/mcp lists', () => {
+  it('an upstream that pages forever is cut at the bound, and the list says so', async () => {
+    // A new server per request, stateless: every tools/list page names a next one.
+    const endless = await serve(async (req, res) => {
+      const server = new Server({ name: 'endless', version: '1' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, ({ params }) => {
+        const page = Number(params?.cursor ?? 0);
+        return { tools: [{ name: `t${page}`, inputSchema: { type: 'object' } }], nextCursor: String(page + 1) };
+      });
+      const transport = new StreamableHTTPServerTransport({});
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    });
+    const instance = createGateway({
+      providers: {},
+      models: [],
+      keys: [{ key: 'sk-all', id: 'all', mcp: ['*'] }],
+      mcp: { servers: { endless: { url: `${endless.url}/mcp` } } },
+    });
+    const served = await serve(instance as never);
+    try {
+      const client = new Client({ name: 'test', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer sk-all' } } }));
+      const list = await client.listTools();
+      expect(list.tools).toHaveLength(LIST_BOUNDS.pages);
+      expect(list._meta).toEqual({ [TRUNCATED_META]: ['endless'] });
+      await client.close();
+    } finally {
+      await served.close();
+      await endless.close();
+    }
   });
 });
 
