@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExampleOptions } from '../../examples/shared/catalog.ts';
 import { solidPng } from './png.js';
@@ -51,7 +52,7 @@ export function transportSuite(host: HostUnderTest): void {
 
     beforeAll(async () => {
       upstream = await startSlowUpstream();
-      mcpUpstream = await startHttpUpstream();
+      mcpUpstream = await startHttpUpstream({ tools: registerCountdown });
       running = await host.start({ upstream: { baseURL: upstream.baseURL, models: [SLOW_MODEL] }, mcpServerUrl: `${mcpUpstream.url}/mcp` });
       base = running.origin + running.mount;
     }, host.startTimeoutMs ?? 30_000);
@@ -66,7 +67,7 @@ export function transportSuite(host: HostUnderTest): void {
       const client = new Client({ name: 'host-test', version: '1' });
       const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ALICE}` } } });
       await client.connect(transport);
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['tools__echo', 'tools__hang']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['tools__echo', 'tools__hang', 'tools__countdown']);
       const marker = randomUUID();
       expect((await client.callTool({ name: 'tools__echo', arguments: { text: marker } })).content).toEqual([{ type: 'text', text: marker }]);
       await transport.terminateSession();
@@ -89,10 +90,31 @@ export function transportSuite(host: HostUnderTest): void {
       expect(initialize.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
       const [data] = [...(await initialize.text()).matchAll(/^data: (\{.*\})$/gm)].map((match) => JSON.parse(match[1]!));
       expect(data).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', serverInfo: { name: 'infergate' } } });
-      const end = await fetch(`${base}/mcp`, {
-        method: 'DELETE',
-        headers: { authorization: `Bearer ${ALICE}`, 'mcp-session-id': initialize.headers.get('mcp-session-id')! },
+      // A call whose upstream reports progress as it goes: each notification reaches the client as
+      // it is sent, before the result (a host that buffers delivers them all at the end).
+      const session = initialize.headers.get('mcp-session-id')!;
+      const countdown = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${ALICE}`,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-session-id': session,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'tools__countdown', arguments: {}, _meta: { progressToken: 'p' } },
+        }),
       });
+      expect(countdown.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const reads = await timedReads(countdown);
+      const events = reads.flatMap((read) => [...read.text.matchAll(/^data: (\{.*\})$/gm)].map((match) => ({ at: read.at, message: JSON.parse(match[1]!) })));
+      expect(events.map((event) => event.message.method ?? event.message.id)).toEqual([...Array(COUNTDOWN_STEPS).fill('notifications/progress'), 2]);
+      expect(events[0]!.message.params).toMatchObject({ progressToken: 'p', progress: 1, total: COUNTDOWN_STEPS });
+      expect(events.at(-1)!.at - events[0]!.at).toBeGreaterThan(COUNTDOWN_GAP_MS * (COUNTDOWN_STEPS - 2));
+      const end = await fetch(`${base}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${ALICE}`, 'mcp-session-id': session } });
       expect(end.status).toBe(200);
       // The host passes the gateway's JSON-RPC refusals through: 405 with Allow, a suspended user's 401.
       const get = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${ALICE}`, accept: 'text/event-stream' } });
@@ -311,6 +333,22 @@ export function transportSuite(host: HostUnderTest): void {
 }
 
 /** Reads a body to its end, noting when each piece arrived. */
+const COUNTDOWN_STEPS = 4;
+const COUNTDOWN_GAP_MS = 60;
+
+/** An upstream tool that reports its progress every `COUNTDOWN_GAP_MS`, then answers. */
+function registerCountdown(server: McpServer): void {
+  server.registerTool('countdown', { description: 'Counts down, reporting progress' }, async (extra) => {
+    const token = extra._meta?.progressToken;
+    for (let step = 1; step <= COUNTDOWN_STEPS; step++) {
+      await new Promise((resolve) => setTimeout(resolve, COUNTDOWN_GAP_MS));
+      if (token !== undefined)
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, total: COUNTDOWN_STEPS } });
+    }
+    return { content: [{ type: 'text', text: 'liftoff' }] };
+  });
+}
+
 async function timedReads(response: Response): Promise<{ at: number; text: string }[]> {
   const reads: { at: number; text: string }[] = [];
   const decoder = new TextDecoder();
