@@ -30,6 +30,13 @@ export function decodeCursor(cursor: string): LogPosition {
   return { startedAt: value[0], requestId: value[1] };
 }
 
+/** A page of rows read one past `limit`: the first `limit`, and the cursor after the last when there were more. */
+export function pageOf<T>(rows: T[], limit: number, position: (row: T) => LogPosition): { data: T[]; next?: string } {
+  const data = rows.slice(0, limit);
+  const last = data.at(-1);
+  return rows.length > limit && last ? { data, next: encodeCursor(position(last)) } : { data };
+}
+
 /** Negative when `a` comes first in the log's order. */
 export function compareLogOrder(a: LogPosition, b: LogPosition): number {
   if (a.startedAt !== b.startedAt) return b.startedAt - a.startedAt;

@@ -1,4 +1,4 @@
-import { compareLogOrder, decodeCursor, encodeCursor, statusMatches } from './log-cursor.js';
+import { compareLogOrder, decodeCursor, pageOf, statusMatches } from './log-cursor.js';
 import type { LogPage, LogQuery, RequestLog, RequestLogRow, SinkStats, Stats, StatsQuery } from './request-log.js';
 import { bucketOf, bucketRange, buildSeries, percentiles, type StatsCell } from './stats-series.js';
 
@@ -93,9 +93,7 @@ export class MemoryRequestLog implements RequestLog {
         (after === undefined || compareLogOrder(row, after) > 0),
     );
     matches.sort(compareLogOrder);
-    const data = matches.slice(0, query.limit);
-    const last = data.at(-1);
-    return matches.length > query.limit && last ? { data, next: encodeCursor(last) } : { data };
+    return pageOf(matches, query.limit, (row) => row);
   }
 
   async get(requestId: string): Promise<RequestLogRow | undefined> {

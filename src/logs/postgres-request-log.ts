@@ -3,9 +3,12 @@ import { jsonLogger, type Logger } from '../logger.js';
 import { PostgresConnection, type PostgresConnectionOptions } from '../postgres/connection.js';
 import { sortRows, USAGE_RETENTION_DAYS, utcDay, type UsageStore } from '../state/usage-store.js';
 import { BatchQueue, type OverflowPolicy } from './batch-queue.js';
-import { decodeCursor, encodeCursor } from './log-cursor.js';
+import { decodeCursor, pageOf } from './log-cursor.js';
+import { insertToolCalls, TOOL_CALLS, toolCallOfRecord, toolCallQuerySql, toolCallSchema } from './postgres-tool-calls.js';
+import { contentText, finite, text, whole } from './postgres-values.js';
 import type { LogPage, LogQuery, RequestLog, RequestLogRow, SinkStats, Stats, StatsQuery } from './request-log.js';
 import { bucketOf, buildSeries, bucketRange, DAY_MS, type StatsCell } from './stats-series.js';
+import type { ToolCallPage, ToolCallQuery, ToolCallRow } from './tool-call-log.js';
 
 export interface PostgresRequestLogOptions extends PostgresConnectionOptions {
   /** Rows per insert statement. Default 500. */
@@ -16,7 +19,7 @@ export interface PostgresRequestLogOptions extends PostgresConnectionOptions {
   queueSize?: number | undefined;
   /** What a full queue does (docs/admin.md, "Request log"). Default `drop`. */
   overflow?: OverflowPolicy | undefined;
-  /** Days of rows kept (whole UTC days, today included); the daily rollups are kept 400 days. Default 30. */
+  /** Days of rows and tool calls kept (whole UTC days, today included); the daily rollups are kept 400 days. Default 30. */
   retentionDays?: number | undefined;
   /** Wait before a failed batch's first retry (doubled for each next one). Default 250 ms. */
   retryDelayMs?: number | undefined;
@@ -26,27 +29,11 @@ export interface PostgresRequestLogOptions extends PostgresConnectionOptions {
   logger?: Logger | undefined;
 }
 
+/** What the queue holds: a request's row or a tool call's, written by the same batches. */
+type QueuedRow = { request: RequestLogRow; toolCall?: undefined } | { request?: undefined; toolCall: ToolCallRow };
+
 /** A column of `infergate_requests`: its SQL type, and the row's value for it. */
 type Column = readonly [name: string, type: string, value: (row: RequestLogRow) => unknown];
-
-/** Longest text kept in a column (an index entry must stay under PostgreSQL's 2,704 bytes). */
-const MAX_TEXT = 256;
-
-/**
- * Values PostgreSQL takes whatever the row holds: one it refuses would fail its whole batch. Text
- * without NUL (refused in `text`) and cut; integers rounded; a number that is not finite as 0.
- */
-function text(value: string): string;
-function text(value: string | null): string | null;
-function text(value: string | null): string | null {
-  if (value === null) return null;
-  const clean = value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
-  return clean.length > MAX_TEXT ? clean.slice(0, MAX_TEXT) : clean;
-}
-/** A captured text as PostgreSQL takes it (no NUL), or null; capped by the capture already. */
-const contentText = (value: string | undefined): string | null => (value === undefined ? null : value.replaceAll('\u0000', ''));
-const whole = (value: number): number => (Number.isFinite(value) ? Math.round(value) : 0);
-const finite = (value: number): number => (Number.isFinite(value) ? value : 0);
 
 const COLUMNS: readonly Column[] = [
   ['request_id', 'text', (row) => text(row.requestId)],
@@ -130,7 +117,7 @@ const RETENTION_EVERY_MS = 3_600_000;
 export class PostgresRequestLog implements RequestLog {
   readonly kind = 'postgres';
   private readonly connection: PostgresConnection;
-  private readonly queue: BatchQueue<RequestLogRow>;
+  private readonly queue: BatchQueue<QueuedRow>;
   private readonly retentionDays: number;
   private readonly logger: Logger;
   private migrated: Promise<void> | undefined;
@@ -158,7 +145,12 @@ export class PostgresRequestLog implements RequestLog {
   }
 
   write(row: RequestLogRow): void | Promise<void> {
-    return this.queue.push(row);
+    return this.queue.push({ request: row });
+  }
+
+  /** Queues a tool call's row in the same queue as the requests' (the same bound, batches and overflow). */
+  writeToolCall(row: ToolCallRow): void | Promise<void> {
+    return this.queue.push({ toolCall: row });
   }
 
   flush(): Promise<void> {
@@ -205,10 +197,15 @@ export class PostgresRequestLog implements RequestLog {
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     await this.ready();
     const { text, values } = logQuerySql(this.connection.table(REQUESTS), { ...query, after });
-    const rows = (await this.connection.pool.query(text, values)).rows.map(rowOfRecord);
-    const data = rows.slice(0, query.limit);
-    const last = data.at(-1);
-    return rows.length > query.limit && last ? { data, next: encodeCursor(last) } : { data };
+    return pageOf((await this.connection.pool.query(text, values)).rows.map(rowOfRecord), query.limit, (row) => row);
+  }
+
+  async queryToolCalls(query: ToolCallQuery): Promise<ToolCallPage> {
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    await this.ready();
+    const { text, values } = toolCallQuerySql(this.connection.table(TOOL_CALLS), { ...query, after });
+    const rows = (await this.connection.pool.query(text, values)).rows.map(toolCallOfRecord);
+    return pageOf(rows, query.limit, (row) => ({ startedAt: row.startedAt, requestId: row.id }));
   }
 
   async get(requestId: string): Promise<RequestLogRow | undefined> {
@@ -303,18 +300,28 @@ export class PostgresRequestLog implements RequestLog {
          cached_input_tokens bigint NOT NULL, cost_usd numeric NOT NULL, latency_ms_sum bigint NOT NULL,
          PRIMARY KEY (day, key_id, key_group, model))`,
       `CREATE INDEX IF NOT EXISTS ${DAILY}_key_day ON ${daily} (key_id, day)`,
+      // A database made before tool calls were kept gains their table.
+      ...toolCallSchema((name) => this.connection.table(name)),
     ];
   }
 
   /**
-   * One batch: the rows and the rollups of the rows actually inserted, in one statement (so one
+   * One batch: its tool calls, then its rows and the rollups of the rows actually inserted, in one statement (so one
    * transaction). Rows are sent in request-id order and rollups upserted in (day, key, group,
    * model) order, so instances writing the same rollup rows take their locks in the same order
    * and never deadlock.
    */
-  private async insert(batch: RequestLogRow[]): Promise<void> {
+  private async insert(batch: QueuedRow[]): Promise<void> {
     await this.ready();
-    await this.preparePartitions(batch);
+    const requests = batch.flatMap((queued) => (queued.request ? [queued.request] : []));
+    const toolCalls = batch.flatMap((queued) => (queued.toolCall ? [queued.toolCall] : []));
+    await this.preparePartitions(requests);
+    // A batch retried after one of the two statements committed adds nothing: both are idempotent.
+    if (toolCalls.length > 0) await insertToolCalls(this.connection.pool, this.connection.table(TOOL_CALLS), toolCalls);
+    if (requests.length > 0) await this.insertRequests(requests);
+  }
+
+  private async insertRequests(batch: RequestLogRow[]): Promise<void> {
     const rows = [...new Map(batch.map((row) => [`${row.requestId}\u0000${row.startedAt}`, row])).values()].sort((a, b) =>
       a.requestId < b.requestId ? -1 : a.requestId > b.requestId ? 1 : a.startedAt - b.startedAt,
     );
@@ -383,7 +390,7 @@ export class PostgresRequestLog implements RequestLog {
     if (stray.rowCount) await client.query(`INSERT INTO ${requests} SELECT * FROM ${moved}`);
   }
 
-  /** Drops the day partitions before the kept days, the DEFAULT partition's old rows, and rollups past 400 days. */
+  /** Drops the day partitions before the kept days, the DEFAULT partition's old rows and tool calls, and rollups past 400 days. */
   private async dropExpired(client: pg.PoolClient, now: number): Promise<void> {
     const oldestKept = this.oldestKeptDay(now);
     const partitions = await client.query(
@@ -402,6 +409,7 @@ export class PostgresRequestLog implements RequestLog {
       }
     }
     await client.query(`DELETE FROM ${this.connection.table(`${REQUESTS}_default`)} WHERE started_at < $1`, [new Date(oldestKept)]);
+    await client.query(`DELETE FROM ${this.connection.table(TOOL_CALLS)} WHERE started_at < $1`, [new Date(oldestKept)]);
     await client.query(`DELETE FROM ${this.connection.table(DAILY)} WHERE day < $1::date`, [
       utcDay(bucketOf(now, DAY_MS) - (USAGE_RETENTION_DAYS - 1) * DAY_MS),
     ]);

@@ -1,6 +1,7 @@
 import type { UsageEvent } from '../policy/events.js';
 import type { ModelKind } from '../routing/model.js';
 import { guardrailSummaries } from '../telemetry/guardrail-summary.js';
+import type { ToolCallPage, ToolCallQuery, ToolCallRow } from './tool-call-log.js';
 
 /**
  * The durable request log (docs/admin.md, "Request log"): one row per request that reached an
@@ -58,6 +59,8 @@ export interface RequestLogRow {
 export interface RequestLogSink {
   /** Queues one row; never throws. A full queue applies the sink's overflow policy. */
   write(row: RequestLogRow): void | Promise<void>;
+  /** Queues one MCP tool call's row, as `write` (a sink without it does not keep tool calls). */
+  writeToolCall?(row: ToolCallRow): void | Promise<void>;
   /** Writes everything queued so far (tests, shutdown). */
   flush(): Promise<void>;
   /** Flushes, then releases connections. */
@@ -131,6 +134,8 @@ export interface RequestLogReader {
   query(query: LogQuery): Promise<LogPage>;
   get(requestId: string): Promise<RequestLogRow | undefined>;
   stats(query: StatsQuery): Promise<Stats>;
+  /** The MCP tool calls, as `query` (a log without it keeps none: `/admin/tool-calls` answers 404). */
+  queryToolCalls?(query: ToolCallQuery): Promise<ToolCallPage>;
   /** `memory` or `postgres`: the dashboard says which. */
   readonly kind: string;
 }

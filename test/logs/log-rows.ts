@@ -1,4 +1,5 @@
 import type { RequestLogRow } from '../../src/logs/request-log.js';
+import type { ToolCallRow } from '../../src/logs/tool-call-log.js';
 
 let counter = 0;
 
@@ -54,4 +55,26 @@ export function errorRow(overrides: Partial<RequestLogRow> = {}): RequestLogRow 
     ttftMs: null,
     ...overrides,
   });
+}
+
+/** A tool call's row as `toolCallRowOf` makes them, with what the test sets; a fresh id each time. */
+export function toolCallRow(overrides: Partial<ToolCallRow> = {}): ToolCallRow {
+  counter++;
+  return {
+    id: `tcall_${String(counter).padStart(8, '0')}_${Math.random().toString(36).slice(2, 8)}`,
+    startedAt: Date.now(),
+    requestId: `req_${counter}`,
+    keyId: 'key-a',
+    keyGroup: 'team',
+    sessionId: 'b3f1c2d4-0000-4000-8000-000000000001',
+    protocolVersion: '2025-06-18',
+    server: 'vault',
+    tool: 'reveal',
+    outcome: 'ok',
+    durationMs: 12,
+    requestBytes: 40,
+    responseBytes: 80,
+    error: null,
+    ...overrides,
+  };
 }

@@ -1,53 +1,32 @@
-import { createServer, type Socket } from 'node:net';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryRequestLog } from '../../src/logs/memory-request-log.js';
-import { logQuerySql, PostgresRequestLog, type PostgresRequestLogOptions } from '../../src/logs/postgres-request-log.js';
+import { logQuerySql, type PostgresRequestLog } from '../../src/logs/postgres-request-log.js';
 import type { LogQuery, RequestLogRow } from '../../src/logs/request-log.js';
 import { DAY_MS, HOUR_MS } from '../../src/logs/stats-series.js';
 import { utcDay } from '../../src/state/usage-store.js';
-import { testDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { errorRow, logRow } from './log-rows.js';
+import { blackHole, postgresLogSuite, schemaOf } from './postgres-logs.js';
 
-let db: TestDatabase;
-let schemas = 0;
-const opened: PostgresRequestLog[] = [];
-
-beforeAll(async () => {
-  db = await testDatabase();
-});
-
-afterAll(async () => {
-  await Promise.all(opened.map((log) => log.close().catch(() => {})));
-  for (let n = 1; n <= schemas; n++) await db.pool.query(`DROP SCHEMA IF EXISTS "${db.schema}_${n}" CASCADE`);
-  await db.close();
-});
-
-/** A log on a schema of its own (the tables made by the log). */
-function openLog(options: Partial<PostgresRequestLogOptions> = {}, schema = `${db.schema}_${++schemas}`): PostgresRequestLog {
-  const log = new PostgresRequestLog({ url: db.url, schema, logger: recordingLogger().logger, retryDelayMs: 1, ...options });
-  opened.push(log);
-  return log;
-}
-
-const schemaOf = (log: PostgresRequestLog) => (log as unknown as { connection: { schema: string } }).connection.schema;
+const suite = postgresLogSuite();
+const { openLog } = suite;
 /** The start of the UTC day the suite started: one day for every test, even one running across midnight. */
 const startDay = Date.now() - (Date.now() % DAY_MS);
 const today = () => startDay;
 
 async function count(log: PostgresRequestLog): Promise<number> {
-  return Number((await db.pool.query(`SELECT count(*) FROM "${schemaOf(log)}".infergate_requests`)).rows[0].count);
+  return Number((await suite.db.pool.query(`SELECT count(*) FROM "${schemaOf(log)}".infergate_requests`)).rows[0].count);
 }
 
 /** The rollups, and the same sums computed from the raw rows: they must be equal. */
 async function rollupsAndRawSums(log: PostgresRequestLog) {
   const schema = schemaOf(log);
   const sums = `requests::float8, errors::float8, input_tokens::float8, output_tokens::float8, cached_input_tokens::float8, cost_usd::float8, latency_ms_sum::float8`;
-  const rollups = await db.pool.query(
+  const rollups = await suite.db.pool.query(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, key_id, key_group, model, ${sums} FROM "${schema}".infergate_usage_daily ORDER BY 1, 2, 3, 4`,
   );
-  const raw = await db.pool.query(
+  const raw = await suite.db.pool.query(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, key_id, key_group, model, ${sums} FROM (
        SELECT (started_at AT TIME ZONE 'UTC')::date AS day, key_id, key_group, model, count(*) AS requests, count(*) FILTER (WHERE status = 'error') AS errors,
          sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(cached_input_tokens) AS cached_input_tokens,
@@ -61,7 +40,7 @@ async function rollupsAndRawSums(log: PostgresRequestLog) {
 async function stall(log: PostgresRequestLog): Promise<() => Promise<void>> {
   log.write(logRow());
   await log.flush();
-  const locker = await db.pool.connect();
+  const locker = await suite.db.pool.connect();
   await locker.query('BEGIN');
   await locker.query(`LOCK TABLE "${schemaOf(log)}".infergate_usage_daily IN ACCESS EXCLUSIVE MODE`);
   return async () => {
@@ -126,7 +105,7 @@ describe('PostgresRequestLog', () => {
     expect((await log.query({ limit: 10 })).data).toEqual([plain, guarded]);
 
     // The same schema as an older version left it: no guardrails column. A new instance adds it.
-    await db.pool.query(`ALTER TABLE "${schemaOf(log)}".infergate_requests DROP COLUMN guardrails`);
+    await suite.db.pool.query(`ALTER TABLE "${schemaOf(log)}".infergate_requests DROP COLUMN guardrails`);
     const upgraded = openLog({}, schemaOf(log));
     const later = logRow({ startedAt: today() + 60, guardrails: ['secrets:output:blocked:api_key'] });
     upgraded.write(later);
@@ -162,7 +141,7 @@ describe('PostgresRequestLog', () => {
   });
 
   it('a batch retried after its statement committed (the answer lost) writes its rows and rollups once', async () => {
-    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    const pool = new pg.Pool({ connectionString: suite.db.url, max: 2 });
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
     let lost = 0;
     (pool as unknown as { query: unknown }).query = async (...args: unknown[]) => {
@@ -204,7 +183,7 @@ describe('PostgresRequestLog', () => {
   });
 
   it('three instances writing the same rollup rows at once: no deadlock, exact totals', async () => {
-    const schema = `${db.schema}_${++schemas}`;
+    const schema = suite.newSchema();
     const first = openLog({ batchSize: 20, maxConnections: 4 }, schema);
     const second = openLog({ batchSize: 20, maxConnections: 4 }, schema);
     const third = openLog({ batchSize: 20, maxConnections: 4 }, schema);
@@ -237,14 +216,14 @@ describe('PostgresRequestLog', () => {
   });
 
   it('makes a partition per UTC day the rows need, and drops the days past retention', async () => {
-    const schema = `${db.schema}_${++schemas}`;
+    const schema = suite.newSchema();
     const days = [0, 1, 2, 40].map((back) => today() - back * DAY_MS);
     const longer = openLog({ retentionDays: 100 }, schema);
     for (const day of days) longer.write(logRow({ startedAt: day + 5 * HOUR_MS }));
     await longer.flush();
     const partitions = async () =>
       (
-        await db.pool.query(
+        await suite.db.pool.query(
           `SELECT child.relname AS name FROM pg_inherits JOIN pg_class child ON child.oid = inhrelid
              JOIN pg_class parent ON parent.oid = inhparent JOIN pg_namespace ns ON ns.oid = parent.relnamespace
            WHERE ns.nspname = $1 AND parent.relname = 'infergate_requests' ORDER BY 1`,
@@ -253,16 +232,16 @@ describe('PostgresRequestLog', () => {
       ).rows.map((row) => row.name as string);
     const named = (day: number) => `infergate_requests_${utcDay(day).replaceAll('-', '')}`;
     expect(await partitions()).toEqual([...days.map(named).sort(), 'infergate_requests_default'].sort());
-    expect(Number((await db.pool.query(`SELECT count(*) FROM "${schema}".infergate_requests_default`)).rows[0].count)).toBe(0);
+    expect(Number((await suite.db.pool.query(`SELECT count(*) FROM "${schema}".infergate_requests_default`)).rows[0].count)).toBe(0);
     // Another instance keeping 30 days drops the 40-day-old partition; its rollups stay.
     const shorter = openLog({ retentionDays: 30 }, schema);
     shorter.write(logRow({ startedAt: today() + 1 }));
     await shorter.flush();
     expect(await partitions()).toEqual([...days.slice(0, 3).map(named), 'infergate_requests_default'].sort());
     expect(await count(shorter)).toBe(4);
-    const rollupDays = (await db.pool.query(`SELECT DISTINCT to_char(day, 'YYYY-MM-DD') AS day FROM "${schema}".infergate_usage_daily ORDER BY 1`)).rows.map(
-      (row) => row.day,
-    );
+    const rollupDays = (
+      await suite.db.pool.query(`SELECT DISTINCT to_char(day, 'YYYY-MM-DD') AS day FROM "${schema}".infergate_usage_daily ORDER BY 1`)
+    ).rows.map((row) => row.day);
     expect(rollupDays).toContain(utcDay(days[3]!));
   });
 
@@ -273,7 +252,7 @@ describe('PostgresRequestLog', () => {
     await log.flush();
     // A row of tomorrow written while its partition did not exist (another instance's, or by hand).
     const stray = logRow({ startedAt: today() + DAY_MS + 1 });
-    await db.pool.query(
+    await suite.db.pool.query(
       `INSERT INTO "${schema}".infergate_requests_default (request_id, started_at, key_id, key_group, endpoint, kind, stream, model, deployment, provider,
          upstream_model, status, http_status, cancelled, cached, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
          cost_usd, latency_ms, attempts)
@@ -283,8 +262,9 @@ describe('PostgresRequestLog', () => {
     log.write(logRow({ startedAt: today() + DAY_MS + 2 }));
     await log.flush();
     expect(log.sinkStats().failedBatches).toBe(0);
-    const where = (await db.pool.query(`SELECT tableoid::regclass::text AS part FROM "${schema}".infergate_requests WHERE request_id = $1`, [stray.requestId]))
-      .rows;
+    const where = (
+      await suite.db.pool.query(`SELECT tableoid::regclass::text AS part FROM "${schema}".infergate_requests WHERE request_id = $1`, [stray.requestId])
+    ).rows;
     expect(where).toEqual([{ part: `${schema}.infergate_requests_${utcDay(today() + DAY_MS).replaceAll('-', '')}` }]);
   });
 
@@ -391,12 +371,9 @@ describe('PostgresRequestLog', () => {
   });
 
   it('a server that accepts and never answers: writes return at once, the overflow is dropped, hung batches are given up', async () => {
-    const sockets = new Set<Socket>();
-    const blackHole = createServer((socket) => void sockets.add(socket));
-    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
-    const port = (blackHole.address() as { port: number }).port;
+    const database = await blackHole();
     const { logger, lines } = recordingLogger();
-    const log = openLog({ url: `postgres://postgres@127.0.0.1:${port}/infergate`, batchSize: 5, queueSize: 10, flushMs: 0, writeTimeoutMs: 20, logger });
+    const log = openLog({ url: database.url, batchSize: 5, queueSize: 10, flushMs: 0, writeTimeoutMs: 20, logger });
     for (let n = 0; n < 25; n++) expect(log.write(logRow())).toBeUndefined();
     expect(log.sinkStats()).toMatchObject({ written: 0, queued: 10, dropped: 15 });
     expect(lines.filter((line) => line.message === 'PostgresRequestLog: queue full, rows dropped')).toHaveLength(1);
@@ -404,8 +381,7 @@ describe('PostgresRequestLog', () => {
     await log.flush();
     expect(log.sinkStats()).toEqual({ written: 0, queued: 0, dropped: 15, failedBatches: 2, failedRows: 10 });
     expect(lines.filter((line) => line.level === 'error').map((line) => line.fields?.message)).toEqual(['no answer within 20 ms', 'no answer within 20 ms']);
-    for (const socket of sockets) socket.destroy();
-    blackHole.close();
+    database.close();
     await log.close();
   });
 
@@ -414,9 +390,9 @@ describe('PostgresRequestLog', () => {
     const schema = schemaOf(log);
     for (let n = 0; n < 4000; n++) log.write(logRow({ keyId: `key-${n % 80}`, model: `m${n % 5}`, startedAt: today() - (n % 3) * DAY_MS + n * 1000 }));
     await log.flush();
-    await db.pool.query(`ANALYZE "${schema}".infergate_requests`);
+    await suite.db.pool.query(`ANALYZE "${schema}".infergate_requests`);
     const { text, values } = logQuerySql(`"${schema}".infergate_requests`, { keyId: 'key-7', from: today() - DAY_MS, to: today() + DAY_MS, limit: 50 });
-    const client = await db.pool.connect();
+    const client = await suite.db.pool.connect();
     try {
       const plan = (await client.query(`EXPLAIN ${text}`, values)).rows.map((row) => row['QUERY PLAN'] as string).join('\n');
       expect(plan).toMatch(/Index Scan using \S*key_id_started_at_idx|Bitmap Index Scan on \S*key_id_started_at_idx/);
