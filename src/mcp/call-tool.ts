@@ -7,7 +7,7 @@ import { TOOL_SEPARATOR } from './mcp-options.js';
 import type { McpRequestContext } from './mcp-session.js';
 import type { McpCallOutcome } from './tool-call.js';
 import { mayBeShortened, routeName } from './tool-names.js';
-import { mayUse } from './tool-scope.js';
+import { mayReach, mayUse } from './tool-scope.js';
 import { upstreamRpcError } from './upstream-errors.js';
 import { isUpstreamTimeout } from './upstream-timeout.js';
 import { unshorten } from './upstream-tools.js';
@@ -41,7 +41,8 @@ export async function callTool(context: McpRequestContext, request: CallToolRequ
   const signal = AbortSignal.any([context.signal, extra.signal, cancellation.signal]);
   const settled = inFlightCalls(context.upstreams).add(context.sessionId, extra.requestId, (reason) => cancellation.abort(reason));
   try {
-    if (routed && mayBeShortened(requested)) tool = (await unshorten(context, routed.server, requested, signal).catch(() => undefined)) ?? tool;
+    if (routed && mayReach(context.key, routed.server) && mayBeShortened(requested))
+      tool = (await unshorten(context, routed.server, requested, signal).catch(() => undefined)) ?? tool;
     if (!routed || !mayUse(context.key, `${routed.server}${TOOL_SEPARATOR}${tool}`, routed.server)) {
       const refusal = rpcError(-32602, `Unknown tool: ${requested}`);
       observe('refused', { code: -32602, message: refusal.message });

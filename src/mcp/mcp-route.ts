@@ -14,6 +14,7 @@ import { type PostedMessages, readMessages } from './read-messages.js';
 import { invalidParams } from './request-params.js';
 import type { McpSessionRecord } from './session-store.js';
 import type { McpToolCall } from './tool-call.js';
+import { mayReach } from './tool-scope.js';
 
 /** The first protocol version without JSON-RPC batches (2025-06-18 removed them). */
 const NO_BATCHES_FROM = '2025-06-18';
@@ -93,7 +94,11 @@ export interface Session {
  * supports it, else the latest (the SDK's server answers the same). It must come alone, as a
  * request, and without a session id (a client told its session is gone starts a new one without).
  */
-async function startSession({ store, upstreams }: McpGateway, context: RouteContext, { messages, batch }: PostedMessages): Promise<Session | Response> {
+async function startSession(
+  { options, store, upstreams }: McpGateway,
+  context: RouteContext,
+  { messages, batch }: PostedMessages,
+): Promise<Session | Response> {
   const [message] = messages as [JSONRPCMessage];
   if (batch || !isJSONRPCRequest(message)) throw badMessage('Invalid Request: initialize must be sent alone, as a request with an id', 'invalid_message');
   if (context.request.headers.has('mcp-session-id')) {
@@ -110,7 +115,10 @@ async function startSession({ store, upstreams }: McpGateway, context: RouteCont
     keyId: context.key.id,
     protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION,
     createdAt: Date.now(),
-    upstream: await upstreams.initialize(context.signal),
+    upstream: await upstreams.initialize(
+      context.signal,
+      Object.keys(options.servers).filter((server) => mayReach(context.key, server)),
+    ),
   };
   // Unguessable, and from the Web Crypto API every host has (not node:crypto: edge runtimes).
   const id = globalThis.crypto.randomUUID();

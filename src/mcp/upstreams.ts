@@ -12,8 +12,11 @@ import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './upstream-timeout.js';
  * session starts on each, how one request reaches one, how a session ends.
  */
 export interface McpUpstreams {
-  /** A new client session: every upstream initialized at once; one that fails is `down`, never failing the others. */
-  initialize(signal: AbortSignal): Promise<Record<string, UpstreamState>>;
+  /**
+   * A new client session: each of `servers` (default: every configured one) initialized at once;
+   * one that fails is `down`, never failing the others.
+   */
+  initialize(signal: AbortSignal, servers?: readonly string[]): Promise<Record<string, UpstreamState>>;
   /**
    * Runs `work` with a client of `server` in the upstream session `state` (re-initialized once
    * when the upstream forgot it). Answers the state to keep: changed when the session was renewed.
@@ -66,11 +69,11 @@ export function createUpstreams(options: McpOptions, logger: Logger = silentLogg
   };
 
   return {
-    async initialize(signal) {
+    async initialize(signal, servers = [...upstreams.keys()]) {
       const states = await Promise.all(
-        [...upstreams].map(async ([server, each]): Promise<[string, UpstreamState]> => {
+        servers.map(async (server): Promise<[string, UpstreamState]> => {
           try {
-            return [server, await each.initialize(signal)];
+            return [server, await upstream(server).initialize(signal)];
           } catch (error) {
             const reason = error instanceof Error ? error.message : String(error);
             const detail = (error as { detail?: unknown })?.detail;

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpRequestContext } from './mcp-session.js';
+import { mayReach } from './tool-scope.js';
 
 /**
  * Runs `work` with a client of upstream `server` in this session's upstream session; when the
@@ -16,7 +17,10 @@ export async function withUpstream<T>(context: McpRequestContext, server: string
   return result;
 }
 
-/** The configured servers this session reached when it started (a server down then stays out of it). */
+/**
+ * The configured servers the key may reach that were not down when this session started (a
+ * server added to the key's scope since is initialized on first use).
+ */
 export function liveServers(context: McpRequestContext): string[] {
-  return Object.keys(context.options.servers).filter((server) => !context.record.upstream[server]?.down);
+  return Object.keys(context.options.servers).filter((server) => mayReach(context.key, server) && !context.record.upstream[server]?.down);
 }
