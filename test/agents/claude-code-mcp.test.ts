@@ -5,7 +5,6 @@ import { jsonLines } from './agent-cells.js';
 import { claudeCodeBinary, runCli } from './cli-harness.js';
 import {
   CLIENT_SERVER_NAME,
-  expectOnlyTheGatewayCredential,
   expectOneGovernedCall,
   GATEWAY_TOOL,
   NO_VAULT_KEY,
@@ -112,7 +111,7 @@ describe('Claude Code through the gateway’s /mcp', () => {
   );
 
   it(
-    'does not see the vault’s tool with a key whose mcp scope leaves the vault out; the vault is never called',
+    'does not see the vault’s tool with a key whose mcp scope leaves the vault out; the vault gets no request at all',
     async () => {
       const rig = local();
       const { run, token, events, context } = await runClaudeCode(rig, NO_VAULT_KEY);
@@ -125,12 +124,8 @@ describe('Claude Code through the gateway’s /mcp', () => {
       ).toEqual([]);
       expect(init?.tools?.length, context).toBeGreaterThan(0);
       expect(run.stdout, context).not.toContain(token);
-      expect(rig.vault.calls, context).toEqual([]);
-      expect(
-        rig.vault.requests.flatMap((request) => request.rpc),
-        context,
-      ).not.toContain('tools/call');
-      expectOnlyTheGatewayCredential(rig.vault, context);
+      // Not even initialized: the gateway talks only to the servers the key's patterns could reach.
+      expect(rig.vault.requests, context).toEqual([]);
       expect(rig.log.filter((line) => line.message === 'tool call')).toEqual([]);
     },
     TEST_TIMEOUT_MS,

@@ -185,7 +185,7 @@ export function expectVaultServedOneCall(vault: Vault, context: string): void {
 }
 
 /** Every request the vault received carried `VAULT_CREDENTIAL` and nothing of the agents' keys. */
-export function expectOnlyTheGatewayCredential(vault: Vault, message: string): void {
+function expectOnlyTheGatewayCredential(vault: Vault, message: string): void {
   for (const request of vault.requests) {
     expect(request.headers.authorization, message).toBe(`Bearer ${VAULT_CREDENTIAL}`);
     const seen = JSON.stringify(request.headers) + request.body;
