@@ -1,6 +1,7 @@
 import { compareLogOrder, decodeCursor, pageOf, statusMatches } from './log-cursor.js';
 import type { LogPage, LogQuery, RequestLog, RequestLogRow, SinkStats, Stats, StatsQuery } from './request-log.js';
 import { bucketOf, bucketRange, buildSeries, percentiles, type StatsCell } from './stats-series.js';
+import type { ToolCallPage, ToolCallQuery, ToolCallRow } from './tool-call-log.js';
 
 export interface MemoryRequestLogOptions {
   /** Most rows kept; the oldest written is forgotten first. Default 10,000. */
@@ -16,7 +17,7 @@ export interface MemoryRequestLogOptions {
  * The request log in this process's memory: the default, so the dashboard works without a
  * database. A ring of the most recent rows (lost on restart, not shared between instances); every
  * query, lookup and chart reads at most the ring, so its work is bounded by `size`. A request id
- * already in the ring is not written twice.
+ * already in the ring is not written twice. MCP tool calls have a ring of their own, as large.
  */
 export class MemoryRequestLog implements RequestLog {
   readonly kind = 'memory';
@@ -25,6 +26,8 @@ export class MemoryRequestLog implements RequestLog {
   private next = 0;
   private readonly byId = new Map<string, RequestLogRow>();
   private written = 0;
+  private readonly toolCalls: (ToolCallRow | undefined)[];
+  private nextToolCall = 0;
   /** Rows holding texts, oldest first, with their sizes: what to strip when over `contentBytes`. */
   private readonly withContent: { row: RequestLogRow; bytes: number }[] = [];
   private contentHeld = 0;
@@ -36,6 +39,32 @@ export class MemoryRequestLog implements RequestLog {
     this.contentBytes = options.contentBytes ?? 64 * 1024 * 1024;
     if (!Number.isInteger(this.contentBytes) || this.contentBytes < 0) throw new TypeError('MemoryRequestLog: contentBytes must be an integer >= 0');
     this.ring = new Array(size).fill(undefined);
+    this.toolCalls = new Array(size).fill(undefined);
+  }
+
+  /** Keeps a tool call in a ring of its own (`size` too), without its arguments: those only PostgreSQL keeps. */
+  writeToolCall(row: ToolCallRow): void {
+    const { arguments: _arguments, ...kept } = row;
+    this.toolCalls[this.nextToolCall] = kept;
+    this.nextToolCall = (this.nextToolCall + 1) % this.toolCalls.length;
+  }
+
+  async queryToolCalls(query: ToolCallQuery): Promise<ToolCallPage> {
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const position = (row: ToolCallRow) => ({ startedAt: row.startedAt, requestId: row.id });
+    const matches = this.toolCalls.filter(
+      (row): row is ToolCallRow =>
+        row !== undefined &&
+        (query.keyId === undefined || row.keyId === query.keyId) &&
+        (query.server === undefined || row.server === query.server) &&
+        (query.tool === undefined || row.tool === query.tool) &&
+        (query.outcome === undefined || row.outcome === query.outcome) &&
+        (query.from === undefined || row.startedAt >= query.from) &&
+        (query.to === undefined || row.startedAt < query.to) &&
+        (after === undefined || compareLogOrder(position(row), after) > 0),
+    );
+    matches.sort((a, b) => compareLogOrder(position(a), position(b)));
+    return pageOf(matches, query.limit, position);
   }
 
   write(row: RequestLogRow): void {

@@ -317,6 +317,11 @@ describe('admin API: bad bodies and parameters are 400s naming the field', () =>
     ['/logs?from=yesterday', 'from'],
     ['/logs?from=2026-01-02&to=2026-01-01', 'from'],
     ['/logs?cursor=nope', 'cursor'],
+    ['/tool-calls?outcome=fine', 'outcome'],
+    ['/tool-calls?from=yesterday', 'from'],
+    ['/tool-calls?from=2026-01-02&to=2026-01-01', 'from'],
+    ['/tool-calls?cursor=nope', 'cursor'],
+    ['/tool-calls?model=x', 'model'],
     ['/stats?bucket=week', 'bucket'],
     ['/stats?by=provider', 'by'],
     ['/stats?from=0&bucket=hour', 'from'],
@@ -382,10 +387,10 @@ describe('admin API: the request log, status and health', () => {
     expect(await (await setup.admin('/health')).json()).toEqual({ deployments: [{ deployment: 'local/local-chat', provider: 'local', state: 'healthy' }] });
   });
 
-  it('answers 404 on /logs and /stats without a log, and null for it in /status', async () => {
+  it('answers 404 on /logs, /tool-calls and /stats without a log, and null for it in /status', async () => {
     const handler = createAdminHandler({ key: ADMIN_KEY, keys: new MemoryKeyStore() });
     const get = (path: string) => handler.fetch(`http://host.test/admin${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
-    for (const path of ['/logs', '/logs/req_1', '/stats']) expect((await get(path)).status).toBe(404);
+    for (const path of ['/logs', '/logs/req_1', '/tool-calls', '/stats']) expect((await get(path)).status).toBe(404);
     expect(await (await get('/status')).json()).toMatchObject({ keyStore: 'memory', requestLog: null });
     expect(await (await get('/health')).json()).toEqual({ deployments: [] });
   });

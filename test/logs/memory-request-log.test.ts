@@ -4,7 +4,7 @@ import { MemoryRequestLog } from '../../src/logs/memory-request-log.js';
 import { type RequestLogRow, rowOf } from '../../src/logs/request-log.js';
 import { DAY_MS, HOUR_MS, MAX_STATS_BUCKETS } from '../../src/logs/stats-series.js';
 import { usageEvent } from '../telemetry/events.js';
-import { errorRow, logRow } from './log-rows.js';
+import { errorRow, logRow, toolCallRow } from './log-rows.js';
 
 /** The start of the current UTC hour, so rows placed relative to it fall in known buckets. */
 const thisHour = () => Date.now() - (Date.now() % HOUR_MS);
@@ -105,6 +105,16 @@ describe('MemoryRequestLog', () => {
     const expected = [...rows].sort((x, y) => y.startedAt - x.startedAt || (x.requestId < y.requestId ? -1 : 1)).map((row) => row.requestId);
     expect([...first.data, ...rest].map((row) => row.requestId)).toEqual(expected);
     expect(await allPages(log, 2)).toHaveLength(8);
+  });
+
+  it('keeps the most recent tool calls up to its size, without their arguments', async () => {
+    const log = new MemoryRequestLog({ size: 2 });
+    const calls = [0, 1, 2].map((n) => toolCallRow({ startedAt: thisHour() + n, arguments: { secret: 'kept-only-in-postgres' } }));
+    for (const call of calls) log.writeToolCall(call);
+    const { arguments: _arguments, ...second } = calls[1]!;
+    const { arguments: _also, ...third } = calls[2]!;
+    expect((await log.queryToolCalls({ limit: 10 })).data).toEqual([third, second]);
+    expect(calls[2]).toHaveProperty('arguments');
   });
 
   it('refuses a cursor it did not make', async () => {

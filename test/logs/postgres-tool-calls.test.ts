@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryRequestLog } from '../../src/logs/memory-request-log.js';
 import type { PostgresRequestLog } from '../../src/logs/postgres-request-log.js';
 import { DAY_MS, HOUR_MS } from '../../src/logs/stats-series.js';
 import type { ToolCallRow } from '../../src/logs/tool-call-log.js';
@@ -16,7 +17,7 @@ async function countCalls(schema: string): Promise<number> {
 }
 
 /** Every tool call of the log, newest first, by following the cursor. */
-async function everyCall(log: PostgresRequestLog, query: { limit: number } & Record<string, unknown>): Promise<ToolCallRow[]> {
+async function everyCall(log: Pick<PostgresRequestLog, 'queryToolCalls'>, query: { limit: number } & Record<string, unknown>): Promise<ToolCallRow[]> {
   const rows: ToolCallRow[] = [];
   let cursor: string | undefined;
   do {
@@ -97,6 +98,12 @@ describe('PostgresRequestLog: tool calls', () => {
       ),
     );
     expect((await log.queryToolCalls({ limit: 50, outcome: 'timeout' })).data).toHaveLength(8);
+    // MemoryRequestLog answers the same.
+    const memory = new MemoryRequestLog();
+    for (const row of rows) memory.writeToolCall(row);
+    for (const query of [{ limit: 3 }, { limit: 2, ...filters, from, to }, { limit: 4, server: 'github', outcome: 'timeout' as const }]) {
+      expect(await everyCall(memory, query)).toEqual(await everyCall(log, query));
+    }
     await expect(log.queryToolCalls({ limit: 5, cursor: 'not-a-cursor' })).rejects.toThrow(/cursor/i);
   });
 

@@ -1,6 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RequestListener } from 'node:http';
+import { createAdminHandler } from '../../src/admin/admin-handler.js';
+import { MemoryKeyStore } from '../../src/admin/keys/memory-key-store.js';
 import { createGateway } from '../../src/gateway.js';
 import type { PostgresRequestLog, PostgresRequestLogOptions } from '../../src/logs/postgres-request-log.js';
 import type { McpToolCallEvent } from '../../src/mcp/tool-call-event.js';
@@ -34,8 +37,12 @@ interface LoggedGateway {
   url: string;
   log: PostgresRequestLog;
   events: McpToolCallEvent[];
+  /** A GET of the admin API mounted beside the gateway, with its key. */
+  admin(path: string): Promise<Response>;
   close(): Promise<void>;
 }
+
+const ADMIN_KEY = 'admin-key-toollog-0123456789';
 
 async function loggedGateway(log: Partial<PostgresRequestLogOptions>, captureArguments = false): Promise<LoggedGateway> {
   const requestLog = suite.openLog({ flushMs: 0, ...log });
@@ -49,11 +56,13 @@ async function loggedGateway(log: Partial<PostgresRequestLogOptions>, captureArg
     logger: recordingLogger().logger,
     requestLog,
   });
-  const served = await serve(instance as never);
+  const adminHandler = createAdminHandler({ key: ADMIN_KEY, keys: new MemoryKeyStore(), log: requestLog, logger: false });
+  const served = await serve((req, res) => (req.url?.startsWith('/admin') ? adminHandler(req, res) : (instance as never as RequestListener)(req, res)));
   return {
     url: served.url,
     log: requestLog,
     events,
+    admin: (path) => fetch(`${served.url}/admin${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }),
     close: async () => {
       await served.close();
       await requestLog.close();
@@ -126,6 +135,49 @@ describe('tool calls in the PostgreSQL request log', () => {
       await gateway.log.flush();
       const [row] = (await gateway.log.queryToolCalls({ limit: 10 })).data;
       expect(row).toMatchObject({ server: 'vault', tool: 'echo', outcome: 'ok', arguments: { text: ARGUMENT } });
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('GET /admin/tool-calls lists them newest first, filtered by key, server, tool, outcome and time, page by page', async () => {
+    const gateway = await loggedGateway({});
+    try {
+      const { client } = await connect(gateway.url);
+      for (const text of ['one', 'two', 'three']) await client.callTool({ name: 'vault__echo', arguments: { text } });
+      await expect(client.callTool({ name: 'vault__secret', arguments: {} })).rejects.toThrow(/Unknown tool/);
+      await client.close();
+      await vi.waitFor(() => expect(gateway.events).toHaveLength(4));
+      await gateway.log.flush();
+      type Listed = { object: string; data: { id: string; requestId: string; tool: string; outcome: string; startedAt: number }[]; next?: string };
+      const list = async (query: string) => {
+        const response = await gateway.admin(`/tool-calls?${query}`);
+        expect(response.status).toBe(200);
+        return (await response.json()) as Listed;
+      };
+      const all = await list('');
+      expect(all.object).toBe('list');
+      expect(all.data.map((row) => row.requestId).sort()).toEqual(gateway.events.map((event) => event.requestId).sort());
+      const times = all.data.map((row) => row.startedAt);
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      expect((await list('outcome=refused')).data.map((row) => row.tool)).toEqual(['secret']);
+      expect((await list('server=vault&tool=echo&outcome=ok&keyId=log-key')).data).toHaveLength(3);
+      expect((await list('keyId=someone-else')).data).toEqual([]);
+      const since = gateway.events[1]!.startedAt;
+      expect((await list(`tool=echo&from=${Math.round(since)}`)).data.length).toBeGreaterThanOrEqual(2);
+      expect((await list(`to=${Math.round(gateway.events[0]!.startedAt)}`)).data).toEqual([]);
+      // Page by page: the same rows, in the same order.
+      const paged: Listed['data'] = [];
+      let page = await list('limit=1');
+      paged.push(...page.data);
+      while (page.next) {
+        page = await list(`limit=1&cursor=${page.next}`);
+        paged.push(...page.data);
+      }
+      expect(paged).toEqual(all.data);
+      const refused = await gateway.admin('/tool-calls?outcome=lost');
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { param: string } }).error.param).toBe('outcome');
     } finally {
       await gateway.close();
     }
