@@ -46,12 +46,16 @@ describe('PostgresRequestLog: tool calls', () => {
     const log = openLog();
     const odd = toolCallRow({ arguments: { text: 'a\u0000b', broken: '\ud800', escaped: '\\u0000', emoji: '😀', 'k\u0000': 1 } });
     const next = toolCallRow({ tool: `t\u0000${'x'.repeat(1000)}`, durationMs: 1.6, requestBytes: Number.NaN });
-    log.writeToolCall(odd);
-    log.writeToolCall(next);
+    // As deep as read-json lets a client's body be.
+    let deep: unknown = 'bottom';
+    for (let level = 0; level < 255; level++) deep = { level: deep };
+    const nested = toolCallRow({ arguments: deep });
+    for (const row of [odd, next, nested]) log.writeToolCall(row);
     await log.flush();
-    expect(log.sinkStats()).toMatchObject({ written: 2, failedBatches: 0 });
+    expect(log.sinkStats()).toMatchObject({ written: 3, failedBatches: 0 });
     const rows = await everyCall(log, { limit: 10 });
     expect(rows.find((row) => row.id === odd.id)!.arguments).toEqual({ text: 'a\ufffdb', broken: '\ufffd', escaped: '\\u0000', emoji: '😀', 'k\ufffd': 1 });
+    expect(rows.find((row) => row.id === nested.id)!.arguments).toEqual(deep);
     expect(rows.find((row) => row.id === next.id)).toMatchObject({ tool: `t${'x'.repeat(255)}`, durationMs: 2, requestBytes: 0 });
   });
 
