@@ -9,7 +9,7 @@ import { type HttpUpstream, startHttpUpstream } from './fixtures/http-upstream.j
 
 /** A key's `mcp` scope bounds which upstreams the gateway talks to for it, not only what it lists. */
 
-const key = (mcp?: string[]): KeyRecord => ({ id: 'k', ...(mcp ? { mcp } : {}) }) as KeyRecord;
+const key = (mcp?: string[]): KeyRecord => ({ id: 'k', models: [], ...(mcp ? { mcp } : {}) }) as unknown as KeyRecord;
 
 describe('mayReach', () => {
   it('is true for a server any pattern could match a tool of, and false otherwise', () => {
