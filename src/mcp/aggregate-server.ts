@@ -3,6 +3,7 @@ import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { handleLogLevel } from './call-logs.js';
 import { inFlightCalls } from './in-flight-calls.js';
 import type { McpRequestContext } from './mcp-session.js';
+import { passThroughValidator } from './pass-through-validator.js';
 import { handlePrompts } from './prompts-handlers.js';
 import { handleTools } from './tools-handlers.js';
 
@@ -16,7 +17,7 @@ export function aggregateServer(context: McpRequestContext): Server {
   // The low-level Server (the SDK marks it deprecated for servers of their own): a proxy needs its raw handlers.
   const server = new Server(
     { name: 'infergate', version: '1' },
-    { capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, logging: {} } },
+    { capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, logging: {} }, jsonSchemaValidator: passThroughValidator },
   );
   handleTools(server, context);
   handlePrompts(server, context);

@@ -2,18 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ClientRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { passThroughValidator } from './pass-through-validator.js';
 import type { UpstreamState } from './session-store.js';
 import { UpstreamTimeoutError } from './upstream-timeout.js';
 
 const CLIENT_INFO = { name: 'infergate', version: '1' };
-
-/**
- * No validators at all: the client then checks no tool's output against its `outputSchema`
- * (`callTool` skips a tool without a validator), so an upstream's result reaches the client as
- * the upstream sent it, and ajv never compiles code (`new Function`, refused on edge runtimes).
- */
-const passThroughValidator: jsonSchemaValidator = { getValidator: () => undefined as never };
 
 /**
  * The gateway's client of one upstream: every request it sends is bounded by the server's
