@@ -1,4 +1,5 @@
 import type { RouteContext } from '../http/route.js';
+import { runObserver } from '../plugins/run-observer.js';
 import type { Session } from './mcp-route.js';
 import type { McpToolCall } from './tool-call.js';
 import type { McpToolCallEvent } from './tool-call-event.js';
@@ -16,11 +17,6 @@ export function reportToolCall(context: RouteContext, session: Session, call: Mc
     ...call,
   };
   for (const plugin of options.plugins) {
-    if (!plugin.onToolCall) continue;
-    Promise.resolve()
-      .then(() => plugin.onToolCall!(event, request))
-      .catch((failure: unknown) =>
-        options.logger.error('onToolCall observer failed', { requestId, message: failure instanceof Error ? failure.message : String(failure) }),
-      );
+    if (plugin.onToolCall) void runObserver(options.logger, 'onToolCall observer', requestId, () => plugin.onToolCall!(event, request));
   }
 }

@@ -1,4 +1,5 @@
 import type { RouteContext } from '../http/route.js';
+import { runObserver } from '../plugins/run-observer.js';
 import { AdmissionRefusal } from './admission-refusal.js';
 import type { RefusalEvent } from './events.js';
 
@@ -8,9 +9,6 @@ export function reportRefusal(context: RouteContext, error: unknown): void {
   const { options, requestId, key } = context;
   const event: RefusalEvent = { requestId, keyId: key.id, reason: error.reason, status: error.status, code: error.code };
   for (const plugin of options.plugins) {
-    if (!plugin.onRefused) continue;
-    Promise.resolve()
-      .then(() => plugin.onRefused!(event))
-      .catch((failure: unknown) => options.logger.error('onRefused observer failed', { requestId, message: String(failure) }));
+    if (plugin.onRefused) void runObserver(options.logger, 'onRefused observer', requestId, () => plugin.onRefused!(event));
   }
 }

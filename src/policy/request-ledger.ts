@@ -11,6 +11,7 @@ import type { Admission } from './limit-engine.js';
 import type { AttemptEvent, EventError, UsageEvent } from './events.js';
 import type { AttemptOutcome } from './fallback.js';
 import type { ContentCapture } from '../logs/content-capture.js';
+import { runObserver } from '../plugins/run-observer.js';
 
 export interface LedgerEnd {
   usage?: IRUsage | undefined;
@@ -144,10 +145,7 @@ export class RequestLedger {
       latencyMs: Date.now() - outcome.startedAt,
     };
     for (const plugin of plugins) {
-      if (!plugin.onAttempt) continue;
-      Promise.resolve()
-        .then(() => plugin.onAttempt!(event))
-        .catch((error: unknown) => logger.error('onAttempt observer failed', { requestId: event.requestId, message: String(error) }));
+      if (plugin.onAttempt) void runObserver(logger, 'onAttempt observer', event.requestId, () => plugin.onAttempt!(event));
     }
   }
 
@@ -274,12 +272,7 @@ export class RequestLedger {
       options.logger.error('policies.cost failed', { requestId, message: String(failure) });
     }
     const event: UsageEvent = { ...base, cost };
-    const settle = (what: string, work: () => unknown) =>
-      Promise.resolve()
-        .then(work)
-        .catch((failure: unknown) =>
-          options.logger.error(`${what} failed`, { requestId, message: failure instanceof Error ? failure.message : String(failure) }),
-        );
+    const settle = (what: string, work: () => unknown) => runObserver(options.logger, what, requestId, work);
 
     if (this.admission.counted) {
       // A cache hit counts as a request, not as tokens: the upstream saw none.
