@@ -74,6 +74,7 @@ export async function callTool(context: McpRequestContext, request: CallToolRequ
   }
 }
 
-export function byteLength(value: unknown): number {
-  return value === undefined ? 0 : new TextEncoder().encode(JSON.stringify(value)).byteLength;
+/** The size of `value`'s JSON in UTF-8, counted without encoding a copy of it. */
+function byteLength(value: unknown): number {
+  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value));
 }
