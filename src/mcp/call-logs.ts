@@ -15,7 +15,7 @@ const LEVELS: readonly string[] = LoggingLevelSchema.options;
 export function handleLogLevel(server: Server, context: McpRequestContext): void {
   server.setRequestHandler(SetLevelRequestSchema, async ({ params }) => {
     context.record.logLevel = params.level;
-    await context.store.set(context.sessionId, context.record);
+    await context.store.update(context.sessionId, context.record);
     return {};
   });
 }

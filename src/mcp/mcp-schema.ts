@@ -129,7 +129,7 @@ const OptionsSchema = strictObject({ ...mcpFields, sessionStore: v.optional(v.un
 export function checkMcpOptions(options: McpOptions): McpOptions {
   check(OptionsSchema, options, 'options.mcp');
   const store = options.sessionStore;
-  for (const method of ['get', 'set', 'delete'] as const) {
+  for (const method of ['get', 'set', 'update', 'delete'] as const) {
     if (store !== undefined && typeof store?.[method] !== 'function')
       throw new TypeError(`options.mcp.sessionStore must be an McpSessionStore (missing ${method}())`);
   }

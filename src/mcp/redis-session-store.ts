@@ -86,6 +86,12 @@ export class RedisMcpSessionStore implements McpSessionStore {
     });
   }
 
+  /** `SET … XX`: a session a DELETE has removed (or that expired) stays gone. */
+  async update(id: string, record: McpSessionRecord): Promise<void> {
+    if (id.length > MAX_ID_LENGTH) return;
+    await this.connection.call((redis) => redis.set(this.key(id), JSON.stringify(record), 'EX', this.ttlSeconds, 'XX'));
+  }
+
   async delete(id: string): Promise<void> {
     if (id.length > MAX_ID_LENGTH) return;
     const json = await this.connection.call((redis) => redis.getdel(this.key(id)));

@@ -26,7 +26,13 @@ export interface McpSessionRecord {
  */
 export interface McpSessionStore {
   get(id: string): Promise<McpSessionRecord | undefined>;
+  /** Writes a new session (at `initialize`). */
   set(id: string, record: McpSessionRecord): Promise<void>;
+  /**
+   * Writes a session only while it exists: a request that renewed an upstream session or the log
+   * level must not bring back a session a DELETE on another instance has just ended.
+   */
+  update(id: string, record: McpSessionRecord): Promise<void>;
   delete(id: string): Promise<void>;
 }
 
@@ -80,6 +86,13 @@ export class MemoryMcpSessionStore implements McpSessionStore {
   }
 
   async set(id: string, record: McpSessionRecord) {
+    this.drop(id);
+    this.keep(id, record);
+  }
+
+  async update(id: string, record: McpSessionRecord) {
+    const entry = this.sessions.get(id);
+    if (!entry || entry.expiresAt <= Date.now()) return;
     this.drop(id);
     this.keep(id, record);
   }
@@ -140,6 +153,7 @@ export function unavailableAs503(store: McpSessionStore): McpSessionStore {
   return {
     get: (id) => guarded(() => store.get(id)),
     set: (id, record) => guarded(() => store.set(id, record)),
+    update: (id, record) => guarded(() => store.update(id, record)),
     delete: (id) => guarded(() => store.delete(id)),
   };
 }

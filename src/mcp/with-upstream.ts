@@ -12,7 +12,7 @@ export async function withUpstream<T>(context: McpRequestContext, server: string
   const { result, state } = await context.upstreams.use(server, before, signal, work);
   if (state.sessionId !== before?.sessionId) {
     record.upstream[server] = state;
-    await context.store.set(context.sessionId, record);
+    await context.store.update(context.sessionId, record);
   }
   return result;
 }

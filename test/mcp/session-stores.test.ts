@@ -26,6 +26,18 @@ describe('MemoryMcpSessionStore', () => {
     expect(await store.get('never')).toBeUndefined();
   });
 
+  it('update writes only a session that still exists: a DELETE racing a renewal stays a DELETE', async () => {
+    const store = new MemoryMcpSessionStore();
+    await store.set('s1', record());
+    await store.update('s1', { ...record(), logLevel: 'error' });
+    expect((await store.get('s1'))?.logLevel).toBe('error');
+    await store.delete('s1');
+    await store.update('s1', { ...record(), logLevel: 'debug' });
+    expect(await store.get('s1')).toBeUndefined();
+    await store.update('never', record());
+    expect(await store.get('never')).toBeUndefined();
+  });
+
   it('forgets a session unused for ttlSeconds; each use starts the wait again', async () => {
     vi.useFakeTimers({ now: 1_000_000, toFake: ['Date'] });
     try {
@@ -100,6 +112,26 @@ describe.each(targets)('RedisMcpSessionStore ($name)', (target) => {
       expect(await store.get(id)).toEqual(record());
       expect(await raw.ttl(key)).toBeGreaterThan(590);
       await store.delete(id);
+      expect(await raw.exists(key)).toBe(0);
+      expect(await store.get(id)).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('update writes only a session that still exists (SET XX), renewing its TTL: a deleted one stays gone', async () => {
+    const store = new RedisMcpSessionStore({ ...connection, keyPrefix: prefix, ttlSeconds: 600 });
+    try {
+      const id = randomUUID();
+      const raw = target.client();
+      const key = `${prefix}mcp-session:${id}`;
+      await store.set(id, record());
+      await raw.expire(key, 5);
+      await store.update(id, { ...record(), logLevel: 'error' });
+      expect((await store.get(id))?.logLevel).toBe('error');
+      expect(await raw.ttl(key)).toBeGreaterThan(590);
+      await store.delete(id);
+      await store.update(id, { ...record(), logLevel: 'debug' });
       expect(await raw.exists(key)).toBe(0);
       expect(await store.get(id)).toBeUndefined();
     } finally {
