@@ -348,6 +348,7 @@ const RequestLogSchema = storeOf(
       batchSize: v.optional(v.pipe(positiveInteger, v.maxValue(10_000, 'expected at most 10000'))),
       flushMs: v.optional(positiveInteger),
       queueSize: v.optional(positiveInteger),
+      toolCallQueueSize: v.optional(positiveInteger),
       overflow: v.optional(v.picklist(['drop', 'wait'], 'expected "drop" or "wait"')),
       retentionDays: v.optional(positiveInteger),
       content: v.optional(ContentSchema),

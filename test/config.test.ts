@@ -323,7 +323,7 @@ describe('parseConfig', () => {
       'requestLog.schema: expected a plain SQL identifier (letters, digits and _), got "drop table"',
       'requestLog.batchSize: expected a number >= 1, got 0',
       'requestLog.overflow: expected "drop" or "wait", got "block"',
-      'requestLog.size: unknown field (allowed: type, url, schema, batchSize, flushMs, queueSize, overflow, retentionDays, content)',
+      'requestLog.size: unknown field (allowed: type, url, schema, batchSize, flushMs, queueSize, toolCallQueueSize, overflow, retentionDays, content)',
     ]);
     expect(issues.join('\n')).not.toContain('hunter2');
     expect(issuesOf({ ...minimal, keyStore: { type: 'redis', url: 'redis://r', sentinel: { sentinels: ['s:1'], name: 'm' } } })).toEqual([

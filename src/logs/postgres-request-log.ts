@@ -17,6 +17,11 @@ export interface PostgresRequestLogOptions extends PostgresConnectionOptions {
   flushMs?: number | undefined;
   /** Most rows held in memory waiting for the database. Default 50,000. */
   queueSize?: number | undefined;
+  /**
+   * Most tool calls held in memory waiting for the database, in a queue of their own, so a burst of
+   * MCP tool calls never crowds request rows out of theirs. Default 10,000.
+   */
+  toolCallQueueSize?: number | undefined;
   /** What a full queue does (docs/admin.md, "Request log"). Default `drop`. */
   overflow?: OverflowPolicy | undefined;
   /** Days of rows and tool calls kept (whole UTC days, today included); the daily rollups are kept 400 days. Default 30. */
@@ -28,9 +33,6 @@ export interface PostgresRequestLogOptions extends PostgresConnectionOptions {
   /** Where dropped rows and failed batches are told. Default: JSON lines on stderr. */
   logger?: Logger | undefined;
 }
-
-/** What the queue holds: a request's row or a tool call's, written by the same batches. */
-type QueuedRow = { request: RequestLogRow; toolCall?: undefined } | { request?: undefined; toolCall: ToolCallRow };
 
 /** A column of `infergate_requests`: its SQL type, and the row's value for it. */
 type Column = readonly [name: string, type: string, value: (row: RequestLogRow) => unknown];
@@ -117,7 +119,8 @@ const RETENTION_EVERY_MS = 3_600_000;
 export class PostgresRequestLog implements RequestLog {
   readonly kind = 'postgres';
   private readonly connection: PostgresConnection;
-  private readonly queue: BatchQueue<QueuedRow>;
+  private readonly queue: BatchQueue<RequestLogRow>;
+  private readonly toolCallQueue: BatchQueue<ToolCallRow>;
   private readonly retentionDays: number;
   private readonly logger: Logger;
   private migrated: Promise<void> | undefined;
@@ -131,40 +134,56 @@ export class PostgresRequestLog implements RequestLog {
     this.retentionDays = options.retentionDays ?? 30;
     if (!Number.isInteger(this.retentionDays) || this.retentionDays < 1) throw new TypeError('PostgresRequestLog: retentionDays must be a positive integer');
     this.logger = options.logger ?? jsonLogger;
-    this.queue = new BatchQueue({
-      name: 'PostgresRequestLog',
-      write: (rows) => this.insert(rows),
-      capacity: options.queueSize ?? 50_000,
+    const batching = {
       batchSize: options.batchSize ?? 500,
       flushMs: options.flushMs ?? 1000,
       overflow: options.overflow,
       retryDelayMs: options.retryDelayMs,
       timeoutMs: options.writeTimeoutMs,
       logger: this.logger,
+    };
+    this.queue = new BatchQueue({ ...batching, name: 'PostgresRequestLog', write: (rows) => this.insert(rows), capacity: options.queueSize ?? 50_000 });
+    const toolCallCapacity = options.toolCallQueueSize ?? 10_000;
+    this.toolCallQueue = new BatchQueue({
+      ...batching,
+      // A small tool-call queue takes smaller batches rather than refusing the request log's batch size.
+      batchSize: Math.min(batching.batchSize, toolCallCapacity),
+      name: 'PostgresRequestLog (tool calls)',
+      write: (rows) => this.insertToolCalls(rows),
+      capacity: toolCallCapacity,
     });
   }
 
   write(row: RequestLogRow): void | Promise<void> {
-    return this.queue.push({ request: row });
+    return this.queue.push(row);
   }
 
-  /** Queues a tool call's row in the same queue as the requests' (the same bound, batches and overflow). */
+  /** Queues a tool call's row, in a queue of its own (`toolCallQueueSize`) with the same batching and overflow. */
   writeToolCall(row: ToolCallRow): void | Promise<void> {
-    return this.queue.push({ toolCall: row });
+    return this.toolCallQueue.push(row);
   }
 
-  flush(): Promise<void> {
-    return this.queue.flush();
+  async flush(): Promise<void> {
+    await Promise.all([this.queue.flush(), this.toolCallQueue.flush()]);
   }
 
   /** Writes what is queued, then closes the pool it opened; once, however often it is called. */
   close(): Promise<void> {
-    this.closing ??= this.queue.close().then(() => this.connection.close());
+    this.closing ??= Promise.all([this.queue.close(), this.toolCallQueue.close()]).then(() => this.connection.close());
     return this.closing;
   }
 
+  /** Both queues' counts together: rows are rows, whether of requests or tool calls. */
   sinkStats(): SinkStats {
-    return this.queue.stats();
+    const requests = this.queue.stats();
+    const toolCalls = this.toolCallQueue.stats();
+    return {
+      written: requests.written + toolCalls.written,
+      queued: requests.queued + toolCalls.queued,
+      dropped: requests.dropped + toolCalls.dropped,
+      failedBatches: requests.failedBatches + toolCalls.failedBatches,
+      failedRows: requests.failedRows + toolCalls.failedRows,
+    };
   }
 
   /** `GET /v1/usage` from the daily rollups: give it as `usageStore`. `add` does nothing (this log's writes feed the rollups). */
@@ -305,23 +324,22 @@ export class PostgresRequestLog implements RequestLog {
     ];
   }
 
+  /** One batch of tool calls (retention runs here too, so a log of tool calls alone is kept within it). */
+  private async insertToolCalls(batch: ToolCallRow[]): Promise<void> {
+    await this.ready();
+    await this.preparePartitions([]);
+    await insertToolCalls(this.connection.pool, this.connection.table(TOOL_CALLS), batch);
+  }
+
   /**
-   * One batch: its tool calls, then its rows and the rollups of the rows actually inserted, in one statement (so one
+   * One batch: its rows and the rollups of the rows actually inserted, in one statement (so one
    * transaction). Rows are sent in request-id order and rollups upserted in (day, key, group,
    * model) order, so instances writing the same rollup rows take their locks in the same order
    * and never deadlock.
    */
-  private async insert(batch: QueuedRow[]): Promise<void> {
+  private async insert(batch: RequestLogRow[]): Promise<void> {
     await this.ready();
-    const requests = batch.flatMap((queued) => (queued.request ? [queued.request] : []));
-    const toolCalls = batch.flatMap((queued) => (queued.toolCall ? [queued.toolCall] : []));
-    await this.preparePartitions(requests);
-    // A batch retried after one of the two statements committed adds nothing: both are idempotent.
-    if (toolCalls.length > 0) await insertToolCalls(this.connection.pool, this.connection.table(TOOL_CALLS), toolCalls);
-    if (requests.length > 0) await this.insertRequests(requests);
-  }
-
-  private async insertRequests(batch: RequestLogRow[]): Promise<void> {
+    await this.preparePartitions(batch);
     const rows = [...new Map(batch.map((row) => [`${row.requestId}\u0000${row.startedAt}`, row])).values()].sort((a, b) =>
       a.requestId < b.requestId ? -1 : a.requestId > b.requestId ? 1 : a.startedAt - b.startedAt,
     );

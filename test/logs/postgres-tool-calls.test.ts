@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MemoryRequestLog } from '../../src/logs/memory-request-log.js';
 import type { PostgresRequestLog } from '../../src/logs/postgres-request-log.js';
 import { DAY_MS, HOUR_MS } from '../../src/logs/stats-series.js';
@@ -145,8 +145,8 @@ describe('PostgresRequestLog: tool calls', () => {
     expect(await countCalls(schema)).toBe(2);
   });
 
-  it('a stalled database: tool calls fill the same bounded queue, the overflow is dropped and counted, the rest written after', async () => {
-    const log = openLog({ batchSize: 5, queueSize: 10, flushMs: 0 });
+  it('a stalled database: tool calls fill their bounded queue, the overflow is dropped and counted, the rest written after', async () => {
+    const log = openLog({ batchSize: 5, toolCallQueueSize: 10, flushMs: 0 });
     log.writeToolCall(toolCallRow());
     await log.flush();
     const locker = await suite.db.pool.connect();
@@ -162,9 +162,36 @@ describe('PostgresRequestLog: tool calls', () => {
     expect(await countCalls(schemaOf(log))).toBe(11);
   });
 
+  it('a burst of tool calls never crowds request rows out: each kind has its own queue, and requests are written while tool calls stall', async () => {
+    const log = openLog({ batchSize: 5, queueSize: 10, toolCallQueueSize: 10, flushMs: 0 });
+    log.writeToolCall(toolCallRow());
+    log.write(logRow());
+    await log.flush();
+    const locker = await suite.db.pool.connect();
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE "${schemaOf(log)}".infergate_tool_calls IN ACCESS EXCLUSIVE MODE`);
+    try {
+      for (let n = 0; n < 100; n++) log.writeToolCall(toolCallRow());
+      const requests = Array.from({ length: 8 }, () => logRow());
+      for (const row of requests) expect(log.write(row)).toBeUndefined();
+      // The tool calls wait on the lock; the request rows do not wait behind them.
+      await vi.waitFor(async () => {
+        const { rows } = await suite.db.pool.query(`SELECT count(*) FROM "${schemaOf(log)}".infergate_requests`);
+        expect(Number(rows[0].count)).toBe(9);
+      });
+      expect(log.sinkStats()).toMatchObject({ dropped: 90 });
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+    await log.flush();
+    expect(log.sinkStats()).toEqual({ written: 20, queued: 0, dropped: 90, failedBatches: 0, failedRows: 0 });
+    expect(await countCalls(schemaOf(log))).toBe(11);
+  });
+
   it('a server that accepts and never answers: writes return at once, the overflow is dropped, hung batches are given up', async () => {
     const database = await blackHole();
-    const log = openLog({ url: database.url, batchSize: 5, queueSize: 10, flushMs: 0, writeTimeoutMs: 20 });
+    const log = openLog({ url: database.url, batchSize: 5, toolCallQueueSize: 10, flushMs: 0, writeTimeoutMs: 20 });
     for (let n = 0; n < 25; n++) expect(log.writeToolCall(toolCallRow())).toBeUndefined();
     expect(log.sinkStats()).toMatchObject({ written: 0, queued: 10, dropped: 15 });
     await log.flush();
