@@ -7,7 +7,8 @@ export type ClientRequestExtra = RequestHandlerExtra<ServerRequest, ServerNotifi
  * The options of one upstream request made for the client's request `extra`: the upstream's
  * progress goes to the client on that request's stream, re-addressed to the client's own
  * progress token (the SDK gives the upstream a token of its own and routes its progress to
- * `onprogress`; without a client token, the upstream gets none).
+ * `onprogress`; without a client token, that progress only restarts the call's clock:
+ * `McpUpstreamClient`).
  */
 export function forwardingOptions(extra: ClientRequestExtra, signal: AbortSignal): RequestOptions {
   const options: RequestOptions = { signal };

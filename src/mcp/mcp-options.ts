@@ -20,6 +20,8 @@ export interface McpHttpServerConfig {
   oauth?: McpOAuthClientCredentials | undefined;
   /** Per request to this upstream (default `McpOptions.timeoutMs`). */
   timeoutMs?: number | undefined;
+  /** Longest a tool call reporting progress may run (default `McpOptions.maxTotalTimeoutMs`). */
+  maxTotalTimeoutMs?: number | undefined;
 }
 
 /** A local command spoken to over stdio (Node hosts: the standalone server); one process per gateway instance. */
@@ -30,6 +32,7 @@ export interface McpStdioServerConfig {
   env?: Record<string, string> | undefined;
   cwd?: string | undefined;
   timeoutMs?: number | undefined;
+  maxTotalTimeoutMs?: number | undefined;
 }
 
 /** One upstream MCP server. */
@@ -43,8 +46,13 @@ export interface McpOptions {
   sessionStore?: McpSessionStore | undefined;
   /** Keep each tool call's arguments on its usage event (default false: never). */
   captureArguments?: boolean | undefined;
-  /** A request to an upstream that takes longer fails (default 60 s). */
+  /**
+   * A request to an upstream that takes longer fails (default 60 s). A tool call's clock starts
+   * again at each progress notification the upstream sends, up to `maxTotalTimeoutMs`.
+   */
   timeoutMs?: number | undefined;
+  /** Longest a tool call may run however often it reports progress (default 10 min, or `timeoutMs` if longer). */
+  maxTotalTimeoutMs?: number | undefined;
 }
 
 /** Between a server's name and its tool's in the names clients see: `github__create_issue`. */

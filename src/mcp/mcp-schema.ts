@@ -83,6 +83,7 @@ const HttpServerSchema = v.pipe(
     bearerToken: v.optional(text),
     oauth: v.optional(OAuthSchema),
     timeoutMs: v.optional(positiveInteger),
+    maxTotalTimeoutMs: v.optional(positiveInteger),
   }),
   v.check(
     (server) => [server.bearerToken, server.oauth, authorizationOf(server.headers)].filter((given) => given !== undefined).length <= 1,
@@ -96,6 +97,7 @@ const StdioServerSchema = strictObject({
   env: v.optional(stringMap),
   cwd: v.optional(text),
   timeoutMs: v.optional(positiveInteger),
+  maxTotalTimeoutMs: v.optional(positiveInteger),
 });
 
 const notAServer = v.custom<never>(() => false, 'expected { "url", … } (Streamable HTTP) or { "command", … } (stdio)');
@@ -117,6 +119,7 @@ export const mcpFields = {
   ),
   captureArguments: v.optional(flag),
   timeoutMs: v.optional(positiveInteger),
+  maxTotalTimeoutMs: v.optional(positiveInteger),
 };
 
 function authorizationOf(headers: Record<string, string> | undefined): string | undefined {

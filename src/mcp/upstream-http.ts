@@ -9,7 +9,7 @@ import { upstreamFetch } from './upstream-fetch.js';
 import { upstreamHeaders } from './upstream-headers.js';
 import { oauthTokens } from './upstream-oauth.js';
 import { blankedError, secretBlanker } from './upstream-redact.js';
-import { withDeadline } from './upstream-timeout.js';
+import { type UpstreamTimeouts, withDeadline } from './upstream-timeout.js';
 
 /** A stream that broke is not resumed: the request fails and the client may send it again. */
 const NO_RECONNECTION = { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 };
@@ -30,7 +30,8 @@ export function upstreamDispatcher(longestTimeoutMs: number): Agent {
  * session. An upstream that forgot the session (404: it restarted, or expired it) gets a new one
  * and the work runs again, once.
  */
-export function httpUpstream(server: string, config: McpHttpServerConfig, timeoutMs: number, dispatcher: Agent): Upstream {
+export function httpUpstream(server: string, config: McpHttpServerConfig, timeouts: UpstreamTimeouts, dispatcher: Agent): Upstream {
+  const { timeoutMs } = timeouts;
   const url = new URL(config.url);
   const tokens = config.oauth ? oauthTokens(server, config.oauth, dispatcher) : undefined;
   const headers = upstreamHeaders(server, config);
@@ -43,7 +44,7 @@ export function httpUpstream(server: string, config: McpHttpServerConfig, timeou
     const transport = new StreamableHTTPClientTransport(url, { fetch, reconnectionOptions: NO_RECONNECTION, ...(sessionId ? { sessionId } : {}) });
     // Without it a resumed session sends no MCP-Protocol-Version, and a strict server assumes 2025-03-26.
     if (sessionId && resume?.protocolVersion) transport.setProtocolVersion(resume.protocolVersion);
-    const client = new McpUpstreamClient(server, timeoutMs);
+    const client = new McpUpstreamClient(server, timeouts);
     try {
       // `initialize` is bounded as a request; the deadline also bounds its `notifications/initialized`.
       await withDeadline(client.connect(transport, { signal }), server, timeoutMs);

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { McpStdioServerConfig } from './mcp-options.js';
 import { McpUpstreamClient, type Upstream } from './upstream-client.js';
 import { secretBlanker } from './upstream-redact.js';
-import { withDeadline } from './upstream-timeout.js';
+import { type UpstreamTimeouts, withDeadline } from './upstream-timeout.js';
 
 /** A stderr line longer than this is logged in pieces: a child cannot make one log line of any size. */
 const MAX_STDERR_LINE = 1000;
@@ -26,7 +26,8 @@ const MAX_RESTART_AFTER_FAILURE_MS = 30_000;
  * config's `env`, never the gateway's own (its provider keys); its stderr goes to the gateway's
  * log, line by line, with the config's `env` values blanked.
  */
-export function stdioUpstream(server: string, config: McpStdioServerConfig, timeoutMs: number, logger: Logger): Upstream {
+export function stdioUpstream(server: string, config: McpStdioServerConfig, timeouts: UpstreamTimeouts, logger: Logger): Upstream {
+  const { timeoutMs } = timeouts;
   const blank = secretBlanker(Object.values(config.env ?? {}));
   let running: Promise<McpUpstreamClient> | undefined;
   let failure: { error: unknown; failures: number; retryAt: number } | undefined;
@@ -43,7 +44,7 @@ export function stdioUpstream(server: string, config: McpStdioServerConfig, time
       stderr: 'pipe',
     });
     if (transport.stderr) logLines(transport.stderr as Readable, (line) => logger.info('MCP stdio server stderr', { server, line: blank(line) }));
-    const client = new McpUpstreamClient(server, timeoutMs);
+    const client = new McpUpstreamClient(server, timeouts);
     client.onclose = () => {
       stopped();
       if (!closed) logger.warn('MCP stdio server stopped; it starts again when next used', { server });

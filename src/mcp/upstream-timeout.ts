@@ -1,5 +1,13 @@
 /** The upstream request timeout when neither the server nor `McpOptions` sets one. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
+/** Longest a tool call that keeps reporting progress may run, when nothing sets it (or `timeoutMs`, if longer). */
+export const DEFAULT_UPSTREAM_MAX_TOTAL_TIMEOUT_MS = 600_000;
+
+/** One upstream's clocks: each request's, restarted by a tool call's progress, and a tool call's whole. */
+export interface UpstreamTimeouts {
+  timeoutMs: number;
+  maxTotalTimeoutMs: number;
+}
 
 /** An upstream that did not answer within its timeout: a `tools/call` that ends so has the outcome `timeout`. */
 export class UpstreamTimeoutError extends Error {

@@ -5,7 +5,7 @@ import type { UpstreamState } from './session-store.js';
 import { httpUpstream, upstreamDispatcher } from './upstream-http.js';
 import { stdioUpstream } from './upstream-stdio.js';
 import type { Upstream } from './upstream-client.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './upstream-timeout.js';
+import { DEFAULT_UPSTREAM_MAX_TOTAL_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS, type UpstreamTimeouts } from './upstream-timeout.js';
 
 /**
  * The gateway's side of its upstream MCP servers, shared by every request of one gateway: how a
@@ -45,17 +45,22 @@ const MAX_DOWN_REASON = 300;
 /**
  * The upstreams of `options`: Streamable HTTP servers and stdio commands. Throws a TypeError
  * naming the server for a config that cannot work (a header the transport sets itself, a URL
- * that is not http(s), a timeout that is not a positive number).
+ * that is not http(s), a timeout that is not a positive number, a total shorter than a request's).
  */
 export function createUpstreams(options: McpOptions, logger: Logger = silentLogger): McpUpstreams {
-  const timeoutOf = (server: string, config: McpServerConfig): number => {
+  const timeoutsOf = (server: string, config: McpServerConfig): UpstreamTimeouts => {
     const timeoutMs = config.timeoutMs ?? options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
-    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new TypeError(`mcp.servers.${server}.timeoutMs must be a positive number of milliseconds`);
-    return timeoutMs;
+    const maxTotalTimeoutMs = config.maxTotalTimeoutMs ?? options.maxTotalTimeoutMs ?? Math.max(timeoutMs, DEFAULT_UPSTREAM_MAX_TOTAL_TIMEOUT_MS);
+    for (const [name, value] of Object.entries({ timeoutMs, maxTotalTimeoutMs })) {
+      if (!(Number.isFinite(value) && value > 0)) throw new TypeError(`mcp.servers.${server}.${name} must be a positive number of milliseconds`);
+    }
+    if (maxTotalTimeoutMs < timeoutMs) throw new TypeError(`mcp.servers.${server}.maxTotalTimeoutMs must be at least its timeoutMs (${timeoutMs})`);
+    return { timeoutMs, maxTotalTimeoutMs };
   };
   const servers = Object.entries(options.servers);
-  const timeouts = servers.map(([server, config]) => timeoutOf(server, config));
-  const dispatcher = upstreamDispatcher(Math.max(0, ...timeouts.filter((_, at) => !isStdioServer(servers[at]![1]))));
+  const timeouts = servers.map(([server, config]) => timeoutsOf(server, config));
+  // Progress restarts a call's clock: the pool waits as long as the longest call may run.
+  const dispatcher = upstreamDispatcher(Math.max(0, ...timeouts.filter((_, at) => !isStdioServer(servers[at]![1])).map((each) => each.maxTotalTimeoutMs)));
   const upstreams = new Map<string, Upstream>(
     servers.map(([server, config], at) => [
       server,

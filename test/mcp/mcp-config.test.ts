@@ -79,7 +79,7 @@ describe('config file: mcp', () => {
         expect.stringMatching(/^mcp\.servers\.a_: expected a server name/),
         expect.stringMatching(/^mcp\.servers\._a: expected a server name/),
         'mcp.servers.local.args: expected an array of strings, got "server.js"',
-        'mcp.servers.local.shell: unknown field (allowed: command, args, env, cwd, timeoutMs)',
+        'mcp.servers.local.shell: unknown field (allowed: command, args, env, cwd, timeoutMs, maxTotalTimeoutMs)',
         'mcp.servers.neither: expected { "url", … } (Streamable HTTP) or { "command", … } (stdio), got Object',
         'mcp.servers.ftp.url: expected an http(s) URL string, got "ftp://x.test/mcp"',
         'mcp.servers.both: expected one of "bearerToken", "oauth" and an "Authorization" header, not several',
@@ -89,7 +89,7 @@ describe('config file: mcp', () => {
         'mcp.servers.jira.oauth.clientSecret: required field is missing',
         'mcp.timeoutMs: expected a number >= 1, got 0',
         expect.stringMatching(/^mcp\.sessionStore: a redis store needs exactly one of "url"/),
-        'mcp.captureArgs: unknown field (allowed: servers, captureArguments, timeoutMs, sessionStore)',
+        'mcp.captureArgs: unknown field (allowed: servers, captureArguments, timeoutMs, maxTotalTimeoutMs, sessionStore)',
       ]),
     );
     expect(issues.join('\n')).not.toMatch(/Bearer u|a\r\nb/);

@@ -186,7 +186,7 @@ describe('tool calls in the PostgreSQL request log', () => {
   it('a database that never answers: calls are answered, the queue stays at its bound, the rest is dropped and counted', async () => {
     const database = await blackHole();
     // Writes never finish within the test: a call waiting on one would never be answered.
-    const gateway = await loggedGateway({ url: database.url, batchSize: 2, queueSize: 4, writeTimeoutMs: 600_000 });
+    const gateway = await loggedGateway({ url: database.url, batchSize: 2, toolCallQueueSize: 4, writeTimeoutMs: 600_000 });
     try {
       const { client } = await connect(gateway.url);
       for (let n = 0; n < 10; n++) {

@@ -1,7 +1,9 @@
 import type { Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { createGateway } from '../../src/gateway.js';
 import type { McpServerConfig } from '../../src/mcp/mcp-options.js';
 import { MemoryMcpSessionStore } from '../../src/mcp/session-store.js';
@@ -120,6 +122,44 @@ describe('timeouts', () => {
     const client = await connect(served);
     await expect(client.callTool({ name: 'vault__hang', arguments: {} })).rejects.toThrow('MCP error -32001: Server `vault` did not answer within 500 ms.');
     expect(await echo(client, 'vault__echo', 'still here')).toEqual([{ type: 'text', text: 'still here' }]);
+  });
+
+  /** A tool that reports progress every `everyMs` (when given a token) and answers after `ms`, or never. */
+  const ticking = (server: McpServer) =>
+    server.registerTool('ticking', { inputSchema: { ms: z.number().optional(), everyMs: z.number() } }, async ({ ms, everyMs }, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      const started = Date.now();
+      for (let step = 1; ms === undefined || Date.now() - started < ms; step++) {
+        await new Promise((resolve) => setTimeout(resolve, everyMs));
+        if (extra.signal.aborted) break;
+        if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step } });
+      }
+      return { content: [{ type: 'text', text: `ticked (token ${progressToken === undefined ? 'absent' : 'given'})` }] };
+    });
+
+  it('each progress notification starts the clock again: a long tool that reports progress outlives timeoutMs, whether the client asked for progress or not', async () => {
+    const vault = await upstream({ tools: ticking });
+    const { served } = await startGateway({ vault: { url: `${vault.url}/mcp`, timeoutMs: 500 } });
+    const client = await connect(served);
+    // Three times the timeout, with progress every fifth of it; the client sent no progress token.
+    const result = await client.callTool({ name: 'vault__ticking', arguments: { ms: 1500, everyMs: 100 } });
+    expect(result.content).toEqual([{ type: 'text', text: 'ticked (token given)' }]);
+  });
+
+  it('a tool that reports progress for ever still ends at maxTotalTimeoutMs, with -32001', async () => {
+    const vault = await upstream({ tools: ticking });
+    const { served } = await startGateway({ vault: { url: `${vault.url}/mcp`, timeoutMs: 500, maxTotalTimeoutMs: 1200 } });
+    const client = await connect(served);
+    await expect(client.callTool({ name: 'vault__ticking', arguments: { everyMs: 100 } })).rejects.toThrow(
+      'MCP error -32001: Server `vault` did not answer within 1200 ms.',
+    );
+    expect(await echo(client, 'vault__echo', 'still here')).toEqual([{ type: 'text', text: 'still here' }]);
+  });
+
+  it('a maxTotalTimeoutMs shorter than its timeoutMs is refused at start, naming the server', () => {
+    expect(() => createUpstreams({ servers: { vault: { url: 'http://127.0.0.1:9/mcp', timeoutMs: 5000, maxTotalTimeoutMs: 1000 } } })).toThrow(
+      'mcp.servers.vault.maxTotalTimeoutMs must be at least its timeoutMs (5000)',
+    );
   });
 
   it('a tool call that timed out is observed with the outcome timeout', async () => {
