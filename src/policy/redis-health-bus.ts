@@ -1,7 +1,7 @@
-import { Cluster } from 'ioredis';
 import { jsonLogger, type Logger } from '../logger.js';
 import type { RedisClient, RedisConnectionOptions } from '../redis/connection.js';
 import { FailFastRedis } from '../redis/fail-fast-redis.js';
+import { duplicateForSubscribing } from '../redis/subscriber.js';
 import type { HealthBus, HealthNotice } from './health-bus.js';
 import { healthNoticeOf } from './health-notice.js';
 
@@ -157,7 +157,7 @@ export class RedisHealthBus implements HealthBus {
    * would not be renewed on reconnection.
    */
   private startSubscriber(): void {
-    const subscriber = duplicateForSubscribing(this.connection.redis);
+    const subscriber = duplicateForSubscribing(this.connection.redis, 'health-bus');
     this.subscriber = subscriber;
     subscriber.on('error', (error: unknown) => this.warn('the health subscriber lost Redis (it reconnects)', { error: messageOf(error) }));
     subscriber.on('node error', () => {});
@@ -201,25 +201,6 @@ export class RedisHealthBus implements HealthBus {
     this.warnings.set(message, { at: now, suppressed: 0 });
     this.logger.warn(`RedisHealthBus: ${message}`, { ...fields, ...(last?.suppressed ? { suppressed: last.suppressed } : {}) });
   }
-}
-
-/** `client`'s twin for SUBSCRIBE: an offline queue, no retry limit, no command timeout, a name saying what it is for. */
-function duplicateForSubscribing(client: RedisClient): RedisClient {
-  if (client instanceof Cluster) {
-    // `duplicate` merges these into the cluster's own `redisOptions`.
-    const connectionName = subscriberName(client.options.redisOptions?.connectionName);
-    return client.duplicate([], { enableOfflineQueue: true, redisOptions: { maxRetriesPerRequest: null, commandTimeout: undefined, connectionName } });
-  }
-  return client.duplicate({
-    enableOfflineQueue: true,
-    maxRetriesPerRequest: null,
-    commandTimeout: undefined,
-    connectionName: subscriberName(client.options.connectionName),
-  });
-}
-
-function subscriberName(parent: string | undefined): string {
-  return `${parent ?? 'infergate'}:health-bus`;
 }
 
 function messageOf(error: unknown): string {

@@ -1,8 +1,8 @@
-import { Cluster } from 'ioredis';
 import type { KeyRecord } from '../../auth/key-store.js';
 import { jsonLogger, type Logger } from '../../logger.js';
 import type { RedisClient, RedisConnectionOptions } from '../../redis/connection.js';
 import { FailFastRedis } from '../../redis/fail-fast-redis.js';
+import { duplicateForSubscribing } from '../../redis/subscriber.js';
 import { couldBeManagedKey, hashKeySecret, newKeySecret } from './key-secret.js';
 import { cacheOptions, type LookupAnswer, LookupCache } from './lookup-cache.js';
 import { auditEntry, decodeSequenceCursor, encodeCursor, newManagedKey, patchedKey, revokedKey, rotatedKey, shownKey } from './managed-key.js';
@@ -274,7 +274,7 @@ export class RedisKeyStore implements ManagedKeyStore {
    * Each message empties the cache, and so does each reconnection: messages may have been missed.
    */
   private subscribe(): void {
-    const subscriber = duplicateForSubscribing(this.connection.redis);
+    const subscriber = duplicateForSubscribing(this.connection.redis, 'key-store');
     this.subscriber = subscriber;
     let warned = false;
     subscriber.on('error', (error: unknown) => {
@@ -302,14 +302,6 @@ interface HashChange {
   hash: string;
   value?: HashEntry | undefined;
   ttlMs?: number | undefined;
-}
-
-/** `client`'s twin for SUBSCRIBE: an offline queue and no retry limit, so the subscription outlives outages. */
-function duplicateForSubscribing(client: RedisClient): RedisClient {
-  if (client instanceof Cluster) {
-    return client.duplicate([], { enableOfflineQueue: true, redisOptions: { maxRetriesPerRequest: null, commandTimeout: undefined } });
-  }
-  return client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
 }
 
 /** The audit part of both scripts: KEYS[a], KEYS[a+1], KEYS[a+2] = audit, audit:<id>, audit:seq; the entry numbered, both lists capped. */
