@@ -35,7 +35,7 @@ export class GatewayCore {
 
   /** Stops the background work (the video poller) and closes the guardrails' pool; `gateway.dispose()` calls it. */
   dispose = async (): Promise<void> => {
-    await Promise.all([this.options.videoTasks.stop(), this.options.closeGuardrails(), this.options.mcp?.upstreams.close()]);
+    await Promise.all([this.options.videoTasks.stop(), this.options.closeGuardrails(), this.options.mcp?.close()]);
   };
 
   handle = async (request: Request, serverContext: Record<string, unknown>): Promise<Response> => {

@@ -1,6 +1,4 @@
-import type { McpGateway } from './mcp/mcp-session.js';
-import { MemoryMcpSessionStore, unavailableAs503 } from './mcp/session-store.js';
-import { createUpstreams } from './mcp/upstreams.js';
+import { createMcpGateway, type McpGateway } from './mcp/mcp-session.js';
 import type { KeyStore } from './auth/key-store.js';
 import type { Logger } from './logger.js';
 import type { Defaulted } from './optional.js';
@@ -120,13 +118,7 @@ export function createRuntime(options: ResolvedOptions): GatewayRuntime {
     usageStore,
     timesRequests: options.metrics !== false,
     captureContent: options.captureContent,
-    mcp: options.mcp
-      ? {
-          options: options.mcp,
-          store: unavailableAs503(options.mcp.sessionStore ?? new MemoryMcpSessionStore()),
-          upstreams: createUpstreams(options.mcp, logger),
-        }
-      : undefined,
+    mcp: options.mcp ? createMcpGateway(options.mcp, logger) : undefined,
   };
 }
 

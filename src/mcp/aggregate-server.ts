@@ -22,9 +22,12 @@ export function aggregateServer(context: McpRequestContext): Server {
   handleTools(server, context);
   handlePrompts(server, context);
   handleLogLevel(server, context);
-  // The call it names runs under another request's server: found by session and id.
+  // The call it names runs under another request's server: found by session and id, here or on
+  // another instance sharing the session store.
   server.setNotificationHandler(CancelledNotificationSchema, ({ params }) => {
-    if (params.requestId !== undefined) inFlightCalls(context.upstreams).cancel(context.sessionId, params.requestId, params.reason);
+    const { requestId, reason } = params;
+    if (requestId === undefined || inFlightCalls(context.upstreams).cancel(context.sessionId, requestId, reason)) return;
+    context.store.publishCancel?.({ sessionId: context.sessionId, requestId, ...(typeof reason === 'string' ? { reason: reason.slice(0, 500) } : {}) });
   });
   return server;
 }

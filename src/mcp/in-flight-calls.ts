@@ -6,8 +6,9 @@ const MAX_IN_FLIGHT = 10_000;
  * `notifications/cancelled` comes in a POST of its own, served by a fresh server that knows
  * nothing of the call it names: this map is how it reaches that call.
  *
- * Instance-local: a cancellation that reaches another instance sharing the session store finds
- * nothing here and is dropped (the call ends on its own or at its timeout).
+ * Instance-local: a cancellation that finds nothing here is published to the other instances
+ * through the session store, when it can (`McpSessionStore.publishCancel`), and each looks it up
+ * in its own map.
  */
 export class InFlightCalls {
   private readonly calls = new Map<string, (reason: unknown) => void>();
@@ -28,9 +29,11 @@ export class InFlightCalls {
     };
   }
 
-  /** Cancels the request `requestId` of the session, when it runs here. */
-  cancel(sessionId: string, requestId: string | number, reason: unknown): void {
-    this.calls.get(callId(sessionId, requestId))?.(reason);
+  /** Cancels the request `requestId` of the session, when it runs here; says whether it did. */
+  cancel(sessionId: string, requestId: string | number, reason: unknown): boolean {
+    const cancel = this.calls.get(callId(sessionId, requestId));
+    cancel?.(reason);
+    return cancel !== undefined;
   }
 
   get size(): number {

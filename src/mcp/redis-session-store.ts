@@ -1,10 +1,14 @@
-import type { RedisConnectionOptions } from '../redis/connection.js';
+import { jsonLogger, type Logger } from '../logger.js';
+import type { RedisClient, RedisConnectionOptions } from '../redis/connection.js';
 import { FailFastRedis } from '../redis/fail-fast-redis.js';
+import { duplicateForSubscribing } from '../redis/subscriber.js';
 import {
   DEFAULT_MCP_MAX_SESSIONS_PER_KEY,
   DEFAULT_MCP_SESSION_TTL_SECONDS,
+  type McpCancelNotice,
   type McpSessionRecord,
   type McpSessionStore,
+  parseCancelNotice,
   parseSessionRecord,
 } from './session-store.js';
 
@@ -17,7 +21,12 @@ export interface RedisMcpSessionStoreOptions extends RedisConnectionOptions {
   maxSessionsPerKey?: number | undefined;
   /** How long a call waits for Redis before rejecting, in ms (the request then fails, never hangs). Default 2000. */
   timeoutMs?: number | undefined;
+  /** Where a cancellation that could not be published or a malformed one heard is told, at most once a minute. Default JSON lines on stderr. */
+  logger?: Logger | undefined;
 }
+
+/** A cancellation warning is logged at most once in this long. */
+const WARN_EVERY_MS = 60_000;
 
 /** Longest session id looked up: the gateway's are UUIDs; a longer header is no session of ours. */
 const MAX_ID_LENGTH = 128;
@@ -39,12 +48,25 @@ const MAX_ID_LENGTH = 128;
  * opening sessions in a loop holds at most `maxSessionsPerKey`: past it its oldest written are
  * deleted. Entries older than the TTL leave the index as it is written. No command spans two
  * keys: on a Redis Cluster sessions and indexes spread over every shard.
+ *
+ * A client's `notifications/cancelled` that reaches an instance not running the call it names is
+ * PUBLISHed on `<prefix>mcp-cancel` (plain pub/sub, which a Redis Cluster forwards to every
+ * node); every instance hears it on a connection of its own, made at the gateway's start, and
+ * cancels the call if it runs there. Fire and forget: a lost message leaves the call to its own
+ * end or its timeout, as without a shared store.
  */
 export class RedisMcpSessionStore implements McpSessionStore {
   private readonly connection: FailFastRedis;
   private readonly prefix: string;
   private readonly ttlSeconds: number;
   private readonly maxSessionsPerKey: number;
+  private readonly cancelChannel: string;
+  private readonly logger: Logger;
+  private readonly cancelListeners = new Set<(notice: McpCancelNotice) => void>();
+  private subscriber: RedisClient | undefined;
+  private subscribed: Promise<void> | undefined;
+  private lastWarning = Number.NEGATIVE_INFINITY;
+  private closed = false;
 
   constructor(options: RedisMcpSessionStoreOptions) {
     if (!options) throw new TypeError('RedisMcpSessionStore: pass `client` (an ioredis client or cluster), `url`, `cluster` or `sentinel`');
@@ -55,6 +77,8 @@ export class RedisMcpSessionStore implements McpSessionStore {
       if (!Number.isInteger(value) || value < 1) throw new TypeError(`RedisMcpSessionStore: ${name} must be a positive integer`);
     }
     this.connection = new FailFastRedis({ ...options, timeoutMs: options.timeoutMs ?? 2000, owner: 'RedisMcpSessionStore' });
+    this.cancelChannel = `${this.prefix}mcp-cancel`;
+    this.logger = options.logger ?? jsonLogger;
   }
 
   async get(id: string): Promise<McpSessionRecord | undefined> {
@@ -99,6 +123,60 @@ export class RedisMcpSessionStore implements McpSessionStore {
     if (keyId !== undefined) await this.connection.call((redis) => redis.zrem(this.indexKey(keyId), id));
   }
 
+  publishCancel(notice: McpCancelNotice): void {
+    if (this.closed) return;
+    this.connection
+      .call((redis) => redis.publish(this.cancelChannel, JSON.stringify(notice)))
+      .catch((error: unknown) => this.warn('could not publish a cancellation (the call ends on its own or at its timeout)', error));
+  }
+
+  subscribeCancels(listener: (notice: McpCancelNotice) => void): () => void {
+    // A wrapper of its own, so that one function subscribed twice is heard twice and unsubscribed once.
+    const entry = (notice: McpCancelNotice) => listener(notice);
+    this.cancelListeners.add(entry);
+    if (!this.subscriber && !this.closed) this.startSubscriber();
+    return () => {
+      this.cancelListeners.delete(entry);
+    };
+  }
+
+  /** Resolves once the cancellation channel is subscribed (or that failed): for tests and hosts that want to wait. */
+  async ready(): Promise<void> {
+    await this.subscribed;
+  }
+
+  private startSubscriber(): void {
+    const subscriber = duplicateForSubscribing(this.connection.redis, 'mcp-cancel');
+    this.subscriber = subscriber;
+    subscriber.on('error', (error: unknown) => this.warn('the cancellation subscriber lost Redis (it reconnects)', error));
+    subscriber.on('node error', () => {});
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== this.cancelChannel) return;
+      const notice = parseCancelNotice(message);
+      if (!notice) return this.warn('ignored a malformed message on the cancellation channel', undefined);
+      for (const listener of this.cancelListeners) {
+        try {
+          listener(notice);
+        } catch (error) {
+          this.warn('a cancellation listener threw', error);
+        }
+      }
+    });
+    this.subscribed = subscriber.subscribe(this.cancelChannel).then(
+      () => {},
+      (error: unknown) => {
+        if (!this.closed) this.warn('could not subscribe to cancellations', error);
+      },
+    );
+  }
+
+  private warn(message: string, error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastWarning < WARN_EVERY_MS) return;
+    this.lastWarning = now;
+    this.logger.warn(`RedisMcpSessionStore: ${message}`, error === undefined ? undefined : { error: error instanceof Error ? error.message : String(error) });
+  }
+
   private key(id: string): string {
     return `${this.prefix}mcp-session:${id}`;
   }
@@ -107,7 +185,13 @@ export class RedisMcpSessionStore implements McpSessionStore {
     return `${this.prefix}mcp-sessions:${encodeURIComponent(keyId)}`;
   }
 
-  close(): Promise<void> {
-    return this.connection.close();
+  async close(): Promise<void> {
+    this.closed = true;
+    this.cancelListeners.clear();
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    // A subscriber holds no writes to finish: dropped at once (QUIT would wait for a Redis that is down).
+    subscriber?.disconnect();
+    await this.connection.close();
   }
 }

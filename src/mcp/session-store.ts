@@ -34,6 +34,21 @@ export interface McpSessionStore {
    */
   update(id: string, record: McpSessionRecord): Promise<void>;
   delete(id: string): Promise<void>;
+  /**
+   * Tells the other instances sharing the store that a client cancelled a call this instance is
+   * not running (it may run on one of them). Fire and forget: never throws, never waits. Optional:
+   * without it a cancellation reaches only the calls of the instance it arrives at.
+   */
+  publishCancel?(notice: McpCancelNotice): void;
+  /** Hears the cancellations the other instances publish; returns the unsubscribe function. */
+  subscribeCancels?(listener: (notice: McpCancelNotice) => void): () => void;
+}
+
+/** A client's `notifications/cancelled`, on its way to the instance running the call it names. */
+export interface McpCancelNotice {
+  sessionId: string;
+  requestId: string | number;
+  reason?: string | undefined;
 }
 
 /**
@@ -155,6 +170,8 @@ export function unavailableAs503(store: McpSessionStore): McpSessionStore {
     set: (id, record) => guarded(() => store.set(id, record)),
     update: (id, record) => guarded(() => store.update(id, record)),
     delete: (id) => guarded(() => store.delete(id)),
+    ...(store.publishCancel ? { publishCancel: (notice: McpCancelNotice) => store.publishCancel?.(notice) } : {}),
+    ...(store.subscribeCancels ? { subscribeCancels: (listener: (notice: McpCancelNotice) => void) => store.subscribeCancels!(listener) } : {}),
   };
 }
 
@@ -174,6 +191,28 @@ const SessionRecordSchema = v.looseObject({
     v.record(v.string(), v.looseObject({ sessionId: optionalText, protocolVersion: optionalText, down: optionalText })),
   ),
 });
+
+/** Longest cancellation message read from a shared store's channel: ids and a short reason. */
+const CANCEL_MESSAGE_MAX = 2048;
+
+const CancelNoticeSchema = v.object({
+  sessionId: v.pipe(v.string(), v.maxLength(128)),
+  requestId: v.union([v.pipe(v.string(), v.maxLength(256)), v.number()]),
+  reason: v.optional(v.pipe(v.string(), v.maxLength(500))),
+});
+
+/** A cancellation read from a shared store's channel, or `undefined` when it is not one. */
+export function parseCancelNotice(message: string): McpCancelNotice | undefined {
+  if (message.length > CANCEL_MESSAGE_MAX) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(message);
+  } catch {
+    return undefined;
+  }
+  const result = v.safeParse(CancelNoticeSchema, value);
+  return result.success ? result.output : undefined;
+}
 
 /** The record in `json`, or `undefined` when it is not one. */
 export function parseSessionRecord(json: string): McpSessionRecord | undefined {

@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
 import { RedisMcpSessionStore } from '../../src/mcp/redis-session-store.js';
 import { startVault, type Vault } from '../agents/mcp-rig.js';
 import { freePort, serve, type Served } from '../helpers/serve.js';
 import { startCliProcess, stopGatewayProcesses } from '../policy/gateway-processes.js';
 import { redisTargets } from '../redis/targets.js';
+import { type HttpUpstream, startHttpUpstream } from './fixtures/http-upstream.js';
 
 /**
  * Two gateway instances, each with its own `RedisMcpSessionStore` on the same Redis, behind a
@@ -129,6 +130,95 @@ describe.each(targets)('/mcp on two instances sharing Redis ($name)', (target) =
       expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32001);
     }
     await client.close();
+  });
+});
+
+describe.each(targets)('/mcp cancellation across two instances sharing Redis ($name)', (target) => {
+  const stores: RedisMcpSessionStore[] = [];
+  const observed: { A: string[]; B: string[] } = { A: [], B: [] };
+  let upstream: HttpUpstream;
+  let a: Served;
+  let b: Served;
+  beforeAll(async () => {
+    upstream = await startHttpUpstream();
+    const instance = (name: 'A' | 'B') => {
+      const store = new RedisMcpSessionStore({ ...target.connection, keyPrefix: prefix });
+      stores.push(store);
+      return createGateway({
+        keys: [{ key: KEY, id: 'redis-key', mcp: ['work'] }],
+        providers: {},
+        models: [],
+        logger: false,
+        mcp: { servers: { work: { url: `${upstream.url}/mcp` } }, sessionStore: store },
+        hooks: { onToolCall: (event) => void observed[name].push(`${event.tool} ${event.outcome}`) },
+      });
+    };
+    [a, b] = await Promise.all([serve(instance('A') as never), serve(instance('B') as never)]);
+    await Promise.all(stores.map((store) => store.ready()));
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close(), ...stores.map((store) => store.close())]);
+    await upstream?.close();
+    await target.close(prefix);
+  });
+
+  it('a notifications/cancelled that reaches B cancels the call running on A, and A tells the upstream', async () => {
+    const client = new Client({ name: 'test', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } });
+    await client.connect(transport);
+    const sessionId = transport.sessionId!;
+    const headers = {
+      authorization: `Bearer ${KEY}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': transport.protocolVersion ?? '2025-06-18',
+    };
+    const send = (instance: Served, body: unknown) => fetch(`${instance.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) });
+    // The call runs on A (its response starts with its first event: not awaited here).
+    const call = send(a, { jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'work__hang', arguments: {} } });
+    await vi.waitFor(() => expect(upstream.seen.map((request) => request.rpc)).toContain('tools/call'));
+    // The cancellation goes to B, which does not run it: B publishes it, A hears it and cancels.
+    const cancel = await send(b, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 77, reason: 'user pressed Esc' } });
+    expect(cancel.status).toBe(202);
+    await vi.waitFor(() => expect(upstream.seen.map((request) => request.rpc)).toContain('notifications/cancelled'));
+    await vi.waitFor(() => expect(observed.A).toEqual(['hang cancelled']));
+    expect(observed.B).toEqual([]);
+    // A's response to the call ends, with the cancellation's reason, rather than hanging.
+    const answer = await call;
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain('user pressed Esc');
+    await client.close();
+  });
+
+  it('a cancellation naming another session, or a call that runs nowhere, cancels nothing', async () => {
+    observed.A.length = 0;
+    const connect = async () => {
+      const client = new Client({ name: 'test', version: '1' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } });
+      await client.connect(transport);
+      return { client, transport };
+    };
+    const running = await connect();
+    const other = await connect();
+    const pending = running.client.callTool({ name: 'work__echo', arguments: { text: 'slow?' } });
+    const headers = {
+      authorization: `Bearer ${KEY}`,
+      'content-type': 'application/json',
+      'mcp-session-id': other.transport.sessionId!,
+      'mcp-protocol-version': other.transport.protocolVersion ?? '2025-06-18',
+      accept: 'application/json, text/event-stream',
+    };
+    // The other session's id space: request 1 there is not request 1 of the running session.
+    const response = await fetch(`${b.url}/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }),
+    });
+    expect(response.status).toBe(202);
+    expect((await pending).content).toEqual([{ type: 'text', text: 'slow?' }]);
+    await vi.waitFor(() => expect(observed.A).toEqual(['echo ok']));
+    await Promise.all([running.client.close(), other.client.close()]);
   });
 });
 

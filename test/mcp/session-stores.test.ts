@@ -213,6 +213,32 @@ describe.each(targets)('RedisMcpSessionStore ($name)', (target) => {
     }
   });
 
+  it('cancellations: one store publishes, the others hear it on <prefix>mcp-cancel; malformed or oversized messages are dropped', async () => {
+    const channelPrefix = `${prefix}cancel-${randomUUID()}:`;
+    const warnings: string[] = [];
+    const logger = { info: () => {}, warn: (message: string) => void warnings.push(message), error: () => {} };
+    const hearing = new RedisMcpSessionStore({ ...connection, keyPrefix: channelPrefix, logger });
+    const telling = new RedisMcpSessionStore({ ...connection, keyPrefix: channelPrefix });
+    try {
+      const heard: unknown[] = [];
+      const unsubscribe = hearing.subscribeCancels((notice) => void heard.push(notice));
+      await hearing.ready();
+      const raw = target.client();
+      for (const garbage of ['not json', '{"sessionId":5,"requestId":1}', JSON.stringify({ sessionId: 's', requestId: 1, reason: 'x'.repeat(3000) })]) {
+        await raw.publish(`${channelPrefix}mcp-cancel`, garbage);
+      }
+      telling.publishCancel({ sessionId: 'session-1', requestId: 'call-7', reason: 'user pressed Esc' });
+      await vi.waitFor(() => expect(heard).toEqual([{ sessionId: 'session-1', requestId: 'call-7', reason: 'user pressed Esc' }]));
+      expect(warnings).toEqual(['RedisMcpSessionStore: ignored a malformed message on the cancellation channel']);
+      unsubscribe();
+      telling.publishCancel({ sessionId: 'session-1', requestId: 8 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(heard).toHaveLength(1);
+    } finally {
+      await Promise.all([hearing.close(), telling.close()]);
+    }
+  });
+
   it('rejects within its timeout while Redis is down', async () => {
     const store = new RedisMcpSessionStore({ ...target.unreachable(await freePort()), keyPrefix: prefix, timeoutMs: 300 });
     try {
