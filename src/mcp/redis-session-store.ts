@@ -124,9 +124,11 @@ export class RedisMcpSessionStore implements McpSessionStore {
   }
 
   publishCancel(notice: McpCancelNotice): void {
-    if (this.closed) return;
+    const message = JSON.stringify(notice);
+    // A request id no instance would read back (a client's megabyte-long id) is not sent to all of them.
+    if (this.closed || parseCancelNotice(message) === undefined) return;
     this.connection
-      .call((redis) => redis.publish(this.cancelChannel, JSON.stringify(notice)))
+      .call((redis) => redis.publish(this.cancelChannel, message))
       .catch((error: unknown) => this.warn('could not publish a cancellation (the call ends on its own or at its timeout)', error));
   }
 

@@ -230,10 +230,21 @@ describe.each(targets)('RedisMcpSessionStore ($name)', (target) => {
       telling.publishCancel({ sessionId: 'session-1', requestId: 'call-7', reason: 'user pressed Esc' });
       await vi.waitFor(() => expect(heard).toEqual([{ sessionId: 'session-1', requestId: 'call-7', reason: 'user pressed Esc' }]));
       expect(warnings).toEqual(['RedisMcpSessionStore: ignored a malformed message on the cancellation channel']);
-      unsubscribe();
-      telling.publishCancel({ sessionId: 'session-1', requestId: 8 });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(heard).toHaveLength(1);
+      // Nor is one sent that no instance would read back (a client's megabyte-long request id):
+      // the channel carries only the next, well-formed one.
+      const onChannel: string[] = [];
+      const listening = target.client().duplicate();
+      listening.on('message', (_channel: string, message: string) => void onChannel.push(message));
+      await listening.subscribe(`${channelPrefix}mcp-cancel`);
+      try {
+        telling.publishCancel({ sessionId: 'session-1', requestId: 'x'.repeat(1_000_000) });
+        unsubscribe();
+        telling.publishCancel({ sessionId: 'session-1', requestId: 8 });
+        await vi.waitFor(() => expect(onChannel).toEqual(['{"sessionId":"session-1","requestId":8}']));
+        expect(heard).toHaveLength(1);
+      } finally {
+        listening.disconnect();
+      }
     } finally {
       await Promise.all([hearing.close(), telling.close()]);
     }
