@@ -233,7 +233,7 @@ describe.each(targets)('RedisMcpSessionStore ($name)', (target) => {
       // Nor is one sent that no instance would read back (a client's megabyte-long request id):
       // the channel carries only the next, well-formed one.
       const onChannel: string[] = [];
-      const listening = target.client().duplicate();
+      const listening = (target.client() as { duplicate(): ReturnType<typeof target.client> }).duplicate();
       listening.on('message', (_channel: string, message: string) => void onChannel.push(message));
       await listening.subscribe(`${channelPrefix}mcp-cancel`);
       try {
