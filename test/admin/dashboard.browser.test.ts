@@ -4,6 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import OpenAI from 'openai';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +20,9 @@ import { type TestDatabase, testDatabase } from '../helpers/postgres.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const vaultServer = fileURLToPath(new URL('../../examples/mcp/vault-server.mjs', import.meta.url));
 const ADMIN_KEY = 'admin-key-for-the-browser-test-0123';
+const MCP_KEY = 'sk-config-file-mcp-key-0002';
 /** How long a check waits for the server's work to show (the log is written off the request's path); CI machines are slow. */
 const SETTLE = { timeout: 10_000, interval: 100 };
 
@@ -37,13 +41,15 @@ beforeAll(async () => {
   db = await testDatabase();
   dir = await mkdtemp(join(tmpdir(), 'infergate-dashboard-'));
   const config = {
-    // The config file needs a key of its own; the test uses only the one made in the page.
-    keys: [{ key: 'sk-config-file-key-unused-0001' }],
+    // The models are called with the key made in the page; the config file's key calls tools.
+    keys: [{ key: MCP_KEY, id: 'mcp-key', mcp: ['vault'] }],
     providers: { offline: { type: 'local', chunkDelayMs: 0 } },
     // Dollars per million tokens: the local provider is free otherwise, and the charts would show $0.
     models: [{ id: 'local-chat', provider: 'offline', price: { input: 1000, output: 2000 } }],
     keyStore: { type: 'postgres', url: db.url, schema: db.schema },
     requestLog: { type: 'postgres', url: db.url, schema: db.schema, flushMs: 20 },
+    // The README's example MCP server, for the tool calls' section.
+    mcp: { servers: { vault: { command: process.execPath, args: [vaultServer], env: { VAULT_TOKEN: 'tok_dashboard' } } } },
   };
   await writeFile(join(dir, 'infergate.json'), JSON.stringify(config));
   server = await startServer(['--config', join(dir, 'infergate.json'), '--port', '0'], { INFERGATE_ADMIN_KEY: ADMIN_KEY });
@@ -221,7 +227,67 @@ describe('the admin dashboard in Chromium', () => {
     expect(elsewhere).toEqual([]);
     expect(complaints).toEqual([]);
   });
+
+  it('lists the MCP tool calls, filtered by outcome, tool and key', { timeout: 60_000 }, async () => {
+    // Two calls with the MCP SDK's client through /mcp: one answered, one the vault does not know.
+    const client = new Client({ name: 'dashboard-test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${MCP_KEY}` } } }));
+    try {
+      const answer = await client.callTool({ name: 'vault__reveal', arguments: { purpose: 'the dashboard test' } });
+      expect(answer.content).toEqual([{ type: 'text', text: 'The vault token is tok_dashboard' }]);
+      expect(await client.callTool({ name: 'vault__shred', arguments: {} })).toMatchObject({ isError: true });
+    } finally {
+      await client.close();
+    }
+
+    await signIn();
+    await page.getByRole('link', { name: 'Tool calls' }).click();
+    await page.getByRole('heading', { name: 'Tool calls' }).waitFor();
+    const table = page.getByRole('table', { name: 'Tool calls, newest first' });
+    // Written off the call's path: refresh until both are there, newest first.
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return table.getByRole('row').count();
+      }, SETTLE)
+      .toBe(3);
+    const [failed, answered] = await Promise.all([1, 2].map((n) => table.getByRole('row').nth(n).getByRole('cell').allTextContents()));
+    expect(answered!.slice(1, 5)).toEqual(['mcp-key', 'vault', 'reveal', 'ok']);
+    expect(failed!.slice(1, 5)).toEqual(['mcp-key', 'vault', 'shred', 'tool_error']);
+    // Neither the key, the upstream's token nor the arguments are on the page.
+    const text = (await page.locator('main').textContent()) ?? '';
+    for (const secret of [MCP_KEY, 'tok_dashboard', 'the dashboard test']) expect(text).not.toContain(secret);
+
+    // The filters go to the API.
+    await page.getByLabel('Outcome').selectOption('tool_error');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => table.getByRole('row').count(), SETTLE).toBe(2);
+    expect(await table.getByRole('row').nth(1).getByRole('cell').nth(3).textContent()).toBe('shred');
+    await page.getByLabel('Outcome').selectOption('');
+    await page.getByLabel('Tool', { exact: true }).fill('reveal');
+    await page.getByLabel('Key id').fill('another-key');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'No tool calls match.' }).count(), SETTLE).toBe(1);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => table.getByRole('row').count(), SETTLE).toBe(3);
+
+    expect(elsewhere).toEqual([]);
+    expect(complaints).toEqual([]);
+  });
 });
+
+/** The dashboard, signed in with the admin key (kept for the session once given). */
+async function signIn(): Promise<void> {
+  await page.goto(`${server.url}/admin/`);
+  const keyField = page.getByLabel('Admin key');
+  const overview = page.getByRole('heading', { name: 'Overview' });
+  await expect.poll(async () => (await keyField.count()) + (await overview.count()), SETTLE).toBeGreaterThan(0);
+  if ((await keyField.count()) > 0) {
+    await keyField.fill(ADMIN_KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await overview.waitFor();
+}
 
 function chat(apiKey: string) {
   const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey, maxRetries: 0 });

@@ -9,6 +9,7 @@ import { Keys } from './keys.js';
 import { type AdminStatus, Login } from './login.js';
 import { LogDetail, Logs } from './logs.js';
 import { Overview } from './overview.js';
+import { ToolCalls } from './tool-calls.js';
 
 /**
  * The admin dashboard (docs/admin.md, "Dashboard"): a page of the admin handler talking to the
@@ -21,6 +22,7 @@ const KEY_STORAGE = 'infergate-admin-key';
 const SECTIONS = [
   ['overview', 'Overview'],
   ['logs', 'Request log'],
+  ['tool-calls', 'Tool calls'],
   ['keys', 'Keys'],
   ['health', 'Health'],
 ] as const;
@@ -74,6 +76,7 @@ function App(): View {
 function sectionView(api: Api, section: string, detail: string | undefined): View {
   if (section === 'logs' && detail !== undefined) return html`<${LogDetail} api=${api} requestId=${detail} />`;
   if (section === 'logs') return html`<${Logs} api=${api} />`;
+  if (section === 'tool-calls') return html`<${ToolCalls} api=${api} />`;
   if (section === 'keys') return html`<${Keys} api=${api} />`;
   if (section === 'health') return html`<${Health} api=${api} />`;
   return html`<${Overview} api=${api} />`;
