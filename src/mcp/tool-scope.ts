@@ -28,6 +28,14 @@ export function mayReach(key: KeyRecord, server: string): boolean {
   });
 }
 
+/**
+ * Whether the key may list and read `server`'s resources: it needs the whole server (`github`,
+ * `github__*`, `*`), since a resource is not one of the tools a narrower pattern names.
+ */
+export function mayReadResources(key: KeyRecord, server: string): boolean {
+  return mayUse(key, `${server}${TOOL_SEPARATOR}*`, server);
+}
+
 function matches(pattern: string, name: string): boolean {
   if (!pattern.includes('*')) return pattern === name;
   const parts = pattern.split('*');

@@ -34,16 +34,16 @@ export async function allPages<T>(page: (cursor: string | undefined) => Promise<
 }
 
 /**
- * One list gathered from every live upstream of the session at once: `list` answers a server's
- * items as clients see them (renamed, scoped). An upstream that fails is left out, never failing
- * the others; those cut at the bound are named in the result's `_meta`.
+ * One list gathered from every live upstream of the session at once (or of `servers`): `list`
+ * answers a server's items as clients see them (renamed, scoped). An upstream that fails is left
+ * out, never failing the others; those cut at the bound are named in the result's `_meta`.
  */
 export async function listFromEveryServer<T>(
   context: McpRequestContext,
   field: string,
   list: (server: string, client: Client) => Promise<Gathered<T>>,
+  servers: string[] = liveServers(context),
 ): Promise<Record<string, unknown>> {
-  const servers = liveServers(context);
   const lists = await Promise.allSettled(servers.map((server) => withUpstream(context, server, context.signal, (client) => list(server, client))));
   const items: T[] = [];
   const truncated: string[] = [];

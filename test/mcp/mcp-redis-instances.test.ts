@@ -29,6 +29,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await vault?.close();
+  // Once, after every suite of the file: closing a target stops the Redis a local run started for it.
+  await Promise.all(targets.map((target) => target.close(prefix)));
 });
 
 describe.each(targets)('/mcp on two instances sharing Redis ($name)', (target) => {
@@ -51,7 +53,6 @@ describe.each(targets)('/mcp on two instances sharing Redis ($name)', (target) =
   });
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close(), ...stores.map((store) => store.close())]);
-    await target.close(prefix);
   });
 
   /** A client whose every request goes to `to.instance`, wherever the SDK meant to send it. */
@@ -159,7 +160,6 @@ describe.each(targets)('/mcp cancellation across two instances sharing Redis ($n
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close(), ...stores.map((store) => store.close())]);
     await upstream?.close();
-    await target.close(prefix);
   });
 
   it('a notifications/cancelled that reaches B cancels the call running on A, and A tells the upstream', async () => {
@@ -266,7 +266,6 @@ describe.each(targets)('/mcp while its Redis is unreachable ($name)', (target) =
 
 describe.each(targets)('the standalone server: mcp.sessionStore of type redis in the config file ($name)', (target) => {
   const cliPrefix = `${prefix}cli:`;
-  afterAll(() => target.close(cliPrefix));
 
   it('two servers from one config file serve one session', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'infergate-mcp-'));
