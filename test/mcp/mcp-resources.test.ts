@@ -97,7 +97,8 @@ describe('/mcp resources', () => {
     expect(await read('shared://readme')).toBe('docs readme');
     // MCP Apps: the tool's UI, read by the URI its `_meta` names.
     const { tools } = await client.listTools();
-    const uiUri = (tools.find((tool) => tool.name === 'docs__show')?._meta as { ui: { resourceUri: string } }).ui.resourceUri;
+    const show = tools.find((tool) => tool.name === 'docs__show');
+    const uiUri = (show!._meta as { ui: { resourceUri: string } }).ui.resourceUri;
     expect(await client.readResource({ uri: uiUri })).toEqual({
       contents: [{ uri: 'ui://docs/widget.html', mimeType: 'text/html;profile=mcp-app', text: '<p>widget</p>' }],
     });
@@ -116,7 +117,11 @@ describe('/mcp resources', () => {
 
   it('a key needs a server whole: docs__* sees docs’ resources only, a tool-only key sees none; out of scope reads as not found, never reaching the upstream', async () => {
     const scoped = await connect('sk-docs');
-    expect((await scoped.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['docs://guide', 'shared://readme', 'ui://docs/widget.html']);
+    expect((await scoped.listResources()).resources.map((resource) => resource.uri).sort()).toEqual([
+      'docs://guide',
+      'shared://readme',
+      'ui://docs/widget.html',
+    ]);
     expect((await scoped.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toEqual(['docs://pages/{page}']);
     const notesReads = reads(notes);
     const notesLists = notes.seen.filter((request) => request.rpc === 'resources/list').length;
