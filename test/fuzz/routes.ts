@@ -429,6 +429,8 @@ export const validBodies: Partial<Record<RouteName, readonly Record<string, unkn
       },
     },
     { jsonrpc: '2.0', id: 'list-1', method: 'tools/list', params: { cursor: 'c', _meta: {} } },
+    { jsonrpc: '2.0', id: 'read-1', method: 'resources/read', params: { uri: 'file:///etc/hosts', _meta: {} } },
+    { jsonrpc: '2.0', id: 'templates-1', method: 'resources/templates/list', params: {} },
     { jsonrpc: '2.0', id: 3, method: 'ping' },
     { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'user' } },
     { jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'a sampling answer' }] } },
