@@ -1,39 +1,24 @@
-import { useState } from 'preact/hooks';
 import type { LogPage, RequestLogRow } from '../../logs/request-log.js';
 import type { Api, Query } from './api.js';
+import { FilterButtons, timeOf, useFilters } from './filters.js';
 import { formatCount, formatMs, formatTime, formatUsd } from './format.js';
 import { html, type View } from './html.js';
 import { useLoaded, usePaged } from './use-loaded.js';
 
-interface Filters {
-  keyId: string;
-  model: string;
-  status: string;
-  from: string;
-  to: string;
-}
-
-const NO_FILTERS: Filters = { keyId: '', model: '', status: '', from: '', to: '' };
+const NO_FILTERS = { keyId: '', model: '', status: '', from: '', to: '' };
+type LogFilters = typeof NO_FILTERS;
 
 const STATUSES = ['ok', 'error', '400', '401', '403', '404', '408', '413', '429', '500', '502', '503', '504'];
 
 /** The request log, newest first, with filters and "Load more". */
 export function Logs({ api }: { api: Api }): View {
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [applied, setApplied] = useState<Filters>(NO_FILTERS);
+  const filters = useFilters(NO_FILTERS);
+  const { applied, field } = filters;
   const log = usePaged((cursor) => api.get<LogPage>('logs', { ...queryOf(applied), limit: 50, cursor }), JSON.stringify(applied));
-
-  const field = (name: keyof Filters) => ({
-    value: draft[name],
-    onInput: (event: Event) => setDraft({ ...draft, [name]: (event.target as HTMLInputElement).value }),
-  });
 
   return html`<section aria-labelledby="logs-title">
     <h2 id="logs-title">Request log</h2>
-    <form class="filters" aria-label="Log filters" onSubmit=${(event: Event) => {
-      event.preventDefault();
-      setApplied(draft);
-    }}>
+    <form class="filters" aria-label="Log filters" onSubmit=${filters.submit}>
       <label>Key id <input name="keyId" ...${field('keyId')} /></label>
       <label>Model <input name="model" ...${field('model')} /></label>
       <label>Status <select name="status" ...${field('status')}>
@@ -42,12 +27,7 @@ export function Logs({ api }: { api: Api }): View {
       </select></label>
       <label>From <input type="datetime-local" name="from" ...${field('from')} /></label>
       <label>To <input type="datetime-local" name="to" ...${field('to')} /></label>
-      <button type="submit">Apply filters</button>
-      <button type="button" onClick=${() => {
-        setDraft(NO_FILTERS);
-        setApplied(NO_FILTERS);
-      }}>Clear</button>
-      <button type="button" onClick=${log.reload}>Refresh</button>
+      <${FilterButtons} filters=${filters} onRefresh=${log.reload} />
     </form>
     ${log.error && html`<p role="alert" class="error">${log.error}</p>`}
     ${log.rows && html`<${LogTable} rows=${log.rows} />`}
@@ -81,9 +61,8 @@ function LogTable({ rows }: { rows: RequestLogRow[] }): View {
 }
 
 /** The API's query: empty fields left out, the local date-times as ms since epoch. */
-function queryOf(filters: Filters): Query {
-  const time = (value: string) => (value === '' ? undefined : new Date(value).getTime());
-  return { keyId: filters.keyId.trim(), model: filters.model.trim(), status: filters.status, from: time(filters.from), to: time(filters.to) };
+function queryOf(filters: LogFilters): Query {
+  return { keyId: filters.keyId.trim(), model: filters.model.trim(), status: filters.status, from: timeOf(filters.from), to: timeOf(filters.to) };
 }
 
 /** Everything the log keeps of one request. */

@@ -1,42 +1,26 @@
-import { useState } from 'preact/hooks';
 import type { ToolCallPage, ToolCallRow } from '../../logs/tool-call-log.js';
 import type { Api, Query } from './api.js';
+import { FilterButtons, timeOf, useFilters } from './filters.js';
 import { formatCount, formatMs, formatTime } from './format.js';
 import { html, type View } from './html.js';
 import { usePaged } from './use-loaded.js';
 
 /** The MCP tool calls the request log keeps (`GET /admin/tool-calls`), newest first, with filters and "Load more". */
 
-interface Filters {
-  keyId: string;
-  server: string;
-  tool: string;
-  outcome: string;
-  from: string;
-  to: string;
-}
-
-const NO_FILTERS: Filters = { keyId: '', server: '', tool: '', outcome: '', from: '', to: '' };
+const NO_FILTERS = { keyId: '', server: '', tool: '', outcome: '', from: '', to: '' };
+type ToolCallFilters = typeof NO_FILTERS;
 
 // The outcomes of `TOOL_CALL_OUTCOMES`, written out: the page's bundle does not import the log's code.
 const OUTCOMES = ['ok', 'tool_error', 'refused', 'upstream_error', 'timeout', 'cancelled'];
 
 export function ToolCalls({ api }: { api: Api }): View {
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [applied, setApplied] = useState<Filters>(NO_FILTERS);
+  const filters = useFilters(NO_FILTERS);
+  const { applied, field } = filters;
   const calls = usePaged((cursor) => api.get<ToolCallPage>('tool-calls', { ...queryOf(applied), limit: 50, cursor }), JSON.stringify(applied));
-
-  const field = (name: keyof Filters) => ({
-    value: draft[name],
-    onInput: (event: Event) => setDraft({ ...draft, [name]: (event.target as HTMLInputElement).value }),
-  });
 
   return html`<section aria-labelledby="tool-calls-title">
     <h2 id="tool-calls-title">Tool calls</h2>
-    <form class="filters" aria-label="Tool call filters" onSubmit=${(event: Event) => {
-      event.preventDefault();
-      setApplied(draft);
-    }}>
+    <form class="filters" aria-label="Tool call filters" onSubmit=${filters.submit}>
       <label>Key id <input name="keyId" ...${field('keyId')} /></label>
       <label>Server <input name="server" ...${field('server')} /></label>
       <label>Tool <input name="tool" ...${field('tool')} /></label>
@@ -46,12 +30,7 @@ export function ToolCalls({ api }: { api: Api }): View {
       </select></label>
       <label>From <input type="datetime-local" name="from" ...${field('from')} /></label>
       <label>To <input type="datetime-local" name="to" ...${field('to')} /></label>
-      <button type="submit">Apply filters</button>
-      <button type="button" onClick=${() => {
-        setDraft(NO_FILTERS);
-        setApplied(NO_FILTERS);
-      }}>Clear</button>
-      <button type="button" onClick=${calls.reload}>Refresh</button>
+      <${FilterButtons} filters=${filters} onRefresh=${calls.reload} />
     </form>
     ${calls.error && html`<p role="alert" class="error">${calls.error}</p>`}
     ${calls.rows && html`<${ToolCallTable} rows=${calls.rows} />`}
@@ -85,14 +64,13 @@ function ToolCallTable({ rows }: { rows: ToolCallRow[] }): View {
 }
 
 /** The API's query: empty fields left out, the local date-times as ms since epoch. */
-function queryOf(filters: Filters): Query {
-  const time = (value: string) => (value === '' ? undefined : new Date(value).getTime());
+function queryOf(filters: ToolCallFilters): Query {
   return {
     keyId: filters.keyId.trim(),
     server: filters.server.trim(),
     tool: filters.tool.trim(),
     outcome: filters.outcome,
-    from: time(filters.from),
-    to: time(filters.to),
+    from: timeOf(filters.from),
+    to: timeOf(filters.to),
   };
 }
