@@ -203,25 +203,22 @@ const CancelNoticeSchema = v.object({
 
 /** A cancellation read from a shared store's channel, or `undefined` when it is not one. */
 export function parseCancelNotice(message: string): McpCancelNotice | undefined {
-  if (message.length > CANCEL_MESSAGE_MAX) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(message);
-  } catch {
-    return undefined;
-  }
-  const result = v.safeParse(CancelNoticeSchema, value);
-  return result.success ? result.output : undefined;
+  return message.length > CANCEL_MESSAGE_MAX ? undefined : parseJsonAs(CancelNoticeSchema, message);
 }
 
 /** The record in `json`, or `undefined` when it is not one. */
 export function parseSessionRecord(json: string): McpSessionRecord | undefined {
+  return parseJsonAs(SessionRecordSchema, json);
+}
+
+/** `json` parsed and checked by `schema`, or `undefined` when it is not JSON or not of that shape. */
+function parseJsonAs<S extends v.GenericSchema>(schema: S, json: string): v.InferOutput<S> | undefined {
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch {
     return undefined;
   }
-  const result = v.safeParse(SessionRecordSchema, value);
+  const result = v.safeParse(schema, value);
   return result.success ? result.output : undefined;
 }
