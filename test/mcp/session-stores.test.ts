@@ -237,10 +237,15 @@ describe.each(targets)('RedisMcpSessionStore ($name)', (target) => {
       listening.on('message', (_channel: string, message: string) => void onChannel.push(message));
       await listening.subscribe(`${channelPrefix}mcp-cancel`);
       try {
+        // A listener still subscribed on the same store tells when the store has handled the next
+        // message: the unsubscribed one must not have heard it by then.
+        const stillHearing: unknown[] = [];
+        hearing.subscribeCancels((notice) => void stillHearing.push(notice));
         telling.publishCancel({ sessionId: 'session-1', requestId: 'x'.repeat(1_000_000) });
         unsubscribe();
         telling.publishCancel({ sessionId: 'session-1', requestId: 8 });
         await vi.waitFor(() => expect(onChannel).toEqual(['{"sessionId":"session-1","requestId":8}']));
+        await vi.waitFor(() => expect(stillHearing).toEqual([{ sessionId: 'session-1', requestId: 8 }]));
         expect(heard).toHaveLength(1);
       } finally {
         listening.disconnect();
